@@ -1,0 +1,43 @@
+// swift-tools-version:6.1
+import PackageDescription
+
+let package = Package(
+    name: "StateJournal",
+    products: [
+        .library(name: "StateJournal", targets: ["StateJournal"]),
+        .library(name: "StateRestoration", targets: ["StateRestoration"]),
+    ],
+    targets: [
+        .systemLibrary(
+            name: "CLZ4",
+            pkgConfig: "liblz4",
+            providers: [.apt(["liblz4-dev"])]
+        ),
+        .target(
+            name: "StateJournal",
+            dependencies: ["CLZ4"]
+        ),
+        .target(
+            name: "StateRestoration",
+            dependencies: ["StateJournal"]
+        ),
+        .target(
+            name: "StateRestorationExample",
+            dependencies: ["StateRestoration"]
+        ),
+        .target(
+            name: "StateJournalTestSupport",
+            dependencies: ["StateJournal"]
+        ),
+        .testTarget(
+            name: "StateJournalTests",
+            dependencies: ["StateJournal", "StateJournalTestSupport"],
+            resources: [.copy("Golden")]
+        ),
+        .testTarget(
+            name: "StateRestorationTests",
+            dependencies: ["StateRestoration", "StateRestorationExample", "StateJournalTestSupport"]
+        ),
+    ],
+    swiftLanguageModes: [.v6]
+)

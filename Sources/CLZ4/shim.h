@@ -1,0 +1,5 @@
+#ifndef CLZ4_SHIM_H
+#define CLZ4_SHIM_H
+#include <lz4.h>
+#include <lz4frame.h>
+#endif

@@ -1,0 +1,76 @@
+/// The one file that names the store's current checkpoint and live segments.
+///
+/// It is replaced atomically (temporary file, fsync, rename, fsync of the directory) and is the
+/// commit point for every change to the set of files. Layout, little-endian:
+/// `magic "SJMF" | version: u16 | flags: u16 | store id: 16 bytes | generation: u64 |
+/// next file sequence: u64 | epoch floor: u64 | checkpoint sequence: u64 | checkpoint epoch: u64 |
+/// segment count: u32 | segment sequences: u64 each | crc32c of all that precedes: u32`.
+struct Manifest: Equatable, Sendable {
+    static let magic: [UInt8] = Array("SJMF".utf8)
+    static let maximumSegments = 1 << 20
+    static let maximumSize = 68 + maximumSegments * 8
+
+    var storeID: StoreID
+    /// Grows by one each time the manifest is replaced.
+    var generation: UInt64
+    /// The next sequence number to give a new segment or checkpoint.
+    var nextFileSequence: UInt64
+    /// Every epoch ever committed is at most this; the next epoch written is greater.
+    var epochFloor: UInt64
+    /// The current checkpoint's file sequence, or 0 when there is none.
+    var checkpointSequence: UInt64
+    /// The epoch the current checkpoint is as of, or 0.
+    var checkpointEpoch: UInt64
+    /// The live segments, oldest first; the last one is the one being appended to.
+    var segments: [UInt64]
+
+    func encoded() -> [UInt8] {
+        var writer = ByteWriter(capacity: 72 + segments.count * 8)
+        writer.raw(Self.magic)
+        writer.u16(FormatVersion.current)
+        writer.u16(0)
+        writer.raw(storeID.bytes)
+        writer.u64(generation)
+        writer.u64(nextFileSequence)
+        writer.u64(epochFloor)
+        writer.u64(checkpointSequence)
+        writer.u64(checkpointEpoch)
+        writer.u32(UInt32(segments.count))
+        for segment in segments { writer.u64(segment) }
+        writer.u32(CRC32C.checksum(writer.bytes))
+        return writer.bytes
+    }
+
+    static func decode(_ bytes: UnsafeRawBufferPointer) throws(FormatViolation) -> Manifest {
+        guard bytes.count >= 72 else { throw FormatViolation("manifest is shorter than its fixed fields") }
+        guard Array(bytes[0..<4]) == magic else { throw FormatViolation("not a manifest: bad magic") }
+        let body = UnsafeRawBufferPointer(rebasing: bytes[0..<bytes.count - 4])
+        guard CRC32C.checksum(body) == ByteReader.littleEndianU32(bytes, at: bytes.count - 4) else {
+            throw FormatViolation("manifest checksum mismatch")
+        }
+        var reader = ByteReader(body, position: 4)
+        let version = try reader.u16()
+        guard version == FormatVersion.current else {
+            throw FormatViolation("manifest format version \(version) is not supported (this library reads \(FormatVersion.current))")
+        }
+        _ = try reader.u16()
+        let id = StoreID(bytes: Array(try reader.bytes(16)))
+        let generation = try reader.u64()
+        let nextFileSequence = try reader.u64()
+        let epochFloor = try reader.u64()
+        let checkpointSequence = try reader.u64()
+        let checkpointEpoch = try reader.u64()
+        let count = Int(try reader.u32())
+        guard count >= 1, count <= maximumSegments, reader.remaining == count * 8 else {
+            throw FormatViolation("manifest lists \(count) segments but holds \(reader.remaining) bytes for them")
+        }
+        var segments: [UInt64] = []
+        segments.reserveCapacity(count)
+        for _ in 0..<count { segments.append(try reader.u64()) }
+        guard zip(segments, segments.dropFirst()).allSatisfy({ $0 < $1 }), segments.allSatisfy({ $0 < nextFileSequence })
+        else { throw FormatViolation("manifest segment sequences are out of order") }
+        return Manifest(
+            storeID: id, generation: generation, nextFileSequence: nextFileSequence, epochFloor: epochFloor,
+            checkpointSequence: checkpointSequence, checkpointEpoch: checkpointEpoch, segments: segments)
+    }
+}

@@ -1,0 +1,60 @@
+/// When committed epochs are forced to stable storage.
+///
+/// Under every policy, an epoch whose commit has returned has been handed to the operating system,
+/// so killing the process loses nothing that was acknowledged. The policies differ in what a power
+/// cut or kernel crash can cost. Files that give the store its structure (the manifest, checkpoints,
+/// new segments and their directory entries) are synced whatever the policy.
+public enum Durability: Sendable, Hashable, CustomStringConvertible {
+    /// `fdatasync` before ``EpochWriter/commit(metadata:)`` returns. Concurrent commits share one sync
+    /// (group commit). A power cut loses nothing acknowledged.
+    case everyCommit
+    /// A background sync about every `seconds`. A power cut loses at most that interval.
+    case interval(seconds: Double)
+    /// Syncing is left to the operating system.
+    case none
+
+    /// The default: a background sync about once a second.
+    public static let `default` = Durability.interval(seconds: 1)
+
+    public var description: String {
+        switch self {
+        case .everyCommit: "everyCommit"
+        case .interval(let seconds): "interval(\(seconds)s)"
+        case .none: "none"
+        }
+    }
+}
+
+/// What reading does when it meets damage before the end of the journal.
+public enum RecoveryMode: Sendable, Hashable {
+    /// Stop at the last consistent epoch before the damage and report it in a ``DamageReport``.
+    case stopAtDamage
+    /// Throw ``JournalError/Code/damaged`` naming the file and offset.
+    case strict
+}
+
+/// How a ``Journal`` is opened.
+public struct JournalOptions: Sendable {
+    /// When commits reach stable storage. Defaults to ``Durability/default``.
+    public var durability: Durability
+    /// What to do about damage before the end of the journal. Defaults to ``RecoveryMode/stopAtDamage``.
+    public var recovery: RecoveryMode
+    /// The size at which the current segment is sealed and a new one started. Defaults to 64 MiB.
+    public var segmentSizeLimit: Int
+    /// How many bytes of the latest state the writer keeps to compress new versions against the
+    /// previous ones. Defaults to 64 MiB; `0` disables it.
+    public var compressionCacheLimit: Int
+
+    /// Creates options; every parameter has a default.
+    public init(
+        durability: Durability = .default,
+        recovery: RecoveryMode = .stopAtDamage,
+        segmentSizeLimit: Int = 64 << 20,
+        compressionCacheLimit: Int = 64 << 20
+    ) {
+        self.durability = durability
+        self.recovery = recovery
+        self.segmentSizeLimit = segmentSizeLimit
+        self.compressionCacheLimit = compressionCacheLimit
+    }
+}

@@ -1,0 +1,89 @@
+/// The key of a journal entry: the identifiers from a root object down to one object.
+///
+/// A path such as `["Main", "Inbox", "Message-42"]` is shown as `Main/Inbox/Message-42`. A `/` or `\`
+/// inside a component is escaped with a backslash, so every path has exactly one textual form and
+/// ``init(parsing:)`` reads it back.
+///
+/// Paths order component by component, so that a parent sorts immediately before its descendants.
+public struct RestorationPath: Hashable, Comparable, Sendable, CustomStringConvertible {
+    /// The identifiers from the root to the object, outermost first.
+    public var components: [String]
+
+    /// Creates a path from its components, outermost first.
+    public init(_ components: [String]) {
+        self.components = components
+    }
+
+    /// Creates a path from its components, outermost first.
+    public init(_ components: String...) {
+        self.components = components
+    }
+
+    /// Parses the textual form produced by ``description``.
+    ///
+    /// - Throws: ``JournalError`` with code ``JournalError/Code/invalidPath`` when a backslash is
+    ///   followed by anything but `/` or `\`, or when the text ends in a lone backslash.
+    public init(parsing text: String) throws {
+        var components: [String] = []
+        var current = ""
+        var escaping = false
+        for character in text {
+            if escaping {
+                guard character == "/" || character == "\\" else {
+                    throw JournalError(.invalidPath, "The path \"\(text)\" escapes \"\(character)\"; only \"/\" and \"\\\" can be escaped.")
+                }
+                current.append(character)
+                escaping = false
+            } else if character == "\\" {
+                escaping = true
+            } else if character == "/" {
+                components.append(current)
+                current = ""
+            } else {
+                current.append(character)
+            }
+        }
+        guard !escaping else {
+            throw JournalError(.invalidPath, "The path \"\(text)\" ends in an unfinished escape.")
+        }
+        if !text.isEmpty { components.append(current) }
+        self.components = components
+    }
+
+    /// The path with `/` between components and `/` or `\` inside a component escaped with `\`.
+    public var description: String {
+        components.map { component in
+            var escaped = ""
+            escaped.reserveCapacity(component.utf8.count)
+            for character in component {
+                if character == "/" || character == "\\" { escaped.append("\\") }
+                escaped.append(character)
+            }
+            return escaped
+        }.joined(separator: "/")
+    }
+
+    /// The path of the object that contains this one, or `nil` for a root or the empty path.
+    public var parent: RestorationPath? {
+        components.isEmpty ? nil : RestorationPath(Array(components.dropLast()))
+    }
+
+    /// Returns this path extended by one identifier.
+    public func appending(_ component: String) -> RestorationPath {
+        RestorationPath(components + [component])
+    }
+
+    /// Whether `prefix` is this path or one of its ancestors.
+    public func hasPrefix(_ prefix: RestorationPath) -> Bool {
+        prefix.components.count <= components.count
+            && zip(prefix.components, components).allSatisfy { $0 == $1 }
+    }
+
+    /// Orders paths component by component, comparing components by their UTF-8 bytes.
+    public static func < (lhs: RestorationPath, rhs: RestorationPath) -> Bool {
+        for (left, right) in zip(lhs.components, rhs.components) where left != right {
+            return left.utf8.lexicographicallyPrecedes(right.utf8)
+        }
+        return lhs.components.count < rhs.components.count
+    }
+}

@@ -1,0 +1,314 @@
+import Foundation
+
+/// What a scan of the store's segments found.
+struct ScanResult {
+    var state: [RestorationPath: [UInt8]] = [:]
+    var lastEpoch: EpochInfo?
+    var damage: DamageReport?
+    var uncommittedTailBytes: Int64 = 0
+    /// The highest epoch number seen in any intact commit record, beyond damage too.
+    var highestEpochSeen: UInt64 = 0
+    /// Where the writer continues: the last segment read and how far it is consistent.
+    var tail: TailPosition?
+    /// Where damage starts, for the writer to set the rest aside.
+    var damagePosition: DamagePosition?
+}
+
+/// The consistent end of the last segment of a scan.
+struct TailPosition {
+    var segmentIndex: Int
+    var header: SegmentHeader
+    var committedEnd: Int64
+    var fileSize: Int64
+    var sealed: Bool
+    var paths: [RestorationPath]
+    var lastMetadata: [String: String]?
+}
+
+/// The segment and offset where damage starts.
+struct DamagePosition {
+    var segmentIndex: Int
+    var offset: Int64
+}
+
+/// What a scan should do.
+struct ScanOptions {
+    /// Stop after this epoch.
+    var through: UInt64?
+    /// Decode the entries and build the state (otherwise only framing and commits are checked).
+    var decode = true
+    /// Pass each epoch's changes to the visitor.
+    var keepsChanges = false
+    /// Read the last segment only up to here (a writer's committed end).
+    var lastSegmentLimit: Int64?
+    var recovery: RecoveryMode = .stopAtDamage
+}
+
+/// Reads the segments a manifest names, in order, epoch by epoch.
+struct JournalScanner {
+    let fileSystem: any FileSystem
+    let directory: String
+    let manifest: Manifest
+    let options: ScanOptions
+
+    private struct Stop: Error {}
+
+    /// Scans and calls `visit` for each committed epoch; `visit` returns `false` to stop early.
+    func run(visit: ((EpochInfo, [JournalChange]) throws -> Bool)? = nil) throws -> ScanResult {
+        var result = ScanResult()
+        var assembler = EpochAssembler(keepsChanges: options.keepsChanges)
+        var previousLastEpoch: UInt64 = manifest.checkpointEpoch
+        result.highestEpochSeen = manifest.checkpointEpoch
+        do {
+            for (index, sequence) in manifest.segments.enumerated() {
+                let finished = try scanSegment(
+                    index: index, sequence: sequence, expectedBase: previousLastEpoch, result: &result,
+                    assembler: &assembler, visit: visit)
+                previousLastEpoch = result.lastEpoch?.epoch ?? manifest.checkpointEpoch
+                if finished { break }
+            }
+        } catch is Stop {}
+        result.state = assembler.state
+        return result
+    }
+
+    private func path(_ sequence: UInt64) -> String { directory + "/" + FileNames.segment(sequence) }
+
+    /// Scans one segment; returns `true` when the scan must not continue to the next one.
+    private func scanSegment(
+        index: Int, sequence: UInt64, expectedBase: UInt64, result: inout ScanResult,
+        assembler: inout EpochAssembler, visit: ((EpochInfo, [JournalChange]) throws -> Bool)?
+    ) throws -> Bool {
+        let isLast = index == manifest.segments.count - 1
+        let descriptor: Int32
+        do {
+            descriptor = try fileSystem.open(path(sequence), .read)
+        } catch let error as SystemError where error.errno == ENOENT {
+            try reportDamage(&result, index: index, offset: 0, committedEnd: 0, fileSize: 0, reason: "the segment named by the manifest is missing")
+            return true
+        }
+        defer { fileSystem.close(descriptor) }
+        let fileSize = try fileSystem.size(descriptor)
+        let limit = isLast ? min(fileSize, options.lastSegmentLimit ?? fileSize) : fileSize
+        var reader = FileWindowReader(fileSystem: fileSystem, descriptor: descriptor, limit: limit)
+
+        let decodedHeader = try reader.withBytes(at: 0, count: SegmentHeader.size) { bytes in
+            Result<SegmentHeader, FormatViolation> { () throws(FormatViolation) -> SegmentHeader in try SegmentHeader.decode(bytes) }
+        }
+        let header: SegmentHeader
+        switch decodedHeader {
+        case .success(let value)?: header = value
+        case .failure(let violation)?:
+            try reportDamage(&result, index: index, offset: 0, committedEnd: 0, fileSize: fileSize, reason: violation.reason)
+            return true
+        case nil:
+            try reportDamage(&result, index: index, offset: 0, committedEnd: 0, fileSize: fileSize, reason: "segment is shorter than its header")
+            return true
+        }
+        guard header.storeID == manifest.storeID, header.sequence == sequence else {
+            try reportDamage(&result, index: index, offset: 0, committedEnd: 0, fileSize: fileSize, reason: "segment belongs to another store or position")
+            return true
+        }
+        guard header.baseEpoch == expectedBase else {
+            try reportDamage(
+                &result, index: index, offset: 0, committedEnd: 0, fileSize: fileSize,
+                reason: "segment continues epoch \(header.baseEpoch) but the journal before it ends at epoch \(expectedBase)")
+            return true
+        }
+
+        var tail = TailPosition(
+            segmentIndex: index, header: header, committedEnd: Int64(SegmentHeader.size), fileSize: fileSize, sealed: false,
+            paths: [], lastMetadata: nil)
+        var decoder = BatchDecoder()
+        var scanner = RecordScanner(reader: reader, offset: Int64(SegmentHeader.size))
+        var batches = 0
+        var entries = 0
+        var bytes = 0
+        var digest: UInt32 = 0
+        var lastEpochInSegment = header.baseEpoch
+
+        func damage(_ offset: Int64, _ reason: String) throws {
+            tail.paths = decoder.paths
+            result.tail = tail
+            assembler.discard()
+            try reportDamage(&result, index: index, offset: offset, committedEnd: tail.committedEnd, fileSize: fileSize, reason: reason)
+        }
+
+        while true {
+            let step = try scanner.next()
+            switch step {
+            case .end:
+                if batches > 0 {
+                    if isLast {
+                        result.uncommittedTailBytes = limit - tail.committedEnd
+                    } else {
+                        try damage(tail.committedEnd, "sealed segment ends inside an epoch")
+                        return true
+                    }
+                } else if !isLast && !tail.sealed {
+                    try damage(tail.committedEnd, "segment ends without the seal record a sealed segment needs")
+                    return true
+                }
+                assembler.discard()
+                tail.paths = decoder.paths
+                result.tail = tail
+                return false
+            case .invalid(let reason):
+                let offset = scanner.offset
+                if isLast {
+                    var budget = 4 * max(limit, 1 << 20)
+                    var probe = scanner.reader
+                    if try RecordScanner.resynchronize(in: &probe, after: offset, budget: &budget) == nil {
+                        result.uncommittedTailBytes = limit - tail.committedEnd
+                        assembler.discard()
+                        tail.paths = decoder.paths
+                        result.tail = tail
+                        return false
+                    }
+                }
+                try damage(offset, reason)
+                return true
+            case .record(let record):
+                if tail.sealed {
+                    try damage(record.offset, "a record follows the seal record")
+                    return true
+                }
+                switch record.type {
+                case .batch:
+                    if options.decode {
+                        let changes: [JournalChange]
+                        do {
+                            changes = try record.payload.withUnsafeBytes { payload in
+                                try decoder.decode(payload) { assembler.current($0) }
+                            }
+                        } catch {
+                            try damage(record.offset, (error as? FormatViolation)?.reason ?? "\(error)")
+                            return true
+                        }
+                        entries += changes.count
+                        assembler.apply(changes)
+                    } else {
+                        let count = record.payload.withUnsafeBytes { payload in
+                            var reader = ByteReader(payload)
+                            return (try? reader.count(atMost: JournalLimits.maximumBatchEntries, "entries")) ?? 0
+                        }
+                        entries += count
+                    }
+                    batches += 1
+                    bytes += record.framedLength
+                    digest = Self.extendDigest(digest, with: record.checksum)
+                case .commit:
+                    let commit: CommitRecord
+                    do {
+                        commit = try record.payload.withUnsafeBytes { payload in try CommitRecord.decode(payload) }
+                    } catch {
+                        try damage(record.offset, (error as? FormatViolation)?.reason ?? "\(error)")
+                        return true
+                    }
+                    result.highestEpochSeen = max(result.highestEpochSeen, commit.epoch)
+                    guard commit.epoch > lastEpochInSegment else {
+                        try damage(record.offset, "epoch \(commit.epoch) does not follow epoch \(lastEpochInSegment)")
+                        return true
+                    }
+                    guard commit.batchCount == batches, commit.entryCount == entries, commit.digest == digest else {
+                        try damage(record.offset, "commit of epoch \(commit.epoch) does not match the entries before it")
+                        return true
+                    }
+                    guard let metadata = commit.metadata ?? tail.lastMetadata else {
+                        try damage(record.offset, "commit refers to earlier metadata, but it is the segment's first")
+                        return true
+                    }
+                    tail.lastMetadata = metadata
+                    let changes = assembler.commit()
+                    let info = EpochInfo(
+                        epoch: commit.epoch,
+                        timestamp: Date(timeIntervalSince1970: Double(commit.timestampMilliseconds) / 1000),
+                        metadata: metadata, entryCount: commit.entryCount, bytes: bytes + record.framedLength)
+                    lastEpochInSegment = commit.epoch
+                    result.lastEpoch = info
+                    tail.committedEnd = record.offset + Int64(record.framedLength)
+                    batches = 0
+                    entries = 0
+                    bytes = 0
+                    digest = 0
+                    decoder.startEpoch()
+                    if let visit, try !visit(info, changes) { throw Stop() }
+                    if let through = options.through, commit.epoch >= through {
+                        tail.paths = decoder.paths
+                        result.tail = tail
+                        throw Stop()
+                    }
+                case .seal:
+                    let seal = try? record.payload.withUnsafeBytes { payload in try SealRecord.decode(payload) }
+                    guard let seal, batches == 0, seal.lastEpoch == lastEpochInSegment else {
+                        try damage(record.offset, "seal record does not match the segment")
+                        return true
+                    }
+                    tail.sealed = true
+                    tail.committedEnd = record.offset + Int64(record.framedLength)
+                }
+            }
+        }
+    }
+
+    static func extendDigest(_ digest: UInt32, with checksum: UInt32) -> UInt32 {
+        withUnsafeBytes(of: checksum.littleEndian) { CRC32C.checksum($0, continuing: digest) }
+    }
+
+    /// Records damage: throws in strict mode, otherwise fills in the report, counting what is lost.
+    private func reportDamage(
+        _ result: inout ScanResult, index: Int, offset: Int64, committedEnd: Int64, fileSize: Int64, reason: String
+    ) throws {
+        let name = FileNames.segment(manifest.segments[index])
+        if options.recovery == .strict {
+            throw JournalError(
+                .damaged,
+                "The journal is damaged: \(reason). Open it without strict mode to recover the last consistent epoch, or restore the store from a backup.",
+                file: directory + "/" + name, offset: offset)
+        }
+        var lost = 0
+        var dropped = fileSize - committedEnd
+        var highest = result.highestEpochSeen
+        try countIntactCommits(segmentIndex: index, after: offset, lost: &lost, highest: &highest)
+        for later in manifest.segments.dropFirst(index + 1) {
+            if let descriptor = try? fileSystem.open(path(later), .read) {
+                defer { fileSystem.close(descriptor) }
+                dropped += (try? fileSystem.size(descriptor)) ?? 0
+            }
+            try countIntactCommits(segmentIndex: manifest.segments.firstIndex(of: later)!, after: Int64(SegmentHeader.size) - 1, lost: &lost, highest: &highest)
+        }
+        result.highestEpochSeen = highest
+        result.damage = DamageReport(
+            file: name, offset: offset, reason: reason, bytesDropped: dropped, lastConsistentEpoch: result.lastEpoch?.epoch,
+            epochsLost: lost)
+        result.damagePosition = DamagePosition(segmentIndex: index, offset: offset)
+    }
+
+    /// Counts intact commit records after `offset`, skipping over damage, to say what damage cost.
+    private func countIntactCommits(segmentIndex: Int, after offset: Int64, lost: inout Int, highest: inout UInt64) throws {
+        guard let descriptor = try? fileSystem.open(path(manifest.segments[segmentIndex]), .read) else { return }
+        defer { fileSystem.close(descriptor) }
+        let size = try fileSystem.size(descriptor)
+        var reader = FileWindowReader(fileSystem: fileSystem, descriptor: descriptor, limit: size)
+        var budget = 4 * max(size, 1 << 20)
+        var position = offset
+        while let record = try RecordScanner.resynchronize(in: &reader, after: position, budget: &budget) {
+            var scanner = RecordScanner(reader: reader, offset: record.offset)
+            scanLoop: while true {
+                switch try scanner.next() {
+                case .record(let next):
+                    if next.type == .commit,
+                        let commit = try? next.payload.withUnsafeBytes({ payload in try CommitRecord.decode(payload) })
+                    {
+                        lost += 1
+                        highest = max(highest, commit.epoch)
+                    }
+                case .end: return
+                case .invalid: break scanLoop
+                }
+            }
+            reader = scanner.reader
+            position = scanner.offset
+        }
+    }
+}

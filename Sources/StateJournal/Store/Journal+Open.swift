@@ -1,0 +1,200 @@
+import Foundation
+
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#endif
+
+extension Journal {
+    /// Opens the store in `directory` for writing, creating it when the directory is missing or empty.
+    ///
+    /// Opening takes the store's lock, removes files a crash left unnamed by the manifest, replays
+    /// the journal to its latest consistent epoch (``recoveredState``), cuts off a torn tail, and in
+    /// ``RecoveryMode/stopAtDamage`` mode moves damaged bytes aside so that new epochs follow the
+    /// last consistent one. ``recoveryReport`` says what was done.
+    ///
+    /// - Throws: ``JournalError`` with code ``JournalError/Code/storeLocked`` when another writer has
+    ///   the store open, ``JournalError/Code/notAStore`` when the directory holds other files,
+    ///   ``JournalError/Code/damaged`` in strict mode when the journal is damaged,
+    ///   ``JournalError/Code/unsupportedFormat`` or ``JournalError/Code/ioFailure``.
+    public static func open(at directory: URL, options: JournalOptions = JournalOptions()) throws -> Journal {
+        try open(path: directory.path, options: options, fileSystem: PosixFileSystem())
+    }
+
+    /// Opens a store through a given file system: the seam tests use to inject faults.
+    package static func open(path: String, options: JournalOptions, fileSystem: any FileSystem) throws -> Journal {
+        let store = StoreDirectory(fileSystem: fileSystem, path: path)
+        do {
+            if try store.names() == nil { try fileSystem.makeDirectory(path) }
+            let lock = try StoreLock.acquire(in: store)
+            do {
+                return try openLocked(store: store, lock: lock, options: options)
+            } catch {
+                lock.release(fileSystem)
+                throw error
+            }
+        } catch {
+            throw ioError(error, "open the store at \(path)")
+        }
+    }
+
+    private static func openLocked(store: StoreDirectory, lock: StoreLock, options: JournalOptions) throws -> Journal {
+        let fileSystem = store.fileSystem
+        let names = try store.names() ?? []
+        if !names.contains(FileNames.manifest) { try createStore(store, names: names) }
+        var manifest = try store.readManifest()
+        var report = RecoveryReport()
+        report.removedLeftovers = try store.removeLeftovers(keeping: manifest, names: try store.names() ?? [])
+
+        let scan = try JournalScanner(
+            fileSystem: fileSystem, directory: store.path, manifest: manifest,
+            options: ScanOptions(decode: true, recovery: options.recovery)
+        ).run()
+        var tail = scan.tail
+        if let damage = scan.damagePosition {
+            report.damage = scan.damage
+            (manifest, tail, report.quarantinedFiles) = try setAside(
+                damage, tail: tail, manifest: manifest, scan: scan, store: store)
+        }
+
+        let segment: ActiveSegment
+        if let tail {
+            let sequence = manifest.segments[tail.segmentIndex]
+            let descriptor = try fileSystem.open(store.file(FileNames.segment(sequence)), .readWrite)
+            let size = try fileSystem.size(descriptor)
+            if size > tail.committedEnd {
+                do {
+                    try fileSystem.truncate(descriptor, to: tail.committedEnd)
+                    try fileSystem.fullSync(descriptor)
+                } catch {
+                    fileSystem.close(descriptor)
+                    throw error
+                }
+                report.truncatedTailBytes = size - tail.committedEnd
+            }
+            var active = ActiveSegment(
+                descriptor: descriptor, header: tail.header, size: tail.committedEnd, paths: tail.paths,
+                lastMetadata: tail.lastMetadata)
+            active.isSealed = tail.sealed
+            segment = active
+        } else {
+            (manifest, segment) = try startFreshSegment(store: store, manifest: manifest, baseEpoch: scan.lastEpoch?.epoch ?? manifest.checkpointEpoch)
+        }
+
+        let recovered = JournalState(epoch: scan.lastEpoch, entries: scan.state, damage: scan.damage, uncommittedTailBytes: scan.uncommittedTailBytes)
+        let next = max(scan.lastEpoch?.epoch ?? 0, manifest.epochFloor, scan.highestEpochSeen, manifest.checkpointEpoch) + 1
+        let journal = Journal(
+            directory: store.path, options: options, fileSystem: fileSystem, manifest: manifest, segment: segment,
+            lock: lock, recovered: recovered, report: report, nextEpoch: next)
+        if segment.isSealed {
+            journal.condition.lock()
+            defer { journal.condition.unlock() }
+            try journal.rollSegment()
+        }
+        if case .interval(let seconds) = options.durability { journal.startIntervalSync(every: max(seconds, 0.001)) }
+        return journal
+    }
+
+    /// Writes the first segment and the first manifest of a new store.
+    private static func createStore(_ store: StoreDirectory, names: [String]) throws {
+        let foreign = names.filter { !StoreDirectory.isStoreFile($0) }
+        guard foreign.isEmpty else {
+            throw JournalError(
+                .notAStore,
+                "\(store.path) is not a StateJournal store and is not empty (it holds \(foreign.prefix(3).joined(separator: ", "))). Choose an empty or new directory.",
+                file: store.path)
+        }
+        // A crash while creating the store can leave its first files without a manifest.
+        for name in names where name != FileNames.lock { try store.fileSystem.remove(store.file(name)) }
+        let id = StoreID.random()
+        let descriptor = try store.createSegment(SegmentHeader(storeID: id, sequence: 1, baseEpoch: 0))
+        store.fileSystem.close(descriptor)
+        try store.writeManifest(
+            Manifest(storeID: id, generation: 1, nextFileSequence: 2, epochFloor: 0, checkpointSequence: 0, checkpointEpoch: 0, segments: [1]))
+    }
+
+    private static func startFreshSegment(store: StoreDirectory, manifest: Manifest, baseEpoch: UInt64) throws -> (Manifest, ActiveSegment) {
+        var next = manifest
+        let sequence = next.nextFileSequence
+        next.nextFileSequence += 1
+        next.generation += 1
+        next.segments.append(sequence)
+        let header = SegmentHeader(storeID: manifest.storeID, sequence: sequence, baseEpoch: baseEpoch)
+        let descriptor = try store.createSegment(header)
+        do {
+            try store.writeManifest(next)
+        } catch {
+            store.fileSystem.close(descriptor)
+            throw error
+        }
+        return (next, ActiveSegment(descriptor: descriptor, header: header, size: Int64(SegmentHeader.size), paths: [], lastMetadata: nil))
+    }
+
+    /// Moves damaged bytes and the segments after them aside, so that writing continues from the
+    /// last consistent epoch without destroying the evidence.
+    ///
+    /// Order, so that a crash at any step opens to the same state: copy the damaged bytes out
+    /// (synced), move later segments aside, write the manifest without them (its epoch floor keeps
+    /// epoch numbers growing past the lost ones), then cut the damaged segment.
+    private static func setAside(
+        _ damage: DamagePosition, tail: TailPosition?, manifest: Manifest, scan: ScanResult, store: StoreDirectory
+    ) throws -> (Manifest, TailPosition?, [String]) {
+        let fileSystem = store.fileSystem
+        var quarantined: [String] = []
+        var next = manifest
+        let damagedSequence = manifest.segments[damage.segmentIndex]
+        var keptTail = tail
+        if let tail, tail.segmentIndex == damage.segmentIndex {
+            let name = FileNames.quarantine(damagedSequence, offset: tail.committedEnd)
+            let source = try fileSystem.open(store.file(FileNames.segment(damagedSequence)), .read)
+            defer { fileSystem.close(source) }
+            let size = try fileSystem.size(source)
+            let target = try fileSystem.open(store.file(name), .createOrOpen)
+            defer { fileSystem.close(target) }
+            try fileSystem.truncate(target, to: 0)
+            var offset = tail.committedEnd
+            while offset < size {
+                let chunk = try fileSystem.read(source, count: Int(min(Int64(1 << 20), size - offset)), at: offset)
+                guard !chunk.isEmpty else { break }
+                try fileSystem.writeAll(target, chunk, at: offset - tail.committedEnd)
+                offset += Int64(chunk.count)
+            }
+            try fileSystem.fullSync(target)
+            quarantined.append(name)
+            next.segments = Array(manifest.segments[...damage.segmentIndex])
+        } else {
+            keptTail = nil
+            let name = FileNames.quarantine(damagedSequence, offset: 0)
+            try moveAside(FileNames.segment(damagedSequence), to: name, store: store)
+            quarantined.append(name)
+            next.segments = Array(manifest.segments[..<damage.segmentIndex])
+        }
+        for later in manifest.segments.dropFirst(damage.segmentIndex + 1) {
+            let name = FileNames.quarantine(later, offset: 0)
+            try moveAside(FileNames.segment(later), to: name, store: store)
+            quarantined.append(name)
+        }
+        try fileSystem.syncDirectory(store.path)
+        next.generation += 1
+        next.epochFloor = max(next.epochFloor, scan.highestEpochSeen)
+        if next.segments.isEmpty {
+            let (withSegment, fresh) = try startFreshSegment(store: store, manifest: next, baseEpoch: scan.lastEpoch?.epoch ?? manifest.checkpointEpoch)
+            fileSystem.close(fresh.descriptor)
+            next = withSegment
+            keptTail = TailPosition(
+                segmentIndex: 0, header: fresh.header, committedEnd: fresh.size, fileSize: fresh.size, sealed: false, paths: [], lastMetadata: nil)
+        } else {
+            try store.writeManifest(next)
+        }
+        return (next, keptTail, quarantined)
+    }
+
+    private static func moveAside(_ name: String, to target: String, store: StoreDirectory) throws {
+        do {
+            try store.fileSystem.rename(store.file(name), to: store.file(target))
+        } catch let error as SystemError where error.errno == ENOENT {
+            return
+        }
+    }
+}

@@ -1,0 +1,105 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#endif
+
+/// The files of one store directory: its manifest, its lock, its segments.
+struct StoreDirectory {
+    let fileSystem: any FileSystem
+    let path: String
+
+    func file(_ name: String) -> String { path + "/" + name }
+
+    /// The directory's names, or `nil` when it does not exist.
+    func names() throws -> [String]? {
+        do {
+            return try fileSystem.contentsOfDirectory(path)
+        } catch let error as SystemError where error.errno == ENOENT {
+            return nil
+        } catch {
+            throw JournalError(.ioFailure, "Could not list the store directory \(path).", cause: error as? SystemError, file: path)
+        }
+    }
+
+    /// Reads and checks the manifest.
+    func readManifest() throws -> Manifest {
+        let descriptor: Int32
+        do {
+            descriptor = try fileSystem.open(file(FileNames.manifest), .read)
+        } catch let error as SystemError where error.errno == ENOENT {
+            throw JournalError(
+                .notAStore, "\(path) is not a StateJournal store: it has no MANIFEST file.", cause: error, file: path)
+        }
+        defer { fileSystem.close(descriptor) }
+        let size = try fileSystem.size(descriptor)
+        guard size <= Int64(Manifest.maximumSize) else {
+            throw JournalError(
+                .damaged, "The manifest is \(size) bytes, larger than any valid manifest; the store cannot be read safely.",
+                file: file(FileNames.manifest))
+        }
+        let bytes = try fileSystem.read(descriptor, count: Int(size), at: 0)
+        do {
+            return try bytes.withUnsafeBytes { buffer in try Manifest.decode(buffer) }
+        } catch {
+            let reason = (error as? FormatViolation)?.reason ?? "\(error)"
+            let unsupported = reason.contains("not supported")
+            throw JournalError(
+                unsupported ? .unsupportedFormat : .damaged,
+                unsupported
+                    ? "The store was written by another format version (\(reason)); open it with a matching StateJournal release."
+                    : "The manifest is damaged (\(reason)); the store cannot be opened. Restore it from a backup or start a new store.",
+                cause: error, file: file(FileNames.manifest))
+        }
+    }
+
+    /// Replaces the manifest atomically.
+    func writeManifest(_ manifest: Manifest) throws {
+        try fileSystem.replaceAtomically(file(FileNames.manifest), in: path, with: manifest.encoded())
+    }
+
+    /// Creates a segment file holding only its header, synced, and syncs the directory.
+    func createSegment(_ header: SegmentHeader) throws -> Int32 {
+        let name = file(FileNames.segment(header.sequence))
+        let descriptor = try fileSystem.open(name, .createNew)
+        do {
+            try fileSystem.writeAll(descriptor, header.encoded(), at: 0)
+            try fileSystem.fullSync(descriptor)
+            try fileSystem.syncDirectory(path)
+        } catch {
+            fileSystem.close(descriptor)
+            throw error
+        }
+        return descriptor
+    }
+
+    /// Whether a name is one this library writes (and so may delete as a leftover).
+    static func isStoreFile(_ name: String) -> Bool {
+        name == FileNames.manifest || name == FileNames.lock || name.hasSuffix(FileNames.temporarySuffix)
+            || FileNames.segmentSequence(name) != nil || FileNames.checkpointSequence(name) != nil || name.hasPrefix("damaged-")
+    }
+
+    /// Removes segments, checkpoints and temporary files the manifest does not name: leftovers of a
+    /// crash between writing a file and committing the manifest that names it.
+    func removeLeftovers(keeping manifest: Manifest, names: [String]) throws -> [String] {
+        var removed: [String] = []
+        for name in names {
+            let isLeftover: Bool
+            if name.hasSuffix(FileNames.temporarySuffix) {
+                isLeftover = true
+            } else if let sequence = FileNames.segmentSequence(name) {
+                isLeftover = !manifest.segments.contains(sequence)
+            } else if let sequence = FileNames.checkpointSequence(name) {
+                isLeftover = sequence != manifest.checkpointSequence
+            } else {
+                isLeftover = false
+            }
+            if isLeftover {
+                try fileSystem.remove(file(name))
+                removed.append(name)
+            }
+        }
+        if !removed.isEmpty { try fileSystem.syncDirectory(path) }
+        return removed
+    }
+}

@@ -1,0 +1,110 @@
+import Foundation
+
+extension Journal {
+    /// Waits until everything up to `target` is synced, syncing itself when no other thread is.
+    ///
+    /// Called with `condition` locked; unlocks it during the `fdatasync`, so that other commits can
+    /// write meanwhile and share the next sync (group commit). A failed sync poisons the journal:
+    /// it is never retried as if it had worked.
+    func waitUntilDurable(_ target: JournalPosition) throws {
+        while true {
+            if let poison { throw poison }
+            if synced >= target { return }
+            if syncInProgress {
+                condition.wait()
+                continue
+            }
+            try syncWrittenBytes()
+        }
+    }
+
+    /// Syncs the active segment up to what is written. Called with `condition` locked and no sync running.
+    func syncWrittenBytes() throws {
+        syncInProgress = true
+        let descriptor = segment.descriptor
+        let upTo = written
+        condition.unlock()
+        var failure: (any Error)?
+        do { try fileSystem.dataSync(descriptor) } catch { failure = error }
+        condition.lock()
+        syncInProgress = false
+        defer { condition.broadcast() }
+        if let failure {
+            let error = JournalError(
+                .storePoisoned,
+                "Syncing the journal to disk failed, so recent commits may not be durable. The store refuses further commits; reopen it to continue from what reached the disk.",
+                cause: failure as? SystemError, file: store.file(FileNames.segment(segment.header.sequence)))
+            poison = error
+            throw error
+        }
+        if upTo > synced { synced = upTo }
+    }
+
+    /// Starts the background thread of ``Durability/interval(seconds:)``.
+    func startIntervalSync(every seconds: Double) {
+        let thread = Thread { [weak self] in
+            while let journal = self, journal.intervalTick(seconds) {}
+        }
+        thread.name = "StateJournal.sync"
+        thread.start()
+    }
+
+    /// Waits one interval and syncs when something is unsynced; returns `false` once closed.
+    private func intervalTick(_ seconds: Double) -> Bool {
+        condition.lock()
+        defer { condition.unlock() }
+        let deadline = Date(timeIntervalSinceNow: seconds)
+        while !isClosed && Date() < deadline { _ = condition.wait(until: deadline) }
+        guard !isClosed else { return false }
+        if poison == nil && !syncInProgress && synced < written { try? syncWrittenBytes() }
+        return true
+    }
+
+    /// Seals the active segment and starts the next one. Called with `condition` locked, no epoch open.
+    ///
+    /// Order: seal record, fsync of the old segment, new segment with its header synced and its
+    /// directory entry synced, then the manifest that names it. A crash before the manifest leaves a
+    /// file no manifest names, which the next open removes.
+    func rollSegment() throws {
+        while syncInProgress { condition.wait() }
+        let oldName = store.file(FileNames.segment(segment.header.sequence))
+        let lastEpoch = lastCommittedInfo?.epoch ?? manifest.checkpointEpoch
+        var next = manifest
+        let sequence = next.nextFileSequence
+        next.nextFileSequence += 1
+        next.generation += 1
+        next.segments.append(sequence)
+        next.epochFloor = max(next.epochFloor, lastEpoch)
+        let header = SegmentHeader(storeID: manifest.storeID, sequence: sequence, baseEpoch: lastEpoch)
+        let descriptor: Int32
+        do {
+            if !segment.isSealed {
+                let seal = RecordFraming.frame(.seal, payload: SealRecord(lastEpoch: lastEpoch, nextSegment: sequence).encoded())
+                try fileSystem.writeAll(segment.descriptor, seal, at: segment.size)
+                segment.size += Int64(seal.count)
+                segment.isSealed = true
+            }
+            try fileSystem.fullSync(segment.descriptor)
+            descriptor = try store.createSegment(header)
+        } catch {
+            let failure = Self.ioError(error, "start a new segment after \(oldName)")
+            poison = failure
+            throw failure
+        }
+        do {
+            try store.writeManifest(next)
+        } catch {
+            fileSystem.close(descriptor)
+            let failure = Self.ioError(error, "write the manifest naming the new segment")
+            poison = failure
+            throw failure
+        }
+        fileSystem.close(segment.descriptor)
+        manifest = next
+        segment = ActiveSegment(
+            descriptor: descriptor, header: header, size: Int64(SegmentHeader.size), paths: [], lastMetadata: nil)
+        committedSize = segment.size
+        written = JournalPosition(segment: sequence, offset: segment.size)
+        synced = written
+    }
+}

@@ -1,0 +1,173 @@
+import Foundation
+
+/// A store opened for writing: the one writer of a journal of epochs.
+///
+/// Open it with ``open(at:options:)``, write an epoch with ``beginEpoch()`` and
+/// ``EpochWriter/commit(metadata:)``, read the state back with ``state(through:)``, and call
+/// ``close()`` when done. Only one writer can have a store open at a time, in any process; readers
+/// use ``JournalReader`` beside it.
+///
+/// `Journal` is safe to use from several threads. Epochs are written one at a time:
+/// ``beginEpoch()`` waits while another thread's epoch is open. Under ``Durability/everyCommit``,
+/// commits from several threads share one `fdatasync` (group commit).
+public final class Journal: @unchecked Sendable {
+    // @unchecked Sendable: every mutable property below is read and written with `condition` locked.
+
+    /// The store directory.
+    public let directory: URL
+    /// The options the journal was opened with.
+    public let options: JournalOptions
+    /// What opening found and repaired.
+    public let recoveryReport: RecoveryReport
+    /// The state as of the latest consistent epoch when the journal was opened.
+    public let recoveredState: JournalState
+
+    let fileSystem: any FileSystem
+    let store: StoreDirectory
+    let condition = NSCondition()
+    let compressor = LZ4Compressor()
+    var manifest: Manifest
+    var segment: ActiveSegment
+    /// The end of the last commit in the active segment.
+    var committedSize: Int64
+    var lock: StoreLock?
+    var cache: StateCache
+    var lastCommittedInfo: EpochInfo?
+    var nextEpoch: UInt64
+    var epochOpen = false
+    var poison: JournalError?
+    var isClosed = false
+    var written: JournalPosition
+    var synced: JournalPosition
+    var syncInProgress = false
+
+    init(
+        directory: String, options: JournalOptions, fileSystem: any FileSystem, manifest: Manifest, segment: ActiveSegment,
+        lock: StoreLock, recovered: JournalState, report: RecoveryReport, nextEpoch: UInt64
+    ) {
+        self.directory = URL(fileURLWithPath: directory)
+        self.options = options
+        self.fileSystem = fileSystem
+        self.store = StoreDirectory(fileSystem: fileSystem, path: directory)
+        self.manifest = manifest
+        self.segment = segment
+        self.committedSize = segment.size
+        self.lock = lock
+        self.recoveredState = recovered
+        self.recoveryReport = report
+        self.lastCommittedInfo = recovered.epoch
+        self.nextEpoch = nextEpoch
+        self.cache = StateCache(limit: options.compressionCacheLimit)
+        let position = JournalPosition(segment: segment.header.sequence, offset: segment.size)
+        self.written = position
+        self.synced = position
+        for (path, value) in recovered.entries where cache.bytes + value.count <= cache.limit {
+            cache.set(path, value)
+        }
+    }
+
+    deinit {
+        if !isClosed { shutDown(syncing: options.durability != .none) }
+    }
+
+    /// The latest committed epoch, or `nil` when none was ever committed.
+    public var lastCommitted: EpochInfo? {
+        condition.lock()
+        defer { condition.unlock() }
+        return lastCommittedInfo
+    }
+
+    /// Starts writing the next epoch, waiting while another thread's epoch is open.
+    ///
+    /// Seals the current segment and starts a new one first when it has reached
+    /// ``JournalOptions/segmentSizeLimit``.
+    ///
+    /// - Throws: ``JournalError`` with code ``JournalError/Code/closed`` after ``close()``,
+    ///   ``JournalError/Code/storePoisoned`` after a failed sync, or ``JournalError/Code/ioFailure``
+    ///   when starting a new segment fails.
+    public func beginEpoch() throws -> EpochWriter {
+        condition.lock()
+        defer { condition.unlock() }
+        while epochOpen && !isClosed { condition.wait() }
+        try checkWritable()
+        if segment.size >= Int64(options.segmentSizeLimit) && segment.size > Int64(SegmentHeader.size) {
+            try rollSegment()
+        }
+        epochOpen = true
+        return EpochWriter(
+            journal: self, epoch: nextEpoch, startOffset: segment.size, pathCount: segment.pathOrder.count)
+    }
+
+    /// Writes one epoch with the given changes and commits it: a convenience over ``beginEpoch()``.
+    @discardableResult
+    public func commit(_ changes: [JournalChange], metadata: [String: String] = [:]) throws -> EpochInfo {
+        let epoch = try beginEpoch()
+        do {
+            for change in changes {
+                switch change {
+                case .put(let path, let bytes): try epoch.put(path, bytes)
+                case .remove(let path): try epoch.remove(path)
+                case .removeAll: try epoch.removeAll()
+                }
+            }
+            return try epoch.commit(metadata: metadata)
+        } catch {
+            epoch.abort()
+            throw error
+        }
+    }
+
+    /// Forces everything committed so far to stable storage, whatever the durability policy.
+    public func sync() throws {
+        condition.lock()
+        defer { condition.unlock() }
+        try checkWritable()
+        try waitUntilDurable(written)
+    }
+
+    /// Syncs (unless the policy is ``Durability/none``), stops the background sync, and releases the lock.
+    ///
+    /// - Throws: ``JournalError/Code/epochInProgress`` while an epoch is open, or the error of the final sync.
+    public func close() throws {
+        condition.lock()
+        if epochOpen {
+            condition.unlock()
+            throw JournalError(.epochInProgress, "An epoch is still open; commit or abort it before closing the journal.")
+        }
+        condition.unlock()
+        if let failure = shutDown(syncing: options.durability != .none) { throw failure }
+    }
+
+    @discardableResult
+    private func shutDown(syncing: Bool) -> JournalError? {
+        condition.lock()
+        defer { condition.unlock() }
+        guard !isClosed else { return nil }
+        var failure: JournalError?
+        if syncing && poison == nil && synced < written {
+            do { try waitUntilDurable(written) } catch { failure = error as? JournalError }
+        }
+        while syncInProgress { condition.wait() }
+        isClosed = true
+        fileSystem.close(segment.descriptor)
+        lock?.release(fileSystem)
+        lock = nil
+        condition.broadcast()
+        return failure
+    }
+
+    func checkWritable() throws {
+        if isClosed { throw JournalError(.closed, "The journal is closed; open it again to write.") }
+        if let poison { throw poison }
+    }
+
+    /// Turns a failed system call into a ``JournalError`` that says what was being done.
+    static func ioError(_ error: any Error, _ doing: String, file: String? = nil) -> JournalError {
+        if let error = error as? JournalError { return error }
+        let system = error as? SystemError
+        var message = "Could not \(doing)"
+        if let system { message += ": \(String(cString: strerror(system.errno)))" }
+        message += ". Check that the disk is writable and has free space, then try again."
+        return JournalError(.ioFailure, message, cause: system, file: file ?? system?.path)
+    }
+}

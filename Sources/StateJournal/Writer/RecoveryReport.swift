@@ -1,0 +1,23 @@
+/// What opening a store for writing found and repaired.
+public struct RecoveryReport: Sendable, Hashable {
+    /// Damage before the end of the journal, if any. The part from the damage on was set aside in
+    /// ``quarantinedFiles`` and the journal continues from the last consistent epoch.
+    public var damage: DamageReport?
+    /// Bytes after the last commit that were cut off: an epoch a crash interrupted, or garbage.
+    public var truncatedTailBytes: Int64
+    /// Files no manifest named (leftovers of a crash during a change of files), removed.
+    public var removedLeftovers: [String]
+    /// Damaged bytes and files moved aside for inspection, relative to the store directory.
+    public var quarantinedFiles: [String]
+
+    /// Creates a report.
+    public init(damage: DamageReport? = nil, truncatedTailBytes: Int64 = 0, removedLeftovers: [String] = [], quarantinedFiles: [String] = []) {
+        self.damage = damage
+        self.truncatedTailBytes = truncatedTailBytes
+        self.removedLeftovers = removedLeftovers
+        self.quarantinedFiles = quarantinedFiles
+    }
+
+    /// Whether opening found everything intact and had nothing to repair.
+    public var isClean: Bool { damage == nil && truncatedTailBytes == 0 && removedLeftovers.isEmpty && quarantinedFiles.isEmpty }
+}

@@ -1,0 +1,2 @@
+// The restoration model is built in the next commits.
+import StateJournal
