@@ -105,13 +105,15 @@ public final class EpochWriter {
     public func commit(metadata: [String: String] = [:]) throws -> EpochInfo {
         try Self.validate(metadata)
         return try withJournal {
-            if !builder.isEmpty { try flushBatch() }
+            // The last batch and the commit go out in one write.
+            var pending = builder.isEmpty ? [] : makeBatchRecord()
             let now = UInt64(max(0, Date().timeIntervalSince1970 * 1000))
             let record = CommitRecord(
                 epoch: epoch, entryCount: entries, batchCount: batches, digest: digest, timestampMilliseconds: now,
                 metadata: metadata == journal.segment.lastMetadata ? nil : metadata)
             let framed = RecordFraming.frame(.commit, payload: record.encoded())
-            try append(framed, doing: "write the commit of epoch \(epoch)")
+            pending.append(contentsOf: framed)
+            try append(pending, doing: "write the commit of epoch \(epoch)")
             journal.segment.lastMetadata = metadata
             journal.committedSize = journal.segment.size
             let info = EpochInfo(
@@ -158,9 +160,13 @@ public final class EpochWriter {
     }
 
     private func flushBatch() throws {
+        try append(makeBatchRecord(), doing: "write entries of epoch \(epoch)")
+    }
+
+    /// Encodes the pending entries as a batch record and counts it in the epoch.
+    private func makeBatchRecord() -> [UInt8] {
         let (payload, body) = builder.encode(compressor: journal.compressor, previousBody: previousBody, dictionary: &dictionary)
         let framed = RecordFraming.frame(.batch, payload: payload)
-        try append(framed, doing: "write entries of epoch \(epoch)")
         digest = JournalScanner.extendDigest(digest, with: RecordFraming.storedChecksum(of: framed))
         batches += 1
         bytes += framed.count
@@ -168,6 +174,7 @@ public final class EpochWriter {
         builder = BatchBuilder()
         touchedInBatch.removeAll(keepingCapacity: true)
         pathCountAtBatchStart = journal.segment.pathOrder.count
+        return framed
     }
 
     private func append(_ framed: [UInt8], doing: String) throws {
