@@ -1,3 +1,5 @@
+import Foundation
+
 /// When committed epochs are forced to stable storage.
 ///
 /// Under every policy, an epoch whose commit has returned has been handed to the operating system,
@@ -44,6 +46,10 @@ public struct JournalOptions: Sendable {
     /// How many bytes of the latest state the writer keeps to compress new versions against the
     /// previous ones. Defaults to 64 MiB; `0` disables it.
     public var compressionCacheLimit: Int
+    /// The clock commits are stamped with. Tests set a fixed one to write reproducible bytes.
+    package var clock: @Sendable () -> Date = { Date() }
+    /// The identifier a new store gets. Tests set a fixed one to write reproducible bytes.
+    package var newStoreID: (@Sendable () -> [UInt8])?
 
     /// Creates options; every parameter has a default.
     public init(

@@ -42,7 +42,7 @@ extension Journal {
     private static func openLocked(store: StoreDirectory, lock: StoreLock, options: JournalOptions) throws -> Journal {
         let fileSystem = store.fileSystem
         let names = try store.names() ?? []
-        if !names.contains(FileNames.manifest) { try createStore(store, names: names) }
+        if !names.contains(FileNames.manifest) { try createStore(store, names: names, id: options.newStoreID.map { StoreID(bytes: $0()) } ?? .random()) }
         var manifest = try store.readManifest()
         var report = RecoveryReport()
         report.removedLeftovers = try store.removeLeftovers(keeping: manifest, names: try store.names() ?? [])
@@ -97,7 +97,7 @@ extension Journal {
     }
 
     /// Writes the first segment and the first manifest of a new store.
-    private static func createStore(_ store: StoreDirectory, names: [String]) throws {
+    private static func createStore(_ store: StoreDirectory, names: [String], id: StoreID) throws {
         let foreign = names.filter { !StoreDirectory.isStoreFile($0) }
         guard foreign.isEmpty else {
             throw JournalError(
@@ -107,7 +107,6 @@ extension Journal {
         }
         // A crash while creating the store can leave its first files without a manifest.
         for name in names where name != FileNames.lock { try store.fileSystem.remove(store.file(name)) }
-        let id = StoreID.random()
         let descriptor = try store.createSegment(SegmentHeader(storeID: id, sequence: 1, baseEpoch: 0))
         store.fileSystem.close(descriptor)
         try store.writeManifest(

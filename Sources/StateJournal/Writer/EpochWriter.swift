@@ -107,7 +107,7 @@ public final class EpochWriter {
         return try withJournal {
             // The last batch and the commit go out in one write.
             var pending = builder.isEmpty ? [] : makeBatchRecord()
-            let now = UInt64(max(0, Date().timeIntervalSince1970 * 1000))
+            let now = UInt64(max(0, journal.options.clock().timeIntervalSince1970 * 1000))
             let record = CommitRecord(
                 epoch: epoch, entryCount: entries, batchCount: batches, digest: digest, timestampMilliseconds: now,
                 metadata: metadata == journal.segment.lastMetadata ? nil : metadata)
