@@ -1,0 +1,86 @@
+import Foundation
+import StateJournalTestSupport
+import Testing
+
+@testable import StateJournal
+
+/// Pins format version 1: today's writer produces exactly the committed bytes, and today's reader
+/// reads the committed store to exactly the committed state. Set `STATEJOURNAL_RECORD_GOLDEN=1` to
+/// write the golden files anew after a deliberate format change (with a new format version).
+@Suite struct GoldenFileTests {
+    static let names = ["MANIFEST", "segment-0000000000000001.sjl"]
+
+    static func goldenDirectory() -> URL {
+        URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("Golden/store-v1")
+    }
+
+    static func options() -> JournalOptions {
+        var options = JournalOptions(durability: .none)
+        options.clock = { Date(timeIntervalSince1970: 1_790_000_000.123) }
+        options.newStoreID = { Array(0x10...0x1F) }
+        return options
+    }
+
+    /// A small workload that touches every record type and encoding: new and known paths, states
+    /// stored raw and compressed against previous versions, removes, a clear, repeated and changed
+    /// metadata, a metadata-only epoch.
+    static func writeWorkload(to path: String) throws {
+        let journal = try Journal.open(path: path, options: options(), fileSystem: PosixFileSystem())
+        let inbox = RestorationPath("Main", "Inbox")
+        let draft = RestorationPath("Main", "Compose/Draft")
+        func state(_ scroll: Int) -> [UInt8] {
+            Array("{\"selection\":\"Message-42\",\"scrollOffset\":\(scroll),\"sort\":\"date-descending\",\"filter\":\"unread\"}".utf8)
+        }
+        try journal.commit([.put(RestorationPath("Main"), Array("hello".utf8))], metadata: ["v": "1"])
+        try journal.commit([.put(inbox, state(120)), .put(draft, Array(repeating: 0x61, count: 300))], metadata: ["v": "1"])
+        try journal.commit([.put(inbox, state(128)), .remove(draft)], metadata: ["v": "2"])
+        try journal.commit([], metadata: ["v": "2", "note": "metadata only"])
+        try journal.commit([.removeAll, .put(inbox, state(0))], metadata: ["v": "2"])
+        try journal.close()
+    }
+
+    @Test func theWriterProducesTheGoldenBytes() throws {
+        let directory = TemporaryDirectory()
+        let store = directory.appending("store")
+        try Self.writeWorkload(to: store)
+        if ProcessInfo.processInfo.environment["STATEJOURNAL_RECORD_GOLDEN"] == "1" {
+            let golden = Self.goldenDirectory()
+            try FileManager.default.createDirectory(at: golden, withIntermediateDirectories: true)
+            for name in Self.names {
+                let target = golden.appendingPathComponent(name)
+                try? FileManager.default.removeItem(at: target)
+                try FileManager.default.copyItem(atPath: store + "/" + name, toPath: target.path)
+            }
+        }
+        for name in Self.names {
+            let written = try Data(contentsOf: URL(fileURLWithPath: store + "/" + name))
+            let golden = try Data(contentsOf: Self.goldenDirectory().appendingPathComponent(name))
+            #expect(written == golden, "\(name) differs from the golden file: the on-disk format changed")
+        }
+    }
+
+    @Test func theReaderReadsTheGoldenStore() throws {
+        let directory = TemporaryDirectory()
+        for name in Self.names {
+            try FileManager.default.copyItem(
+                atPath: Self.goldenDirectory().appendingPathComponent(name).path, toPath: directory.appending(name))
+        }
+        let reader = try JournalReader(at: directory.url)
+        let history = try reader.history()
+        #expect(history.map(\.epoch) == [1, 2, 3, 4, 5])
+        #expect(history.map(\.entryCount) == [1, 2, 2, 0, 2])
+        #expect(history[3].metadata == ["v": "2", "note": "metadata only"])
+        #expect(history.allSatisfy { $0.timestamp == Date(timeIntervalSince1970: 1_790_000_000.123) })
+        let latest = try reader.state()
+        #expect(latest.epoch?.epoch == 5)
+        #expect(latest.damage == nil)
+        #expect(Set(latest.entries.keys) == [RestorationPath("Main", "Inbox")])
+        #expect(String(decoding: latest.entries[RestorationPath("Main", "Inbox")]!, as: UTF8.self).contains("\"scrollOffset\":0,"))
+        let third = try reader.state(through: 3)
+        #expect(third.entries[RestorationPath("Main")] == Array("hello".utf8))
+        #expect(third.entries[RestorationPath("Main", "Compose/Draft")] == nil)
+        #expect(String(decoding: third.entries[RestorationPath("Main", "Inbox")]!, as: UTF8.self).contains("\"scrollOffset\":128,"))
+        let second = try reader.state(through: 2)
+        #expect(second.entries[RestorationPath("Main", "Compose/Draft")] == Array(repeating: 0x61, count: 300))
+    }
+}
