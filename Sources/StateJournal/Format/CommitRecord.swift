@@ -1,11 +1,17 @@
 /// The payload of a commit record, which ends an epoch.
 ///
-/// `epoch: varint | entry count: varint | batch count: varint | epoch digest: u32 |
-/// timestamp in ms since 1970 UTC: varint | metadata mode: u8 | metadata`, where mode 0 means
-/// "the same metadata as the previous commit in this segment" and mode 1 is followed by
-/// `count: varint` and `count` pairs of length-prefixed UTF-8 key and value, sorted by key.
-/// The epoch digest is the CRC-32C of the epoch's batch-record checksums, in order, each as 4
-/// little-endian bytes: it ties the commit to exactly the batches before it.
+/// ```
+/// epoch              varint
+/// entry count        varint: every entry of the epoch, the inline batch's included
+/// batch count        varint: the batch records before this commit that belong to the epoch
+/// epoch digest       u32, only when batch count > 0: CRC-32C of those records' checksums, in order,
+///                    each as 4 little-endian bytes; it ties the commit to exactly those batches
+/// timestamp          varint: in the segment's first commit, milliseconds since 1970 UTC; after it,
+///                    the zigzag-encoded difference from the previous commit's timestamp
+/// metadata mode      u8: 0 = the previous commit's metadata in this segment, 1 = inline:
+///   count            varint, then count pairs of length-prefixed UTF-8 key and value, sorted by key
+/// inline batch       the rest of the payload, if any: a batch payload with the epoch's last entries
+/// ```
 struct CommitRecord: Equatable, Sendable {
     var epoch: UInt64
     var entryCount: Int
@@ -15,13 +21,19 @@ struct CommitRecord: Equatable, Sendable {
     /// `nil` when the metadata equals the previous commit's in the same segment.
     var metadata: [String: String]?
 
-    func encoded() -> [UInt8] {
-        var writer = ByteWriter()
+    /// Encodes the fields; `previousTimestamp` is the segment's previous commit's, if any.
+    func encoded(previousTimestamp: UInt64?, inlineBatch: [UInt8]) -> [UInt8] {
+        var writer = ByteWriter(capacity: 32 + inlineBatch.count)
         writer.varint(epoch)
         writer.varint(entryCount)
         writer.varint(batchCount)
-        writer.u32(digest)
-        writer.varint(timestampMilliseconds)
+        if batchCount > 0 { writer.u32(digest) }
+        if let previousTimestamp {
+            let delta = Int64(bitPattern: timestampMilliseconds &- previousTimestamp)
+            writer.varint(UInt64(bitPattern: (delta << 1) ^ (delta >> 63)))
+        } else {
+            writer.varint(timestampMilliseconds)
+        }
         if let metadata {
             writer.u8(1)
             writer.varint(metadata.count)
@@ -32,16 +44,27 @@ struct CommitRecord: Equatable, Sendable {
         } else {
             writer.u8(0)
         }
+        writer.raw(inlineBatch)
         return writer.bytes
     }
 
-    static func decode(_ payload: UnsafeRawBufferPointer) throws(FormatViolation) -> CommitRecord {
+    /// Decodes the fields and returns where the inline batch starts (the payload's end when none).
+    static func decode(
+        _ payload: UnsafeRawBufferPointer, previousTimestamp: UInt64?
+    ) throws(FormatViolation) -> (record: CommitRecord, inlineBatchStart: Int) {
         var reader = ByteReader(payload)
         let epoch = try reader.varint()
         let entryCount = try reader.count(atMost: Int(Int32.max), "entry count")
         let batchCount = try reader.count(atMost: Int(Int32.max), "batch count")
-        let digest = try reader.u32()
-        let timestamp = try reader.varint()
+        let digest = batchCount > 0 ? try reader.u32() : 0
+        let encodedTimestamp = try reader.varint()
+        let timestamp: UInt64
+        if let previousTimestamp {
+            let delta = Int64(bitPattern: encodedTimestamp >> 1) ^ -Int64(bitPattern: encodedTimestamp & 1)
+            timestamp = previousTimestamp &+ UInt64(bitPattern: delta)
+        } else {
+            timestamp = encodedTimestamp
+        }
         let mode = try reader.u8()
         var metadata: [String: String]?
         switch mode {
@@ -52,15 +75,15 @@ struct CommitRecord: Equatable, Sendable {
             for _ in 0..<count {
                 let key = try reader.string(atMost: JournalLimits.maximumMetadataItemLength, "metadata key")
                 let value = try reader.string(atMost: JournalLimits.maximumMetadataItemLength, "metadata value")
-                items[key] = value
+                guard items.updateValue(value, forKey: key) == nil else { throw FormatViolation("metadata key repeats") }
             }
             metadata = items
         default: throw FormatViolation("unknown metadata mode \(mode)")
         }
-        guard reader.isAtEnd else { throw FormatViolation("commit record has \(reader.remaining) trailing bytes") }
-        return CommitRecord(
+        let record = CommitRecord(
             epoch: epoch, entryCount: entryCount, batchCount: batchCount, digest: digest,
             timestampMilliseconds: timestamp, metadata: metadata)
+        return (record, reader.position)
     }
 }
 

@@ -23,6 +23,7 @@ struct TailPosition {
     var sealed: Bool
     var paths: [RestorationPath]
     var lastMetadata: [String: String]?
+    var lastTimestamp: UInt64?
 }
 
 /// The segment and offset where damage starts.
@@ -200,7 +201,26 @@ struct JournalScanner {
                 case .commit:
                     let commit: CommitRecord
                     do {
-                        commit = try record.payload.withUnsafeBytes { payload in try CommitRecord.decode(payload) }
+                        let previousTimestamp = tail.lastTimestamp
+                        let decoded = try record.payload.withUnsafeBytes { payload in
+                            let (commit, inlineStart) = try CommitRecord.decode(payload, previousTimestamp: previousTimestamp)
+                            let inline = UnsafeRawBufferPointer(rebasing: payload[inlineStart...])
+                            var inlineChanges: [JournalChange]?
+                            var inlineCount = 0
+                            if !inline.isEmpty {
+                                if options.decode {
+                                    inlineChanges = try decoder.decode(inline) { assembler.current($0) }
+                                    inlineCount = inlineChanges!.count
+                                } else {
+                                    var reader = ByteReader(inline)
+                                    inlineCount = try reader.count(atMost: JournalLimits.maximumBatchEntries, "batch entry count")
+                                }
+                            }
+                            return (commit, inlineChanges, inlineCount)
+                        }
+                        commit = decoded.0
+                        if let inlineChanges = decoded.1 { assembler.apply(inlineChanges) }
+                        entries += decoded.2
                     } catch {
                         try damage(record.offset, (error as? FormatViolation)?.reason ?? "\(error)")
                         return true
@@ -219,6 +239,7 @@ struct JournalScanner {
                         return true
                     }
                     tail.lastMetadata = metadata
+                    tail.lastTimestamp = commit.timestampMilliseconds
                     let changes = assembler.commit()
                     let info = EpochInfo(
                         epoch: commit.epoch,
@@ -298,7 +319,7 @@ struct JournalScanner {
                 switch try scanner.next() {
                 case .record(let next):
                     if next.type == .commit,
-                        let commit = try? next.payload.withUnsafeBytes({ payload in try CommitRecord.decode(payload) })
+                        let commit = try? next.payload.withUnsafeBytes({ payload in try CommitRecord.decode(payload, previousTimestamp: 0).record })
                     {
                         lost += 1
                         highest = max(highest, commit.epoch)

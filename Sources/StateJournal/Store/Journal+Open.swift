@@ -77,6 +77,7 @@ extension Journal {
                 descriptor: descriptor, header: tail.header, size: tail.committedEnd, paths: tail.paths,
                 lastMetadata: tail.lastMetadata)
             active.isSealed = tail.sealed
+            active.lastTimestamp = tail.lastTimestamp
             segment = active
         } else {
             (manifest, segment) = try startFreshSegment(store: store, manifest: manifest, baseEpoch: scan.lastEpoch?.epoch ?? manifest.checkpointEpoch)

@@ -9,6 +9,8 @@ struct ActiveSegment {
     var pathOrder: [RestorationPath]
     /// The metadata of the segment's last commit, which the next commit may refer to.
     var lastMetadata: [String: String]?
+    /// The timestamp of the segment's last commit, which the next commit is stored relative to.
+    var lastTimestamp: UInt64?
     /// Whether the segment ends with its seal record.
     var isSealed = false
 

@@ -105,16 +105,17 @@ public final class EpochWriter {
     public func commit(metadata: [String: String] = [:]) throws -> EpochInfo {
         try Self.validate(metadata)
         return try withJournal {
-            // The last batch and the commit go out in one write.
-            var pending = builder.isEmpty ? [] : makeBatchRecord()
+            // The last batch travels inside the commit record.
+            let inline = builder.isEmpty ? [] : makeBatchPayload()
             let now = UInt64(max(0, journal.options.clock().timeIntervalSince1970 * 1000))
             let record = CommitRecord(
                 epoch: epoch, entryCount: entries, batchCount: batches, digest: digest, timestampMilliseconds: now,
                 metadata: metadata == journal.segment.lastMetadata ? nil : metadata)
-            let framed = RecordFraming.frame(.commit, payload: record.encoded())
-            pending.append(contentsOf: framed)
-            try append(pending, doing: "write the commit of epoch \(epoch)")
+            let payload = record.encoded(previousTimestamp: journal.segment.lastTimestamp, inlineBatch: inline)
+            let framed = RecordFraming.frame(.commit, payload: payload)
+            try append(framed, doing: "write the commit of epoch \(epoch)")
             journal.segment.lastMetadata = metadata
+            journal.segment.lastTimestamp = now
             journal.committedSize = journal.segment.size
             let info = EpochInfo(
                 epoch: epoch, timestamp: Date(timeIntervalSince1970: Double(now) / 1000), metadata: metadata,
@@ -160,21 +161,21 @@ public final class EpochWriter {
     }
 
     private func flushBatch() throws {
-        try append(makeBatchRecord(), doing: "write entries of epoch \(epoch)")
-    }
-
-    /// Encodes the pending entries as a batch record and counts it in the epoch.
-    private func makeBatchRecord() -> [UInt8] {
-        let (payload, body) = builder.encode(compressor: journal.compressor, previousBody: previousBody, dictionary: &dictionary)
-        let framed = RecordFraming.frame(.batch, payload: payload)
+        let framed = RecordFraming.frame(.batch, payload: makeBatchPayload())
+        try append(framed, doing: "write entries of epoch \(epoch)")
         digest = JournalScanner.extendDigest(digest, with: RecordFraming.storedChecksum(of: framed))
         batches += 1
         bytes += framed.count
+    }
+
+    /// Encodes the pending entries as a batch payload and starts the next batch.
+    private func makeBatchPayload() -> [UInt8] {
+        let (payload, body) = builder.encode(compressor: journal.compressor, previousBody: previousBody, dictionary: &dictionary)
         previousBody = body
         builder = BatchBuilder()
         touchedInBatch.removeAll(keepingCapacity: true)
         pathCountAtBatchStart = journal.segment.pathOrder.count
-        return framed
+        return payload
     }
 
     private func append(_ framed: [UInt8], doing: String) throws {
