@@ -6,6 +6,10 @@ let package = Package(
     products: [
         .library(name: "StateJournal", targets: ["StateJournal"]),
         .library(name: "StateRestoration", targets: ["StateRestoration"]),
+        .executable(name: "statejournal", targets: ["statejournal"]),
+    ],
+    dependencies: [
+        .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
     ],
     targets: [
         .systemLibrary(
@@ -24,6 +28,18 @@ let package = Package(
         .target(
             name: "StateRestorationExample",
             dependencies: ["StateRestoration"]
+        ),
+        .target(
+            name: "StateJournalComparison",
+            dependencies: ["StateJournal"]
+        ),
+        .executableTarget(
+            name: "statejournal",
+            dependencies: [
+                "StateJournal",
+                "StateJournalComparison",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ]
         ),
         .target(
             name: "StateJournalTestSupport",
