@@ -23,7 +23,17 @@ struct StoreDirectory {
     }
 
     /// Reads and checks the manifest.
+    ///
+    /// - Throws: ``JournalError`` only: a failed system call becomes ``JournalError/Code/ioFailure``.
     func readManifest() throws -> Manifest {
+        do {
+            return try readManifestFile()
+        } catch let error as SystemError {
+            throw Journal.ioError(error, "read the manifest of the store at \(path)", file: file(FileNames.manifest))
+        }
+    }
+
+    private func readManifestFile() throws -> Manifest {
         let descriptor: Int32
         do {
             descriptor = try fileSystem.open(file(FileNames.manifest), .read)
