@@ -292,9 +292,9 @@ struct JournalScanner {
         var highest = result.highestEpochSeen
         try countIntactCommits(segmentIndex: index, after: offset, lost: &lost, highest: &highest)
         for later in manifest.segments.dropFirst(index + 1) {
-            if let descriptor = try? fileSystem.open(path(later), .read) {
+            if let descriptor = try openIfPresent(path(later)) {
                 defer { fileSystem.close(descriptor) }
-                dropped += (try? fileSystem.size(descriptor)) ?? 0
+                dropped += try fileSystem.size(descriptor)
             }
             try countIntactCommits(segmentIndex: manifest.segments.firstIndex(of: later)!, after: Int64(SegmentHeader.size) - 1, lost: &lost, highest: &highest)
         }
@@ -305,9 +305,20 @@ struct JournalScanner {
         result.damagePosition = DamagePosition(segmentIndex: index, offset: offset)
     }
 
+    /// Opens a segment for reading, or returns `nil` when it does not exist. Any other failure throws:
+    /// the epochs counted beyond damage decide which numbers are never used again, so a segment that
+    /// could not be read must not pass for one without epochs.
+    private func openIfPresent(_ path: String) throws -> Int32? {
+        do {
+            return try fileSystem.open(path, .read)
+        } catch let error as SystemError where error.errno == ENOENT {
+            return nil
+        }
+    }
+
     /// Counts intact commit records after `offset`, skipping over damage, to say what damage cost.
     private func countIntactCommits(segmentIndex: Int, after offset: Int64, lost: inout Int, highest: inout UInt64) throws {
-        guard let descriptor = try? fileSystem.open(path(manifest.segments[segmentIndex]), .read) else { return }
+        guard let descriptor = try openIfPresent(path(manifest.segments[segmentIndex])) else { return }
         defer { fileSystem.close(descriptor) }
         let size = try fileSystem.size(descriptor)
         var reader = FileWindowReader(fileSystem: fileSystem, descriptor: descriptor, limit: size)
