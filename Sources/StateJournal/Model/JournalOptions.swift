@@ -46,6 +46,10 @@ public struct JournalOptions: Sendable {
     /// How many bytes of the latest state the writer keeps to compress new versions against the
     /// previous ones. Defaults to 64 MiB; `0` disables it.
     public var compressionCacheLimit: Int
+    /// What history survives compaction. Defaults to two checkpoints.
+    public var retention: RetentionPolicy = RetentionPolicy()
+    /// When compaction runs by itself. Defaults to automatic.
+    public var compaction: CompactionPolicy = CompactionPolicy()
     /// The clock commits are stamped with. Tests set a fixed one to write reproducible bytes.
     package var clock: @Sendable () -> Date = { Date() }
     /// The identifier a new store gets. Tests set a fixed one to write reproducible bytes.
@@ -56,8 +60,12 @@ public struct JournalOptions: Sendable {
         durability: Durability = .default,
         recovery: RecoveryMode = .stopAtDamage,
         segmentSizeLimit: Int = 64 << 20,
-        compressionCacheLimit: Int = 64 << 20
+        compressionCacheLimit: Int = 64 << 20,
+        retention: RetentionPolicy = RetentionPolicy(),
+        compaction: CompactionPolicy = CompactionPolicy()
     ) {
+        self.retention = retention
+        self.compaction = compaction
         self.durability = durability
         self.recovery = recovery
         self.segmentSizeLimit = segmentSizeLimit

@@ -9,6 +9,9 @@ struct EpochAssembler {
 
     init(keepsChanges: Bool) { self.keepsChanges = keepsChanges }
 
+    /// Starts from a checkpoint's state.
+    mutating func load(_ entries: [RestorationPath: [UInt8]]) { state = entries }
+
     /// A path's state as of the last change read, committed or not.
     func current(_ path: RestorationPath) -> [UInt8]? {
         if let pending = overlay[path] { return pending }

@@ -61,7 +61,7 @@ enum JournalReading {
         _ = try wrap(directory) {
             try JournalScanner(
                 fileSystem: fileSystem, directory: directory, manifest: manifest,
-                options: ScanOptions(decode: false, lastSegmentLimit: lastSegmentLimit, recovery: recovery)
+                options: ScanOptions(decode: false, lastSegmentLimit: lastSegmentLimit, fromOldest: true, recovery: recovery)
             ).run { info, _ in
                 epochs.append(info)
                 return true
@@ -78,7 +78,7 @@ enum JournalReading {
             try wrap(directory) {
                 try JournalScanner(
                     fileSystem: fileSystem, directory: directory, manifest: manifest,
-                    options: ScanOptions(decode: true, keepsChanges: true, lastSegmentLimit: lastSegmentLimit, recovery: recovery)
+                    options: ScanOptions(decode: true, keepsChanges: true, lastSegmentLimit: lastSegmentLimit, fromOldest: true, recovery: recovery)
                 ).run(visit: visit)
             }
         }

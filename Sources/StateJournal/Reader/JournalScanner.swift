@@ -12,6 +12,10 @@ struct ScanResult {
     var tail: TailPosition?
     /// Where damage starts, for the writer to set the rest aside.
     var damagePosition: DamagePosition?
+    /// Checkpoints that could not be read, newest first, when replay fell back to an older one.
+    var damagedCheckpoints: [(reference: Manifest.CheckpointReference, report: DamageReport)] = []
+    /// The checkpoint replay started from, if any.
+    var startCheckpoint: Manifest.CheckpointReference?
 }
 
 /// The consistent end of the last segment of a scan.
@@ -42,6 +46,9 @@ struct ScanOptions {
     var keepsChanges = false
     /// Read the last segment only up to here (a writer's committed end).
     var lastSegmentLimit: Int64?
+    /// Start from the oldest retained checkpoint (to list history) instead of the newest one that
+    /// precedes ``through``.
+    var fromOldest = false
     var recovery: RecoveryMode = .stopAtDamage
 }
 
@@ -58,14 +65,25 @@ struct JournalScanner {
     func run(visit: ((EpochInfo, [JournalChange]) throws -> Bool)? = nil) throws -> ScanResult {
         var result = ScanResult()
         var assembler = EpochAssembler(keepsChanges: options.keepsChanges)
-        var previousLastEpoch: UInt64 = manifest.checkpointEpoch
-        result.highestEpochSeen = manifest.checkpointEpoch
+        result.highestEpochSeen = manifest.newestCheckpointEpoch
+        let start = try chooseStart(&result)
+        var previousLastEpoch = start?.info.epoch ?? 0
         do {
+            if let start {
+                assembler.load(start.entries)
+                let info = start.info.epochInfo
+                result.lastEpoch = info
+                if let visit {
+                    let changes = options.keepsChanges ? [.removeAll] + start.entries.keys.sorted().map { JournalChange.put($0, start.entries[$0]!) } : []
+                    if try !visit(info, changes) { throw Stop() }
+                }
+                if let through = options.through, info.epoch >= through { throw Stop() }
+            }
             for (index, sequence) in manifest.segments.enumerated() {
                 let finished = try scanSegment(
-                    index: index, sequence: sequence, expectedBase: previousLastEpoch, result: &result,
-                    assembler: &assembler, visit: visit)
-                previousLastEpoch = result.lastEpoch?.epoch ?? manifest.checkpointEpoch
+                    index: index, sequence: sequence, startEpoch: start?.info.epoch ?? 0, expectedBase: previousLastEpoch,
+                    result: &result, assembler: &assembler, visit: visit)
+                previousLastEpoch = result.lastEpoch?.epoch ?? previousLastEpoch
                 if finished { break }
             }
         } catch is Stop {}
@@ -75,9 +93,56 @@ struct JournalScanner {
 
     private func path(_ sequence: UInt64) -> String { directory + "/" + FileNames.segment(sequence) }
 
+    /// The checkpoint replay starts from: the newest one at or before ``ScanOptions/through`` (or the
+    /// oldest, for history), falling back to older ones when it is damaged. `nil` means "from the
+    /// first epoch", which is possible only while the segments from epoch 0 are retained.
+    private func chooseStart(_ result: inout ScanResult) throws -> CheckpointContent? {
+        let store = StoreDirectory(fileSystem: fileSystem, path: directory)
+        // History starts at epoch 1 for as long as the segments from the beginning are retained.
+        if options.fromOldest, let first = manifest.segments.first, try segmentBase(first) == 0 { return nil }
+        var candidates = manifest.checkpoints.filter { options.through == nil || $0.epoch <= options.through! }
+        candidates = options.fromOldest ? candidates : candidates.reversed()
+        for candidate in candidates {
+            do {
+                let content = try CheckpointFile.load(candidate, storeID: manifest.storeID, in: store)
+                result.startCheckpoint = candidate
+                return content
+            } catch {
+                let name = FileNames.checkpoint(candidate.sequence)
+                let reason = (error as? FormatViolation)?.reason ?? "\(error)"
+                if options.recovery == .strict {
+                    throw JournalError(
+                        .damaged, "The checkpoint \(name) is damaged: \(reason). Open the store without strict mode to fall back to an older checkpoint.",
+                        file: store.file(name))
+                }
+                result.damagedCheckpoints.append(
+                    (candidate, DamageReport(file: name, offset: 0, reason: reason, bytesDropped: 0, lastConsistentEpoch: nil, epochsLost: 0)))
+            }
+        }
+        guard let firstSegment = manifest.segments.first, try segmentBase(firstSegment) != 0 else { return nil }
+        if result.damagedCheckpoints.isEmpty {
+            throw JournalError(
+                .noSuchEpoch,
+                "Epoch \(options.through.map(String.init) ?? "0") is older than the history the store retains; list the retained epochs with history().")
+        }
+        let names = result.damagedCheckpoints.map { FileNames.checkpoint($0.reference.sequence) }.joined(separator: ", ")
+        throw JournalError(
+            .damaged,
+            "Nothing consistent is left to replay: the checkpoints \(names) are damaged and the segments before them were compacted away. Restore the store from a backup or start a new one.",
+            file: store.file(names))
+    }
+
+    /// The base epoch in a segment's header, or 0 when it cannot be read (the scan reports that).
+    private func segmentBase(_ sequence: UInt64) throws -> UInt64 {
+        guard let descriptor = try? fileSystem.open(path(sequence), .read) else { return 0 }
+        defer { fileSystem.close(descriptor) }
+        let bytes = try fileSystem.read(descriptor, count: SegmentHeader.size, at: 0)
+        return (try? bytes.withUnsafeBytes { try SegmentHeader.decode($0) })?.baseEpoch ?? 0
+    }
+
     /// Scans one segment; returns `true` when the scan must not continue to the next one.
     private func scanSegment(
-        index: Int, sequence: UInt64, expectedBase: UInt64, result: inout ScanResult,
+        index: Int, sequence: UInt64, startEpoch: UInt64, expectedBase: UInt64, result: inout ScanResult,
         assembler: inout EpochAssembler, visit: ((EpochInfo, [JournalChange]) throws -> Bool)?
     ) throws -> Bool {
         let isLast = index == manifest.segments.count - 1
@@ -110,6 +175,7 @@ struct JournalScanner {
             try reportDamage(&result, index: index, offset: 0, committedEnd: 0, fileSize: fileSize, reason: "segment belongs to another store or position")
             return true
         }
+        if header.baseEpoch < startEpoch { return false }
         guard header.baseEpoch == expectedBase else {
             try reportDamage(
                 &result, index: index, offset: 0, committedEnd: 0, fileSize: fileSize,

@@ -52,10 +52,16 @@ extension Journal {
             options: ScanOptions(decode: true, recovery: options.recovery)
         ).run()
         var tail = scan.tail
+        if !scan.damagedCheckpoints.isEmpty {
+            (manifest, report.quarantinedFiles) = try setAsideCheckpoints(scan.damagedCheckpoints.map(\.reference), manifest: manifest, store: store)
+            report.damagedCheckpoints = scan.damagedCheckpoints.map(\.report)
+        }
         if let damage = scan.damagePosition {
             report.damage = scan.damage
-            (manifest, tail, report.quarantinedFiles) = try setAside(
+            var quarantined: [String]
+            (manifest, tail, quarantined) = try setAside(
                 damage, tail: tail, manifest: manifest, scan: scan, store: store)
+            report.quarantinedFiles += quarantined
         }
 
         let segment: ActiveSegment
@@ -80,14 +86,18 @@ extension Journal {
             active.lastTimestamp = tail.lastTimestamp
             segment = active
         } else {
-            (manifest, segment) = try startFreshSegment(store: store, manifest: manifest, baseEpoch: scan.lastEpoch?.epoch ?? manifest.checkpointEpoch)
+            (manifest, segment) = try startFreshSegment(store: store, manifest: manifest, baseEpoch: scan.lastEpoch?.epoch ?? manifest.newestCheckpointEpoch)
         }
 
         let recovered = JournalState(epoch: scan.lastEpoch, entries: scan.state, damage: scan.damage, uncommittedTailBytes: scan.uncommittedTailBytes)
-        let next = max(scan.lastEpoch?.epoch ?? 0, manifest.epochFloor, scan.highestEpochSeen, manifest.checkpointEpoch) + 1
+        let next = max(scan.lastEpoch?.epoch ?? 0, manifest.epochFloor, scan.highestEpochSeen, manifest.newestCheckpointEpoch) + 1
         let journal = Journal(
             directory: store.path, options: options, fileSystem: fileSystem, manifest: manifest, segment: segment,
             lock: lock, recovered: recovered, report: report, nextEpoch: next)
+        journal.checkpointBytes = try manifest.checkpoints.last.map { try store.fileSize(FileNames.checkpoint($0.sequence)) } ?? 0
+        for sequence in manifest.segments where try store.segmentBase(sequence) >= manifest.newestCheckpointEpoch {
+            journal.bytesSinceCheckpoint += try store.fileSize(FileNames.segment(sequence)) - Int64(SegmentHeader.size)
+        }
         if segment.isSealed {
             journal.condition.lock()
             defer { journal.condition.unlock() }
@@ -111,7 +121,7 @@ extension Journal {
         let descriptor = try store.createSegment(SegmentHeader(storeID: id, sequence: 1, baseEpoch: 0))
         store.fileSystem.close(descriptor)
         try store.writeManifest(
-            Manifest(storeID: id, generation: 1, nextFileSequence: 2, epochFloor: 0, checkpointSequence: 0, checkpointEpoch: 0, segments: [1]))
+            Manifest(storeID: id, generation: 1, nextFileSequence: 2, epochFloor: 0, checkpoints: [], segments: [1]))
     }
 
     private static func startFreshSegment(store: StoreDirectory, manifest: Manifest, baseEpoch: UInt64) throws -> (Manifest, ActiveSegment) {
@@ -134,15 +144,23 @@ extension Journal {
     /// Moves damaged bytes and the segments after them aside, so that writing continues from the
     /// last consistent epoch without destroying the evidence.
     ///
-    /// Order, so that a crash at any step opens to the same state: copy the damaged bytes out
-    /// (synced), move later segments aside, write the manifest without them (its epoch floor keeps
-    /// epoch numbers growing past the lost ones), then cut the damaged segment.
+    /// Order, so that a crash at any step opens to the same state: raise the manifest's epoch floor
+    /// past every epoch seen (so lost numbers are never used again), copy the damaged bytes out
+    /// (synced), move later segments aside, write the manifest without them, then cut the damaged
+    /// segment.
     private static func setAside(
         _ damage: DamagePosition, tail: TailPosition?, manifest: Manifest, scan: ScanResult, store: StoreDirectory
     ) throws -> (Manifest, TailPosition?, [String]) {
         let fileSystem = store.fileSystem
         var quarantined: [String] = []
         var next = manifest
+        // Raise the epoch floor first: once files are moved aside, the epochs in them are no longer
+        // seen, and a crash before the final manifest must not let their numbers be used again.
+        if scan.highestEpochSeen > next.epochFloor {
+            next.epochFloor = scan.highestEpochSeen
+            next.generation += 1
+            try store.writeManifest(next)
+        }
         let damagedSequence = manifest.segments[damage.segmentIndex]
         var keptTail = tail
         if let tail, tail.segmentIndex == damage.segmentIndex {
@@ -179,7 +197,7 @@ extension Journal {
         next.generation += 1
         next.epochFloor = max(next.epochFloor, scan.highestEpochSeen)
         if next.segments.isEmpty {
-            let (withSegment, fresh) = try startFreshSegment(store: store, manifest: next, baseEpoch: scan.lastEpoch?.epoch ?? manifest.checkpointEpoch)
+            let (withSegment, fresh) = try startFreshSegment(store: store, manifest: next, baseEpoch: scan.lastEpoch?.epoch ?? manifest.newestCheckpointEpoch)
             fileSystem.close(fresh.descriptor)
             next = withSegment
             keptTail = TailPosition(
@@ -188,6 +206,24 @@ extension Journal {
             try store.writeManifest(next)
         }
         return (next, keptTail, quarantined)
+    }
+
+    /// Moves damaged checkpoints aside and drops them from the manifest, once replay fell back past them.
+    private static func setAsideCheckpoints(
+        _ damaged: [Manifest.CheckpointReference], manifest: Manifest, store: StoreDirectory
+    ) throws -> (Manifest, [String]) {
+        var next = manifest
+        var quarantined: [String] = []
+        for checkpoint in damaged {
+            let name = "damaged-" + FileNames.checkpoint(checkpoint.sequence)
+            try moveAside(FileNames.checkpoint(checkpoint.sequence), to: name, store: store)
+            quarantined.append(name)
+            next.checkpoints.removeAll { $0 == checkpoint }
+        }
+        next.generation += 1
+        try store.fileSystem.syncDirectory(store.path)
+        try store.writeManifest(next)
+        return (next, quarantined)
     }
 
     private static func moveAside(_ name: String, to target: String, store: StoreDirectory) throws {

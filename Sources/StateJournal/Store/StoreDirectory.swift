@@ -83,6 +83,25 @@ struct StoreDirectory {
         return descriptor
     }
 
+    /// The base epoch in a segment's header.
+    func segmentBase(_ sequence: UInt64) throws -> UInt64 {
+        let descriptor = try fileSystem.open(file(FileNames.segment(sequence)), .read)
+        defer { fileSystem.close(descriptor) }
+        let bytes = try fileSystem.read(descriptor, count: SegmentHeader.size, at: 0)
+        do {
+            return try bytes.withUnsafeBytes { try SegmentHeader.decode($0) }.baseEpoch
+        } catch {
+            throw JournalError(.damaged, "The header of \(FileNames.segment(sequence)) is damaged.", cause: error as? FormatViolation, file: file(FileNames.segment(sequence)))
+        }
+    }
+
+    /// A file's size.
+    func fileSize(_ name: String) throws -> Int64 {
+        let descriptor = try fileSystem.open(file(name), .read)
+        defer { fileSystem.close(descriptor) }
+        return try fileSystem.size(descriptor)
+    }
+
     /// Whether a name is one this library writes (and so may delete as a leftover).
     static func isStoreFile(_ name: String) -> Bool {
         name == FileNames.manifest || name == FileNames.lock || name.hasSuffix(FileNames.temporarySuffix)
@@ -100,7 +119,7 @@ struct StoreDirectory {
             } else if let sequence = FileNames.segmentSequence(name) {
                 isLeftover = !manifest.segments.contains(sequence)
             } else if let sequence = FileNames.checkpointSequence(name) {
-                isLeftover = sequence != manifest.checkpointSequence
+                isLeftover = !manifest.checkpoints.contains { $0.sequence == sequence }
             } else {
                 isLeftover = false
             }

@@ -123,6 +123,7 @@ public final class EpochWriter {
             journal.lastCommittedInfo = info
             journal.nextEpoch = epoch + 1
             finish()
+            journal.startCompactionIfDue()
             if journal.options.durability == .everyCommit { try journal.waitUntilDurable(journal.written) }
             return info
         }
@@ -186,6 +187,7 @@ public final class EpochWriter {
             throw Journal.ioError(error, doing, file: journal.store.file(FileNames.segment(journal.segment.header.sequence)))
         }
         journal.segment.size += Int64(framed.count)
+        journal.bytesSinceCheckpoint += Int64(framed.count)
         journal.written = JournalPosition(segment: journal.segment.header.sequence, offset: journal.segment.size)
     }
 

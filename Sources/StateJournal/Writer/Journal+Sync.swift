@@ -65,13 +65,17 @@ extension Journal {
     /// Order: seal record, fsync of the old segment, new segment with its header synced and its
     /// directory entry synced, then the manifest that names it. A crash before the manifest leaves a
     /// file no manifest names, which the next open removes.
-    func rollSegment() throws {
+    ///
+    /// - Parameter reservingCheckpoint: also reserve a file sequence number for a checkpoint, and
+    ///   return it; the manifest records the reservation so that the number is never used twice.
+    @discardableResult
+    func rollSegment(reservingCheckpoint: Bool = false) throws -> UInt64? {
         while syncInProgress { condition.wait() }
         let oldName = store.file(FileNames.segment(segment.header.sequence))
-        let lastEpoch = lastCommittedInfo?.epoch ?? manifest.checkpointEpoch
+        let lastEpoch = lastCommittedInfo?.epoch ?? manifest.newestCheckpointEpoch
         var next = manifest
         let sequence = next.nextFileSequence
-        next.nextFileSequence += 1
+        next.nextFileSequence += reservingCheckpoint ? 2 : 1
         next.generation += 1
         next.segments.append(sequence)
         next.epochFloor = max(next.epochFloor, lastEpoch)
@@ -106,5 +110,6 @@ extension Journal {
         committedSize = segment.size
         written = JournalPosition(segment: sequence, offset: segment.size)
         synced = written
+        return reservingCheckpoint ? sequence + 1 : nil
     }
 }

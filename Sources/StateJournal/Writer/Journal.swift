@@ -40,6 +40,12 @@ public final class Journal: @unchecked Sendable {
     var written: JournalPosition
     var synced: JournalPosition
     var syncInProgress = false
+    var compacting = false
+    /// Bytes appended to segments since the current checkpoint, for the automatic trigger.
+    var bytesSinceCheckpoint: Int64 = 0
+    /// The current checkpoint's size on disk.
+    var checkpointBytes: Int64 = 0
+    var lastCompactionFailure: JournalError?
 
     init(
         directory: String, options: JournalOptions, fileSystem: any FileSystem, manifest: Manifest, segment: ActiveSegment,

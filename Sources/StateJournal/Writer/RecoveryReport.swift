@@ -9,6 +9,8 @@ public struct RecoveryReport: Sendable, Hashable {
     public var removedLeftovers: [String]
     /// Damaged bytes and files moved aside for inspection, relative to the store directory.
     public var quarantinedFiles: [String]
+    /// Checkpoints that could not be read, so that replay fell back to an older checkpoint.
+    public var damagedCheckpoints: [DamageReport] = []
 
     /// Creates a report.
     public init(damage: DamageReport? = nil, truncatedTailBytes: Int64 = 0, removedLeftovers: [String] = [], quarantinedFiles: [String] = []) {
@@ -19,5 +21,7 @@ public struct RecoveryReport: Sendable, Hashable {
     }
 
     /// Whether opening found everything intact and had nothing to repair.
-    public var isClean: Bool { damage == nil && truncatedTailBytes == 0 && removedLeftovers.isEmpty && quarantinedFiles.isEmpty }
+    public var isClean: Bool {
+        damage == nil && truncatedTailBytes == 0 && removedLeftovers.isEmpty && quarantinedFiles.isEmpty && damagedCheckpoints.isEmpty
+    }
 }

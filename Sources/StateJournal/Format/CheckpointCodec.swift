@@ -1,0 +1,108 @@
+/// The content of a checkpoint file, once its LZ4 frame is decompressed: the state as of one epoch.
+///
+/// ```
+/// magic "SJCP" | version: u16 | flags: u16 | store id: 16 bytes | sequence: u64 |
+/// epoch: u64 | timestamp ms: u64 | epoch entry count: varint | epoch bytes: varint |
+/// metadata: count varint, then length-prefixed key and value pairs sorted by key |
+/// live path count: varint |
+/// per path, sorted: component count varint, (length varint, UTF-8)*, state length varint, state |
+/// crc32c of all the preceding content: u32
+/// ```
+struct CheckpointContent: Sendable {
+    static let magic: [UInt8] = Array("SJCP".utf8)
+
+    var storeID: StoreID
+    var sequence: UInt64
+    var info: EpochInfoFields
+    var entries: [RestorationPath: [UInt8]]
+
+    /// The fields of an ``EpochInfo`` as stored.
+    struct EpochInfoFields: Sendable, Equatable {
+        var epoch: UInt64
+        var timestampMilliseconds: UInt64
+        var entryCount: Int
+        var bytes: Int
+        var metadata: [String: String]
+    }
+
+    /// Serializes the content in pieces of about `chunk` bytes, calling `emit` with each.
+    func serialize(chunk: Int = 1 << 20, _ emit: ([UInt8]) throws -> Void) throws {
+        var writer = ByteWriter(capacity: chunk + 4096)
+        var crc: UInt32 = 0
+        writer.raw(Self.magic)
+        writer.u16(FormatVersion.current)
+        writer.u16(0)
+        writer.raw(storeID.bytes)
+        writer.u64(sequence)
+        writer.u64(info.epoch)
+        writer.u64(info.timestampMilliseconds)
+        writer.varint(info.entryCount)
+        writer.varint(info.bytes)
+        writer.varint(info.metadata.count)
+        for key in info.metadata.keys.sorted(by: { $0.utf8.lexicographicallyPrecedes($1.utf8) }) {
+            writer.lengthPrefixed(key)
+            writer.lengthPrefixed(info.metadata[key]!)
+        }
+        writer.varint(entries.count)
+        for path in entries.keys.sorted() {
+            writer.varint(path.components.count)
+            for component in path.components { writer.lengthPrefixed(component) }
+            let state = entries[path]!
+            writer.varint(state.count)
+            writer.raw(state)
+            if writer.bytes.count >= chunk {
+                crc = CRC32C.checksum(writer.bytes, continuing: crc)
+                try emit(writer.bytes)
+                writer.bytes.removeAll(keepingCapacity: true)
+            }
+        }
+        crc = CRC32C.checksum(writer.bytes, continuing: crc)
+        writer.u32(crc)
+        try emit(writer.bytes)
+    }
+
+    static func decode(_ bytes: UnsafeRawBufferPointer) throws(FormatViolation) -> CheckpointContent {
+        guard bytes.count >= 4 + 52 else { throw FormatViolation("checkpoint content is too short") }
+        let body = UnsafeRawBufferPointer(rebasing: bytes[0..<bytes.count - 4])
+        guard CRC32C.checksum(body) == ByteReader.littleEndianU32(bytes, at: bytes.count - 4) else {
+            throw FormatViolation("checkpoint content checksum mismatch")
+        }
+        var reader = ByteReader(body)
+        guard Array(try reader.bytes(4)) == magic else { throw FormatViolation("not a checkpoint: bad magic") }
+        let version = try reader.u16()
+        guard version == FormatVersion.current else {
+            throw FormatViolation("checkpoint format version \(version) is not supported (this library reads \(FormatVersion.current))")
+        }
+        _ = try reader.u16()
+        let id = StoreID(bytes: Array(try reader.bytes(16)))
+        let sequence = try reader.u64()
+        let epoch = try reader.u64()
+        let timestamp = try reader.u64()
+        let entryCount = try reader.count(atMost: Int(Int32.max), "epoch entry count")
+        let epochBytes = try reader.count(atMost: Int(Int64.max), "epoch bytes")
+        let metadataCount = try reader.count(atMost: JournalLimits.maximumMetadataCount, "metadata count")
+        var metadata: [String: String] = [:]
+        for _ in 0..<metadataCount {
+            let key = try reader.string(atMost: JournalLimits.maximumMetadataItemLength, "metadata key")
+            metadata[key] = try reader.string(atMost: JournalLimits.maximumMetadataItemLength, "metadata value")
+        }
+        let count = try reader.count(atMost: reader.remaining / 3, "live path count")
+        var entries: [RestorationPath: [UInt8]] = [:]
+        entries.reserveCapacity(count)
+        for _ in 0..<count {
+            let depth = try reader.count(atMost: JournalLimits.maximumPathDepth, "path depth")
+            guard depth > 0 else { throw FormatViolation("a path has no components") }
+            var components: [String] = []
+            for _ in 0..<depth {
+                components.append(try reader.string(atMost: JournalLimits.maximumComponentLength, "path component"))
+            }
+            let length = try reader.count(atMost: JournalLimits.maximumStateSize, "state length")
+            entries[RestorationPath(components)] = Array(try reader.bytes(length))
+        }
+        guard reader.isAtEnd, entries.count == count else { throw FormatViolation("checkpoint content has trailing bytes or repeated paths") }
+        return CheckpointContent(
+            storeID: id, sequence: sequence,
+            info: EpochInfoFields(epoch: epoch, timestampMilliseconds: timestamp, entryCount: entryCount, bytes: epochBytes, metadata: metadata),
+            entries: entries)
+    }
+}

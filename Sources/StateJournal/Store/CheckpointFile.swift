@@ -1,0 +1,71 @@
+import Foundation
+
+/// Writes and reads checkpoint files: one LZ4 frame (with content checksum) around
+/// ``CheckpointContent``, so that `lz4 -t` can test a checkpoint and `lz4 -d` can unpack it.
+enum CheckpointFile {
+    /// Writes the checkpoint, syncs it and its directory entry, and returns its size.
+    static func write(_ content: CheckpointContent, in store: StoreDirectory) throws -> Int64 {
+        let fileSystem = store.fileSystem
+        let path = store.file(FileNames.checkpoint(content.sequence))
+        let descriptor = try fileSystem.open(path, .createNew)
+        var offset: Int64 = 0
+        do {
+            let compressor = try LZ4FrameCompressor()
+            func emit(_ bytes: [UInt8]) throws {
+                guard !bytes.isEmpty else { return }
+                try fileSystem.writeAll(descriptor, bytes, at: offset)
+                offset += Int64(bytes.count)
+            }
+            try emit(try compressor.begin())
+            try content.serialize { try emit(try compressor.update($0)) }
+            try emit(try compressor.end())
+            try fileSystem.fullSync(descriptor)
+        } catch {
+            fileSystem.close(descriptor)
+            try? fileSystem.remove(path)
+            throw error
+        }
+        fileSystem.close(descriptor)
+        try fileSystem.syncDirectory(store.path)
+        return offset
+    }
+
+    /// Reads and checks the checkpoint a manifest names.
+    ///
+    /// Decompression stops at 255 times the file size (LZ4's largest ratio) plus a margin, so a
+    /// damaged frame cannot make it allocate beyond what the file could hold.
+    static func load(_ reference: Manifest.CheckpointReference, storeID: StoreID, in store: StoreDirectory) throws -> CheckpointContent {
+        let fileSystem = store.fileSystem
+        let descriptor = try fileSystem.open(store.file(FileNames.checkpoint(reference.sequence)), .read)
+        defer { fileSystem.close(descriptor) }
+        let size = try fileSystem.size(descriptor)
+        let limit = Int(min(Int64(Int32.max), size * 255 + (1 << 20)))
+        let decompressor = try LZ4FrameDecompressor(limit: limit)
+        var offset: Int64 = 0
+        while offset < size {
+            let chunk = try fileSystem.read(descriptor, count: Int(min(Int64(1 << 20), size - offset)), at: offset)
+            guard !chunk.isEmpty else { break }
+            let consumed = try chunk.withUnsafeBytes { try decompressor.feed($0) }
+            offset += Int64(chunk.count)
+            if decompressor.finished {
+                guard consumed == chunk.count && offset == size else {
+                    throw FormatViolation("bytes follow the checkpoint's LZ4 frame")
+                }
+            }
+        }
+        guard decompressor.finished else { throw FormatViolation("the checkpoint's LZ4 frame is cut short") }
+        let content = try decompressor.output.withUnsafeBytes { try CheckpointContent.decode($0) }
+        guard content.storeID == storeID, content.sequence == reference.sequence, content.info.epoch == reference.epoch else {
+            throw FormatViolation("the checkpoint does not belong to this store or position")
+        }
+        return content
+    }
+}
+
+extension CheckpointContent.EpochInfoFields {
+    var epochInfo: EpochInfo {
+        EpochInfo(
+            epoch: epoch, timestamp: Date(timeIntervalSince1970: Double(timestampMilliseconds) / 1000), metadata: metadata,
+            entryCount: entryCount, bytes: bytes)
+    }
+}
