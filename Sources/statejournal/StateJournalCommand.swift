@@ -4,7 +4,11 @@ import ArgumentParser
 struct StateJournalCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "statejournal",
-        abstract: "Inspect, replay, verify and benchmark StateJournal stores.",
-        subcommands: [BenchCommand.self]
+        abstract: "Inspect, replay, verify, compact and benchmark StateJournal stores.",
+        discussion: "Every read command opens the store read-only, beside a live writer if there is one.",
+        subcommands: [
+            LogCommand.self, ShowCommand.self, DiffCommand.self, HistoryCommand.self, VerifyCommand.self,
+            CompactCommand.self, RewindCommand.self, SoakCommand.self, BenchCommand.self,
+        ]
     )
 }

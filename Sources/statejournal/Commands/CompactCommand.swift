@@ -1,0 +1,34 @@
+import ArgumentParser
+import StateJournal
+
+struct CompactCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "compact", abstract: "Fold the journal into a checkpoint now (needs the writer lock).")
+
+    @OptionGroup var store: StoreOptions
+
+    func run() throws {
+        try reportingErrors {
+            // Refuse a directory that holds no store, rather than create one there.
+            _ = try JournalReader(at: store.url)
+            let progress = Progress()
+            progress.update("compacting \(store.directory)…")
+            let journal = try Journal.open(at: store.url)
+            let report = try journal.compact()
+            try journal.close()
+            progress.finish()
+            if store.json {
+                return try printJSON(
+                    report.map { [
+                        "checkpointEpoch": "\($0.checkpointEpoch)", "checkpointFile": $0.checkpointFile, "checkpointBytes": "\($0.checkpointBytes)",
+                        "liveEntries": "\($0.liveEntries)", "removedFiles": $0.removedFiles.joined(separator: ","),
+                    ] } ?? [:])
+            }
+            guard let report else { return print("Nothing to compact: no epoch was committed since the current checkpoint.") }
+            print(
+                "Checkpoint \(report.checkpointFile) holds \(report.liveEntries) paths as of epoch \(report.checkpointEpoch) in \(report.checkpointBytes) bytes."
+            )
+            if !report.removedFiles.isEmpty { print("Removed by retention: \(report.removedFiles.joined(separator: ", "))") }
+        }
+    }
+}

@@ -1,0 +1,81 @@
+import ArgumentParser
+import Foundation
+import StateJournal
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// The store directory every inspecting command takes, and `--json`.
+struct StoreOptions: ParsableArguments {
+    @Argument(help: "The store directory.", completion: .directory)
+    var directory: String
+
+    @Flag(help: "Print JSON (field names are stable and documented in the README).")
+    var json = false
+
+    var url: URL { URL(fileURLWithPath: directory) }
+}
+
+/// Runs a command body, turning a `JournalError` into one clear sentence on standard error and an
+/// exit status: 2 when the directory holds no store, 1 otherwise.
+func reportingErrors(_ body: () throws -> Void) throws {
+    do {
+        try body()
+    } catch let error as JournalError {
+        printError(error.message)
+        throw ExitCode(error.code == .notAStore || error.code == .unsupportedFormat ? 2 : 1)
+    }
+}
+
+func printError(_ message: String) {
+    FileHandle.standardError.write(Data(("statejournal: " + message + "\n").utf8))
+}
+
+/// Prints a value as pretty, key-sorted JSON.
+func printJSON<Value: Encodable>(_ value: Value) throws {
+    let encoder = JSONEncoder()
+    encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
+    encoder.dateEncodingStrategy = .iso8601
+    print(String(decoding: try encoder.encode(value), as: UTF8.self))
+}
+
+/// Progress lines for long work, on standard error, only when it is a terminal.
+struct Progress {
+    let enabled = isatty(STDERR_FILENO) != 0
+
+    func update(_ text: String) {
+        guard enabled else { return }
+        FileHandle.standardError.write(Data(("\r\u{1B}[2K" + text).utf8))
+    }
+
+    func finish() {
+        guard enabled else { return }
+        FileHandle.standardError.write(Data("\r\u{1B}[2K".utf8))
+    }
+}
+
+/// Formats rows as an aligned table; numbers align right.
+func table(_ header: [String], _ rows: [[String]], rightAligned: Set<Int> = []) -> String {
+    let widths = header.indices.map { column in ([header] + rows).map { $0[column].count }.max() ?? 0 }
+    func line(_ cells: [String]) -> String {
+        cells.enumerated().map { column, cell in
+            let padding = String(repeating: " ", count: widths[column] - cell.count)
+            return rightAligned.contains(column) ? padding + cell : cell + padding
+        }.joined(separator: "  ").replacingOccurrences(of: "\\s+$", with: "", options: .regularExpression)
+    }
+    return ([line(header)] + rows.map(line)).joined(separator: "\n")
+}
+
+extension Date {
+    var iso8601: String { formatted(.iso8601) }
+}
+
+/// Parses a restoration path given on the command line.
+func parsePath(_ text: String) throws -> RestorationPath {
+    do {
+        return try RestorationPath(parsing: text)
+    } catch let error as JournalError {
+        throw ValidationError(error.message)
+    }
+}
