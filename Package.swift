@@ -17,6 +17,11 @@ let package = Package(
             pkgConfig: "liblz4",
             providers: [.apt(["liblz4-dev"])]
         ),
+        .systemLibrary(
+            name: "CSQLite",
+            pkgConfig: "sqlite3",
+            providers: [.apt(["libsqlite3-dev"])]
+        ),
         .target(
             name: "StateJournal",
             dependencies: ["CLZ4"]
@@ -31,7 +36,7 @@ let package = Package(
         ),
         .target(
             name: "StateJournalComparison",
-            dependencies: ["StateJournal"]
+            dependencies: ["StateJournal", "CLZ4", "CSQLite"]
         ),
         .executableTarget(
             name: "statejournal",
@@ -49,6 +54,10 @@ let package = Package(
             name: "StateJournalTests",
             dependencies: ["StateJournal", "StateJournalTestSupport"],
             resources: [.copy("Golden")]
+        ),
+        .testTarget(
+            name: "StatejournalToolTests",
+            dependencies: ["StateJournal", "StateJournalTestSupport", "StateJournalComparison"]
         ),
         .testTarget(
             name: "StateRestorationTests",

@@ -39,10 +39,12 @@ struct SoakCommand: ParsableCommand {
     }
 
     func run() throws {
-        let workload = SoakWorkload(objects: objects, seed: seed)
         let url = URL(fileURLWithPath: directory)
         if check {
             try reportingErrors {
+                // The object count is part of the workload; the store records it with every epoch.
+                let recorded = try JournalReader(at: url).history().last?.metadata["soak.objects"].flatMap { Int($0) }
+                let workload = SoakWorkload(objects: recorded ?? objects, seed: seed)
                 switch try workload.check(url) {
                 case .success(let epochs):
                     print("ok: \(epochs) retained epochs match the workload")
@@ -53,6 +55,7 @@ struct SoakCommand: ParsableCommand {
             }
             return
         }
+        let workload = SoakWorkload(objects: objects, seed: seed)
         try reportingErrors {
             let policy: Durability =
                 switch durability {
@@ -66,7 +69,7 @@ struct SoakCommand: ParsableCommand {
             var epoch = (journal.lastCommitted?.epoch ?? 0) + 1
             let deadline = Date(timeIntervalSinceNow: seconds)
             while Date() < deadline {
-                let info = try journal.commit(workload.changes(at: epoch), metadata: ["soak.seed": String(seed)])
+                let info = try journal.commit(workload.changes(at: epoch), metadata: ["soak.seed": String(seed), "soak.objects": String(objects)])
                 guard info.epoch == epoch else {
                     throw JournalError(.damaged, "The store committed epoch \(info.epoch) where the soak expected \(epoch); it was not written by this soak.")
                 }

@@ -1,0 +1,173 @@
+import Foundation
+import StateJournal
+import StateJournalTestSupport
+import Testing
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// The read commands, run as the built binary on stores `soak` wrote: their output, their JSON, and
+/// their exit status on intact, torn and damaged stores.
+@Suite struct ReadCommandTests {
+    /// A store of `seconds` of soak with a fixed seed, and its last epoch.
+    static func soakedStore(_ directory: TemporaryDirectory, seconds: String = "0.4") throws -> (String, UInt64) {
+        let store = directory.appending("store")
+        let run = try ToolRunner.run(["soak", store, "--seconds", seconds, "--objects", "12", "--durability", "none"])
+        #expect(run.status == 0, "\(run.standardError)")
+        let last = run.standardOutput.split(separator: "\n").last.map { UInt64($0.dropFirst("committed ".count))! } ?? 0
+        return (store, last)
+    }
+
+    @Test func logListsEveryRetainedEpochAsTextAndJSON() throws {
+        let directory = TemporaryDirectory()
+        let (store, last) = try Self.soakedStore(directory)
+        let text = try ToolRunner.run(["log", store])
+        #expect(text.status == 0)
+        #expect(text.standardOutput.hasPrefix("EPOCH"))
+        let epochs = try ToolRunner.json(try ToolRunner.run(["log", store, "--json"])) as! [[String: Any]]
+        #expect((epochs.last!["epoch"] as! NSNumber).uint64Value == last)
+        for field in ["epoch", "timestamp", "metadata", "entries", "bytes"] { #expect(epochs[0][field] != nil, "\(field)") }
+        #expect((epochs.last!["metadata"] as! [String: String])["soak.seed"] == "1")
+        #expect((epochs.last!["timestamp"] as! String).hasSuffix("Z"))
+    }
+
+    @Test func showPrintsTheStateAtAnEpochUnderAPrefix() throws {
+        let directory = TemporaryDirectory()
+        let (store, last) = try Self.soakedStore(directory)
+        let shown = try ToolRunner.json(try ToolRunner.run(["show", store, "--json"])) as! [String: Any]
+        #expect((shown["epoch"] as! NSNumber).uint64Value == last)
+        let objects = shown["objects"] as! [String: [String: Any]]
+        #expect((objects["Soak/Epoch"]!["state"] as? NSNumber)?.uint64Value == last)
+        #expect(objects.values.allSatisfy { $0["type"] != nil && $0["state"] != nil })
+        let earlier = try ToolRunner.json(try ToolRunner.run(["show", store, "--epoch", String(last - 1), "--path", "Soak/Epoch", "--json"])) as! [String: Any]
+        let earlierObjects = earlier["objects"] as! [String: [String: Any]]
+        #expect(earlierObjects.keys.sorted() == ["Soak/Epoch"])
+        #expect((earlierObjects["Soak/Epoch"]!["state"] as? NSNumber)?.uint64Value == last - 1)
+        let text = try ToolRunner.run(["show", store, "--path", "Soak"])
+        #expect(text.standardOutput.contains("Soak/Epoch"))
+        let missing = try ToolRunner.run(["show", store, "--epoch", "999999999"])
+        #expect(missing.status == 1)
+        #expect(missing.standardError.contains("not in the store"))
+    }
+
+    @Test func diffAndHistoryReportChangesBetweenEpochs() throws {
+        let directory = TemporaryDirectory()
+        let (store, last) = try Self.soakedStore(directory)
+        let diff = try ToolRunner.json(try ToolRunner.run(["diff", store, String(last - 1), String(last), "--json"])) as! [String: Any]
+        let changed = diff["changed"] as! [String: Any]
+        #expect(changed["Soak/Epoch"] != nil)
+        let history = try ToolRunner.json(try ToolRunner.run(["history", store, "Soak/Epoch", "--json"])) as! [[String: Any]]
+        #expect((history.last!["epoch"] as! NSNumber).uint64Value == last)
+        let text = try ToolRunner.run(["history", store, "Soak/Epoch"])
+        #expect(text.status == 0)
+        #expect(text.standardOutput.contains(String(last)))
+    }
+
+    @Test func verifySaysCleanDamagedOrUnusableWithItsExitStatus() throws {
+        let directory = TemporaryDirectory()
+        let (store, _) = try Self.soakedStore(directory)
+        #expect(try ToolRunner.run(["verify", store]).status == 0)
+        let notAStore = TemporaryDirectory()
+        let unusable = try ToolRunner.run(["verify", notAStore.path, "--json"])
+        #expect(unusable.status == 2)
+        #expect((try ToolRunner.json(unusable) as! [String: Any])["status"] as? String == "unusable")
+
+        let segment = try Corruption.segmentNames(in: store).last!
+        let size = try Corruption.readFile(store + "/" + segment).count
+        try Corruption.flipByte(store + "/" + segment, at: size / 2)
+        let before = try Corruption.readFile(store + "/" + segment)
+        let damaged = try ToolRunner.run(["verify", store, "--json"])
+        #expect(damaged.status == 1)
+        let report = try ToolRunner.json(damaged) as! [String: Any]
+        #expect(report["status"] as? String == "damaged")
+        #expect(report["damagedFile"] as? String == segment)
+        #expect(try Corruption.readFile(store + "/" + segment) == before, "verify modified the store")
+    }
+
+    @Test func everyReadCommandCopesWithATornTailAndAFlippedByte() throws {
+        for damage in ["torn", "flipped"] {
+            let directory = TemporaryDirectory()
+            let (store, last) = try Self.soakedStore(directory)
+            let segment = store + "/" + (try Corruption.segmentNames(in: store).last!)
+            let size = try Corruption.readFile(segment).count
+            if damage == "torn" {
+                // What a crash in the middle of appending leaves: the start of a record, then nothing.
+                try Corruption.append(segment, [0x12, 0x34, 0x56, 0x78, 0x40, 0x00, 0x00, 0x00, 0x01, 0x05])
+            } else {
+                try Corruption.flipByte(segment, at: size / 2)
+            }
+            let commands: [[String]] = [
+                ["log", store], ["show", store], ["show", store, "--json"], ["diff", store, String(last - 3), String(last - 2)],
+                ["history", store, "Soak/Epoch"], ["verify", store],
+            ]
+            for command in commands {
+                let run = try ToolRunner.run(command)
+                #expect(run.status == 0 || run.status == 1, "\(damage): \(command) exited \(run.status): \(run.standardError)")
+                #expect(!run.standardError.contains("Fatal error"), "\(damage): \(command) crashed")
+            }
+            let verify = try ToolRunner.run(["verify", store])
+            #expect(verify.status == (damage == "torn" ? 0 : 1), "\(damage): \(verify.standardOutput)")
+        }
+    }
+
+    @Test func showWorksBesideARunningSoak() throws {
+        let directory = TemporaryDirectory()
+        let store = directory.appending("store")
+        let process = Process()
+        process.executableURL = ToolRunner.binary
+        process.arguments = ["soak", store, "--seconds", "3", "--objects", "12"]
+        process.standardOutput = FileHandle.nullDevice
+        try process.run()
+        defer {
+            kill(process.processIdentifier, SIGKILL)
+            process.waitUntilExit()
+        }
+        usleep(300_000)
+        var reads = 0
+        for _ in 0..<8 {
+            let run = try ToolRunner.run(["show", store, "--json"])
+            #expect(run.status == 0, "\(run.standardError)")
+            if let shown = try? ToolRunner.json(run) as? [String: Any], shown["epoch"] != nil { reads += 1 }
+            usleep(50_000)
+        }
+        #expect(reads == 8)
+    }
+
+    @Test func rewindThenShowEqualsShowAtThatEpoch() throws {
+        let directory = TemporaryDirectory()
+        let (store, last) = try Self.soakedStore(directory)
+        let target = directory.appending("rewound")
+        let epoch = String(last - 5)
+        let rewind = try ToolRunner.run(["rewind", store, "--epoch", epoch, "--into", target])
+        #expect(rewind.status == 0, "\(rewind.standardError)")
+        let original = try ToolRunner.json(try ToolRunner.run(["show", store, "--epoch", epoch, "--json"])) as! [String: Any]
+        let rewound = try ToolRunner.json(try ToolRunner.run(["show", target, "--json"])) as! [String: Any]
+        #expect(NSDictionary(dictionary: original["objects"] as! [String: Any]).isEqual(to: rewound["objects"] as! [String: Any]))
+        let again = try ToolRunner.run(["rewind", store, "--epoch", epoch, "--into", target])
+        #expect(again.status != 0)
+    }
+
+    @Test func aDirectoryThatIsNotAStoreSaysSo() throws {
+        let directory = TemporaryDirectory()
+        _ = FileManager.default.createFile(atPath: directory.appending("notes.txt"), contents: Data("hello".utf8))
+        for command in [["log", directory.path], ["show", directory.path], ["compact", directory.path]] {
+            let run = try ToolRunner.run(command)
+            #expect(run.status == 2, "\(command)")
+            #expect(run.standardError.contains("not a StateJournal store"), "\(command): \(run.standardError)")
+        }
+    }
+
+    @Test func compactRefusesWhileAWriterHoldsTheLock() throws {
+        let directory = TemporaryDirectory()
+        let (store, _) = try Self.soakedStore(directory)
+        let journal = try Journal.open(at: URL(fileURLWithPath: store))
+        let refused = try ToolRunner.run(["compact", store])
+        #expect(refused.status == 1)
+        #expect(refused.standardError.contains("in use by process"))
+        try journal.close()
+        let compacted = try ToolRunner.run(["compact", store])
+        #expect(compacted.status == 0, "\(compacted.standardError)")
+        #expect(try ToolRunner.run(["soak", store, "--check"]).status == 0)
+    }
+}

@@ -1,0 +1,44 @@
+import Foundation
+
+/// Runs the built `statejournal` binary, as a user would.
+struct ToolRunner {
+    /// The binary next to the test bundle, in the build's products directory.
+    static let binary: URL = {
+        let candidates = [
+            Bundle.main.bundleURL.appendingPathComponent("statejournal"),
+            Bundle.main.bundleURL.deletingLastPathComponent().appendingPathComponent("statejournal"),
+            URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent().appendingPathComponent("statejournal"),
+        ]
+        return candidates.first { FileManager.default.isExecutableFile(atPath: $0.path) } ?? candidates[0]
+    }()
+
+    struct Output {
+        var status: Int32
+        var standardOutput: String
+        var standardError: String
+    }
+
+    /// Runs the tool to completion.
+    @discardableResult
+    static func run(_ arguments: [String]) throws -> Output {
+        let process = Process()
+        process.executableURL = binary
+        process.arguments = arguments
+        let output = Pipe()
+        let error = Pipe()
+        process.standardOutput = output
+        process.standardError = error
+        try process.run()
+        let outputData = output.fileHandleForReading.readDataToEndOfFile()
+        let errorData = error.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        return Output(
+            status: process.terminationStatus, standardOutput: String(decoding: outputData, as: UTF8.self),
+            standardError: String(decoding: errorData, as: UTF8.self))
+    }
+
+    /// Parses JSON output.
+    static func json(_ output: Output) throws -> Any {
+        try JSONSerialization.jsonObject(with: Data(output.standardOutput.utf8))
+    }
+}
