@@ -94,14 +94,22 @@ extension Journal {
         let journal = Journal(
             directory: store.path, options: options, fileSystem: fileSystem, manifest: manifest, segment: segment,
             lock: lock, recovered: recovered, report: report, nextEpoch: next)
-        journal.checkpointBytes = try manifest.checkpoints.last.map { try store.fileSize(FileNames.checkpoint($0.sequence)) } ?? 0
-        for sequence in manifest.segments where try store.segmentBase(sequence) >= manifest.newestCheckpointEpoch {
-            journal.bytesSinceCheckpoint += try store.fileSize(FileNames.segment(sequence)) - Int64(SegmentHeader.size)
-        }
-        if segment.isSealed {
+        do {
+            journal.checkpointBytes = try manifest.checkpoints.last.map { try store.fileSize(FileNames.checkpoint($0.sequence)) } ?? 0
+            for sequence in manifest.segments where try store.segmentBase(sequence) >= manifest.newestCheckpointEpoch {
+                journal.bytesSinceCheckpoint += try store.fileSize(FileNames.segment(sequence)) - Int64(SegmentHeader.size)
+            }
+            if segment.isSealed {
+                journal.condition.lock()
+                defer { journal.condition.unlock() }
+                try journal.rollSegment()
+            }
+        } catch {
+            // `open` releases the lock when this throws; the journal, going away, must not close it again.
             journal.condition.lock()
-            defer { journal.condition.unlock() }
-            try journal.rollSegment()
+            journal.lock = nil
+            journal.condition.unlock()
+            throw error
         }
         if case .interval(let seconds) = options.durability { journal.startIntervalSync(every: max(seconds, 0.001)) }
         return journal
