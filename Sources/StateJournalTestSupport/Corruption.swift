@@ -1,0 +1,153 @@
+import Foundation
+
+/// Damage done to a store's files on purpose, and the few facts about the on-disk layout a test
+/// needs to aim it (file names, header size, record framing), taken from the format article.
+public enum Corruption {
+    /// The segment header's size in bytes.
+    public static let segmentHeaderSize = 44
+    /// The record header's size: `crc32c u32 | length u32 | type u8`.
+    public static let recordHeaderSize = 9
+
+    public static func readFile(_ path: String) throws -> [UInt8] {
+        [UInt8](try Data(contentsOf: URL(fileURLWithPath: path)))
+    }
+
+    public static func writeFile(_ path: String, _ bytes: [UInt8]) throws {
+        try Data(bytes).write(to: URL(fileURLWithPath: path))
+    }
+
+    /// Cuts the file to its first `offset` bytes.
+    public static func truncate(_ path: String, at offset: Int) throws {
+        let bytes = try readFile(path)
+        precondition(offset <= bytes.count)
+        try writeFile(path, Array(bytes[..<offset]))
+    }
+
+    /// Inverts every bit of the byte at `offset`.
+    public static func flipByte(_ path: String, at offset: Int, mask: UInt8 = 0xFF) throws {
+        var bytes = try readFile(path)
+        bytes[offset] ^= mask
+        try writeFile(path, bytes)
+    }
+
+    /// Overwrites bytes at `offset`.
+    public static func overwrite(_ path: String, at offset: Int, with replacement: [UInt8]) throws {
+        var bytes = try readFile(path)
+        bytes.replaceSubrange(offset..<offset + replacement.count, with: replacement)
+        try writeFile(path, bytes)
+    }
+
+    /// Appends bytes to the end of the file.
+    public static func append(_ path: String, _ extra: [UInt8]) throws {
+        try writeFile(path, try readFile(path) + extra)
+    }
+
+    public static func zeros(_ count: Int) -> [UInt8] { [UInt8](repeating: 0, count: count) }
+
+    public static func garbage(_ count: Int, seed: UInt64) -> [UInt8] {
+        var random = SplitMix64(seed: seed)
+        return random.bytes(count)
+    }
+
+    /// The store's segment file names, oldest first.
+    public static func segmentNames(in directory: String) throws -> [String] {
+        try FileManager.default.contentsOfDirectory(atPath: directory)
+            .filter { $0.hasPrefix("segment-") && $0.hasSuffix(".sjl") }.sorted()
+    }
+
+    /// The store's quarantine file names.
+    public static func quarantineNames(in directory: String) throws -> [String] {
+        try FileManager.default.contentsOfDirectory(atPath: directory).filter { $0.hasPrefix("damaged-") }.sorted()
+    }
+
+    /// One framed record of a segment, as the framing alone describes it.
+    public struct RecordSpan: Sendable, Hashable {
+        public var offset: Int
+        public var length: Int
+        public var type: UInt8
+        public var end: Int { offset + length }
+        public static let batch: UInt8 = 1, commit: UInt8 = 2, seal: UInt8 = 3
+    }
+
+    /// Walks the record framing of an intact segment.
+    public static func records(ofSegment bytes: [UInt8]) -> [RecordSpan] {
+        var spans: [RecordSpan] = []
+        var offset = segmentHeaderSize
+        while offset + recordHeaderSize <= bytes.count {
+            let length = Int(littleEndianU32(bytes, at: offset + 4))
+            let end = offset + recordHeaderSize + length
+            guard end <= bytes.count else { break }
+            spans.append(RecordSpan(offset: offset, length: recordHeaderSize + length, type: bytes[offset + 8]))
+            offset = end
+        }
+        return spans
+    }
+
+    public static func littleEndianU32(_ bytes: [UInt8], at offset: Int) -> UInt32 {
+        (0..<4).reduce(UInt32(0)) { $0 | UInt32(bytes[offset + $1]) << UInt32(8 * $1) }
+    }
+
+    public static func littleEndianBytes(_ value: UInt32) -> [UInt8] {
+        (0..<4).map { UInt8(truncatingIfNeeded: value >> UInt32(8 * $0)) }
+    }
+
+    /// Frames a record the way a segment holds it, with a correct checksum: for crafting records
+    /// whose framing is valid but whose content lies.
+    public static func frame(type: UInt8, payload: [UInt8]) -> [UInt8] {
+        let covered = littleEndianBytes(UInt32(payload.count)) + [type] + payload
+        return littleEndianBytes(TestCRC32C.checksum(covered)) + covered
+    }
+
+    /// LEB128, as the format's varints.
+    public static func varint(_ value: UInt64) -> [UInt8] {
+        var value = value
+        var bytes: [UInt8] = []
+        repeat {
+            var byte = UInt8(value & 0x7F)
+            value >>= 7
+            if value != 0 { byte |= 0x80 }
+            bytes.append(byte)
+        } while value != 0
+        return bytes
+    }
+}
+
+/// CRC-32C (Castagnoli, reflected polynomial 0x82F63B78), bitwise: the checksum of the format, for
+/// tests that craft bytes with valid checksums.
+public enum TestCRC32C {
+    public static func checksum(_ bytes: [UInt8]) -> UInt32 {
+        var crc: UInt32 = 0xFFFF_FFFF
+        for byte in bytes {
+            crc ^= UInt32(byte)
+            for _ in 0..<8 { crc = crc & 1 != 0 ? (crc >> 1) ^ 0x82F6_3B78 : crc >> 1 }
+        }
+        return ~crc
+    }
+}
+
+/// Every file of a directory, held in memory, to put a store back exactly as it was between the
+/// cases of a sweep.
+public struct DirectorySnapshot: Sendable {
+    public let files: [String: [UInt8]]
+
+    public init(of directory: String) throws {
+        var files: [String: [UInt8]] = [:]
+        for name in try FileManager.default.contentsOfDirectory(atPath: directory) {
+            files[name] = try Corruption.readFile(directory + "/" + name)
+        }
+        self.files = files
+    }
+
+    /// Makes `directory` hold exactly the snapshot's files.
+    public func restore(to directory: String) throws {
+        let manager = FileManager.default
+        if manager.fileExists(atPath: directory) {
+            for name in try manager.contentsOfDirectory(atPath: directory) where files[name] == nil {
+                try manager.removeItem(atPath: directory + "/" + name)
+            }
+        } else {
+            try manager.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        }
+        for (name, bytes) in files { try Corruption.writeFile(directory + "/" + name, bytes) }
+    }
+}

@@ -1,0 +1,300 @@
+import Foundation
+import StateJournal
+import Synchronization
+
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#endif
+
+/// The kinds of call the ``FileSystem`` seam makes that touch the disk. `close` is not counted: it
+/// cannot fail through the seam.
+package enum IOCallKind: String, CaseIterable, Sendable, CustomStringConvertible {
+    case open, write, read, size, truncate, dataSync, fullSync, rename, remove, makeDirectory, contentsOfDirectory, tryLock
+
+    package var description: String { rawValue }
+
+    /// The kinds a sync failure applies to.
+    package static let syncs: Set<IOCallKind> = [.dataSync, .fullSync]
+}
+
+/// What an injected fault does to the call it hits.
+package enum InjectedFault: Sendable, Hashable, CustomStringConvertible {
+    /// The call fails with this `errno` and does nothing.
+    case error(Int32)
+    /// A write writes the first half of its bytes and returns that count (other calls fail with `EIO`).
+    case shortWrite
+    /// A write writes the first half of its bytes and then fails with this `errno` (other calls fail with it).
+    case shortWriteThenError(Int32)
+
+    package static let eio = InjectedFault.error(EIO)
+    package static let enospc = InjectedFault.error(ENOSPC)
+
+    package var description: String {
+        switch self {
+        case .error(let code): "error(\(Self.name(code)))"
+        case .shortWrite: "shortWrite"
+        case .shortWriteThenError(let code): "shortWriteThenError(\(Self.name(code)))"
+        }
+    }
+
+    private static func name(_ code: Int32) -> String {
+        switch code {
+        case EIO: "EIO"
+        case ENOSPC: "ENOSPC"
+        default: "errno \(code)"
+        }
+    }
+}
+
+/// When a fault fires: at the `callNumber`-th call (counting from 1) among the calls of `kinds`, once
+/// or at that call and every matching call after it.
+package struct FaultPlan: Sendable, Hashable, CustomStringConvertible {
+    package var callNumber: Int
+    /// The kinds counted and hit; `nil` for every kind.
+    package var kinds: Set<IOCallKind>?
+    package var fault: InjectedFault
+    package var persistent: Bool
+
+    package init(at callNumber: Int, of kinds: Set<IOCallKind>? = nil, fault: InjectedFault, persistent: Bool = false) {
+        self.callNumber = callNumber
+        self.kinds = kinds
+        self.fault = fault
+        self.persistent = persistent
+    }
+
+    package var description: String {
+        let which = kinds.map { $0.map(\.rawValue).sorted().joined(separator: "|") } ?? "any"
+        return "\(fault) at \(which) call #\(callNumber)\(persistent ? " and after" : "")"
+    }
+}
+
+/// A ``FileSystem`` over ``PosixFileSystem`` that counts the calls that touch the disk, can make one
+/// of them (or every one from it on) fail, and remembers how much of each file was synced, so that
+/// a test can build the image a power cut would leave.
+///
+/// Thread-safe: all bookkeeping is behind one mutex, and the real calls run outside it.
+package final class FaultInjectingFileSystem: FileSystem {
+    private struct State {
+        var plan: FaultPlan?
+        var totalCalls = 0
+        var matchingCalls = 0
+        var callsByKind: [IOCallKind: Int] = [:]
+        var faultsFired = 0
+        var log: [(IOCallKind, String)] = []
+        var largestRead = 0
+        var unmatchedCloses = 0
+        var descriptorPaths: [Int32: String] = [:]
+        /// Per file: how many of its bytes are on stable storage, as far as this layer can tell.
+        var durableLengths: [String: Int64] = [:]
+    }
+
+    private let base = PosixFileSystem()
+    private let state: Mutex<State>
+    private let keepsLog: Bool
+    private let passesSyncsOn: Bool
+
+    /// - Parameters:
+    ///   - plan: the fault to inject, if any.
+    ///   - keepsLog: whether to keep a log of the calls (``log``).
+    ///   - passesSyncsOn: whether `fsync` and `fdatasync` reach the disk. By default they do not:
+    ///     what they would make durable is tracked (``writePowerLossImage(of:to:)``), and tests that
+    ///     sync thousands of times stay fast and independent of the disk.
+    package init(plan: FaultPlan? = nil, keepsLog: Bool = false, passesSyncsOn: Bool = false) {
+        var initial = State()
+        initial.plan = plan
+        state = Mutex(initial)
+        self.keepsLog = keepsLog
+        self.passesSyncsOn = passesSyncsOn
+    }
+
+    // MARK: - Control and counters
+
+    /// Replaces the fault plan; call numbers count from the next call on.
+    package func arm(_ plan: FaultPlan?) {
+        state.withLock {
+            $0.plan = plan
+            $0.matchingCalls = 0
+        }
+    }
+
+    /// Every counted call so far.
+    package var callCount: Int { state.withLock { $0.totalCalls } }
+    /// How many calls of `kind` were made.
+    package func callCount(of kind: IOCallKind) -> Int { state.withLock { $0.callsByKind[kind] ?? 0 } }
+    /// How many calls of any of `kinds` were made.
+    package func callCount(of kinds: Set<IOCallKind>) -> Int {
+        state.withLock { s in kinds.reduce(0) { $0 + (s.callsByKind[$1] ?? 0) } }
+    }
+    /// How many calls a fault was injected into.
+    package var faultsFired: Int { state.withLock { $0.faultsFired } }
+    /// Closes of descriptors that were not open: a double close in the engine.
+    package var unmatchedCloses: Int { state.withLock { $0.unmatchedCloses } }
+    /// The largest single read request, in bytes: what a reader asked the disk for at once.
+    package var largestRead: Int { state.withLock { $0.largestRead } }
+    /// The calls made, when created with `keepsLog`.
+    package var log: [String] { state.withLock { $0.log.map { "\($0.0) \($0.1)" } } }
+
+    /// Counts the call and says which fault to inject into it, if any.
+    private func enter(_ kind: IOCallKind, _ detail: @autoclosure () -> String) -> InjectedFault? {
+        let entry = keepsLog ? detail() : nil
+        return state.withLock { s in
+            s.totalCalls += 1
+            s.callsByKind[kind, default: 0] += 1
+            if let entry { s.log.append((kind, entry)) }
+            guard let plan = s.plan, plan.kinds?.contains(kind) ?? true else { return nil }
+            s.matchingCalls += 1
+            let hit = plan.persistent ? s.matchingCalls >= plan.callNumber : s.matchingCalls == plan.callNumber
+            guard hit else { return nil }
+            s.faultsFired += 1
+            return plan.fault
+        }
+    }
+
+    private static func failure(_ fault: InjectedFault, _ call: String, _ path: String? = nil) -> SystemError {
+        switch fault {
+        case .error(let code), .shortWriteThenError(let code): SystemError(call: call, errno: code, path: path)
+        case .shortWrite: SystemError(call: call, errno: EIO, path: path)
+        }
+    }
+
+    private func path(of descriptor: Int32) -> String? { state.withLock { $0.descriptorPaths[descriptor] } }
+
+    /// Records that a file's length before a change was durable, the first time it changes.
+    private func noteChange(_ descriptor: Int32) {
+        guard let path = path(of: descriptor) else { return }
+        let known = state.withLock { $0.durableLengths[path] != nil }
+        if !known, let size = try? base.size(descriptor) {
+            state.withLock { if $0.durableLengths[path] == nil { $0.durableLengths[path] = size } }
+        }
+    }
+
+    // MARK: - FileSystem
+
+    package func open(_ path: String, _ mode: FileOpenMode) throws -> Int32 {
+        if let fault = enter(.open, path) { throw Self.failure(fault, "open", path) }
+        let existed = FileManager.default.fileExists(atPath: path)
+        let descriptor = try base.open(path, mode)
+        state.withLock {
+            $0.descriptorPaths[descriptor] = path
+            if !existed { $0.durableLengths[path] = 0 }
+        }
+        return descriptor
+    }
+
+    /// Closing a descriptor this file system did not open, or closed already, is counted and not
+    /// passed on: in a process with other threads, a second close can close someone else's file.
+    package func close(_ descriptor: Int32) {
+        let known = state.withLock { s in
+            let known = s.descriptorPaths.removeValue(forKey: descriptor) != nil
+            if !known { s.unmatchedCloses += 1 }
+            return known
+        }
+        if known { base.close(descriptor) }
+    }
+
+    package func write(_ descriptor: Int32, _ bytes: UnsafeRawBufferPointer, at offset: Int64) throws -> Int {
+        let fault = enter(.write, "\(path(of: descriptor) ?? "?") @\(offset) +\(bytes.count)")
+        noteChange(descriptor)
+        switch fault {
+        case nil:
+            return try base.write(descriptor, bytes, at: offset)
+        case .shortWrite?:
+            let part = bytes.count / 2
+            return part == 0 ? 0 : try base.write(descriptor, UnsafeRawBufferPointer(rebasing: bytes[..<part]), at: offset)
+        case .shortWriteThenError(let code)?:
+            let part = bytes.count / 2
+            if part > 0 { _ = try base.write(descriptor, UnsafeRawBufferPointer(rebasing: bytes[..<part]), at: offset) }
+            throw SystemError(call: "pwrite", errno: code)
+        case .error(let code)?:
+            throw SystemError(call: "pwrite", errno: code)
+        }
+    }
+
+    package func read(_ descriptor: Int32, into buffer: UnsafeMutableRawBufferPointer, at offset: Int64) throws -> Int {
+        let fault = enter(.read, "\(path(of: descriptor) ?? "?") @\(offset) +\(buffer.count)")
+        state.withLock { $0.largestRead = max($0.largestRead, buffer.count) }
+        if let fault { throw Self.failure(fault, "pread") }
+        return try base.read(descriptor, into: buffer, at: offset)
+    }
+
+    package func size(_ descriptor: Int32) throws -> Int64 {
+        if let fault = enter(.size, path(of: descriptor) ?? "?") { throw Self.failure(fault, "fstat") }
+        return try base.size(descriptor)
+    }
+
+    package func truncate(_ descriptor: Int32, to size: Int64) throws {
+        if let fault = enter(.truncate, "\(path(of: descriptor) ?? "?") to \(size)") { throw Self.failure(fault, "ftruncate") }
+        noteChange(descriptor)
+        try base.truncate(descriptor, to: size)
+        if let path = path(of: descriptor) {
+            state.withLock { $0.durableLengths[path] = min($0.durableLengths[path] ?? size, size) }
+        }
+    }
+
+    package func dataSync(_ descriptor: Int32) throws {
+        if let fault = enter(.dataSync, path(of: descriptor) ?? "?") { throw Self.failure(fault, "fdatasync") }
+        if passesSyncsOn { try base.dataSync(descriptor) }
+        markDurable(descriptor)
+    }
+
+    package func fullSync(_ descriptor: Int32) throws {
+        if let fault = enter(.fullSync, path(of: descriptor) ?? "?") { throw Self.failure(fault, "fsync") }
+        if passesSyncsOn { try base.fullSync(descriptor) }
+        markDurable(descriptor)
+    }
+
+    private func markDurable(_ descriptor: Int32) {
+        guard let path = path(of: descriptor), let size = try? base.size(descriptor) else { return }
+        state.withLock { $0.durableLengths[path] = size }
+    }
+
+    package func rename(_ source: String, to destination: String) throws {
+        if let fault = enter(.rename, "\(source) -> \(destination)") { throw Self.failure(fault, "rename", destination) }
+        try base.rename(source, to: destination)
+        state.withLock {
+            $0.durableLengths[destination] = $0.durableLengths.removeValue(forKey: source)
+        }
+    }
+
+    package func remove(_ path: String) throws {
+        if let fault = enter(.remove, path) { throw Self.failure(fault, "unlink", path) }
+        try base.remove(path)
+        _ = state.withLock { $0.durableLengths.removeValue(forKey: path) }
+    }
+
+    package func makeDirectory(_ path: String) throws {
+        if let fault = enter(.makeDirectory, path) { throw Self.failure(fault, "mkdir", path) }
+        try base.makeDirectory(path)
+    }
+
+    package func contentsOfDirectory(_ path: String) throws -> [String] {
+        if let fault = enter(.contentsOfDirectory, path) { throw Self.failure(fault, "opendir", path) }
+        return try base.contentsOfDirectory(path)
+    }
+
+    package func tryLock(_ descriptor: Int32) throws -> Bool {
+        if let fault = enter(.tryLock, path(of: descriptor) ?? "?") { throw Self.failure(fault, "flock") }
+        return try base.tryLock(descriptor)
+    }
+
+    // MARK: - Power loss
+
+    /// Copies the store in `directory` to `target` as a power cut would leave it: every file this
+    /// layer saw change keeps only the bytes that were synced. (Directory entries are taken as
+    /// durable; the engine syncs its directory after every change of files.) Writes nothing when
+    /// `directory` does not exist.
+    package func writePowerLossImage(of directory: String, to target: String) throws {
+        let durable = state.withLock { $0.durableLengths }
+        let manager = FileManager.default
+        guard manager.fileExists(atPath: directory) else { return }
+        try manager.createDirectory(atPath: target, withIntermediateDirectories: true)
+        for name in try manager.contentsOfDirectory(atPath: directory) {
+            let source = directory + "/" + name
+            var bytes = [UInt8](try Data(contentsOf: URL(fileURLWithPath: source)))
+            if let length = durable[source], Int(length) < bytes.count { bytes.removeLast(bytes.count - Int(length)) }
+            try Data(bytes).write(to: URL(fileURLWithPath: target + "/" + name))
+        }
+    }
+}

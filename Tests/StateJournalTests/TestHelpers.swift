@@ -1,0 +1,69 @@
+import Foundation
+import StateJournal
+import StateJournalTestSupport
+import Testing
+
+/// Options for small, fast test stores: no background sync thread, small segments when asked.
+func testOptions(
+    durability: Durability = .none, recovery: RecoveryMode = .stopAtDamage, segmentSizeLimit: Int = 64 << 20,
+    compressionCacheLimit: Int = 64 << 20
+) -> JournalOptions {
+    JournalOptions(
+        durability: durability, recovery: recovery, segmentSizeLimit: segmentSizeLimit, compressionCacheLimit: compressionCacheLimit)
+}
+
+func openJournal(_ path: String, _ options: JournalOptions = testOptions()) throws -> Journal {
+    try Journal.open(path: path, options: options, fileSystem: PosixFileSystem())
+}
+
+func openReader(_ path: String, recovery: RecoveryMode = .stopAtDamage) throws -> JournalReader {
+    try JournalReader(path: path, recovery: recovery, fileSystem: PosixFileSystem())
+}
+
+/// Runs `body` and returns the ``JournalError`` it threw, recording an issue when it threw nothing
+/// or something else.
+@discardableResult
+func journalError<T>(
+    _ expected: JournalError.Code? = nil, sourceLocation: SourceLocation = #_sourceLocation, _ body: () throws -> T
+) -> JournalError? {
+    do {
+        _ = try body()
+        Issue.record("expected a JournalError\(expected.map { " \($0)" } ?? ""), but nothing was thrown", sourceLocation: sourceLocation)
+        return nil
+    } catch let error as JournalError {
+        if let expected, error.code != expected {
+            Issue.record("expected \(expected), got \(error)", sourceLocation: sourceLocation)
+        }
+        return error
+    } catch {
+        Issue.record("expected a JournalError, got \(type(of: error)): \(error)", sourceLocation: sourceLocation)
+        return nil
+    }
+}
+
+/// Commits `count` epochs from `workload` into `journal`, recording them in `model`.
+func commitEpochs(_ count: Int, _ journal: Journal, _ workload: inout WorkloadGenerator, _ model: inout JournalModel) throws {
+    for index in 0..<count {
+        let changes = workload.nextEpoch()
+        let info = try journal.commit(changes, metadata: ["pass": "\(index)", "idiom": "terminal"])
+        model.commit(info.epoch, changes)
+    }
+}
+
+func fileSize(_ path: String) throws -> Int {
+    (try FileManager.default.attributesOfItem(atPath: path)[.size] as? NSNumber)?.intValue ?? -1
+}
+
+/// Describes the differences between two states briefly, for failure messages.
+func difference(_ actual: [RestorationPath: [UInt8]], _ expected: [RestorationPath: [UInt8]]) -> String {
+    if actual == expected { return "equal" }
+    let missing = Set(expected.keys).subtracting(actual.keys).map(\.description).sorted()
+    let extra = Set(actual.keys).subtracting(expected.keys).map(\.description).sorted()
+    let changed = expected.keys.filter { actual[$0] != nil && actual[$0] != expected[$0] }.map(\.description).sorted()
+    return "missing \(missing), extra \(extra), different \(changed)"
+}
+
+/// Prints how many cases a sweep ran, when `STATEJOURNAL_TEST_VERBOSE` is set in the environment.
+func noteSweep(_ text: @autoclosure () -> String) {
+    if ProcessInfo.processInfo.environment["STATEJOURNAL_TEST_VERBOSE"] != nil { print("sweep: " + text()) }
+}

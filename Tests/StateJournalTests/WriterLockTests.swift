@@ -1,0 +1,102 @@
+import Foundation
+import StateJournal
+import StateJournalTestSupport
+import Testing
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// One writer per store; readers beside it see committed epochs only.
+@Suite struct WriterLockTests {
+    @Test func aSecondWriterIsRefusedAndTheErrorNamesTheHolder() throws {
+        let directory = TemporaryDirectory()
+        let store = directory.appending("store")
+        let first = try openJournal(store)
+        try first.commit([.put(RestorationPath("Main"), [1])])
+
+        let error = journalError(.storeLocked) { try openJournal(store) }
+        #expect(error?.message.contains("\(getpid())") == true, "\(String(describing: error))")
+        // The public entry point refuses too, and refusing changes nothing.
+        journalError(.storeLocked) { try Journal.open(at: URL(fileURLWithPath: store)) }
+        try first.commit([.put(RestorationPath("Main"), [2])])
+        try first.close()
+
+        let second = try openJournal(store)
+        #expect(second.recoveryReport.isClean)
+        #expect(second.recoveredState.entries == [RestorationPath("Main"): [2]])
+        try second.close()
+    }
+
+    @Test func aReaderBesideALiveWriterSeesCommittedEpochsOnly() throws {
+        let directory = TemporaryDirectory()
+        let store = directory.appending("store")
+        let journal = try openJournal(store)
+        let committed: [JournalChange] = [.put(RestorationPath("Main"), Array("committed".utf8))]
+        try journal.commit(committed)
+        let segment = store + "/" + (try Corruption.segmentNames(in: store)).last!
+        let sizeAfterCommit = try fileSize(segment)
+
+        let epoch = try journal.beginEpoch()
+        var random = SplitMix64(seed: 5)
+        for index in 0..<40 {
+            try epoch.put(RestorationPath("Main", "Pending-\(index)"), random.bytes(2000))
+        }
+        try epoch.remove(RestorationPath("Main"))
+        #expect(try fileSize(segment) > sizeAfterCommit, "the open epoch should have written a batch already")
+
+        for recovery in [RecoveryMode.stopAtDamage, .strict] {
+            let reader = try openReader(store, recovery: recovery)
+            let state = try reader.state()
+            #expect(state.epoch?.epoch == 1)
+            #expect(state.entries == JournalModel.applying(committed, to: [:]))
+            #expect(state.damage == nil)
+            #expect(state.uncommittedTailBytes > 0)
+            #expect(try reader.history().map(\.epoch) == [1])
+        }
+        // The writer's own reads see the committed epochs only, too.
+        #expect(try journal.state().entries == JournalModel.applying(committed, to: [:]))
+
+        try epoch.put(RestorationPath("Main", "Pending-0"), Array("final".utf8))
+        let info = try epoch.commit(metadata: ["pass": "2"])
+        #expect(info.epoch == 2)
+        let state = try openReader(store, recovery: .strict).state()
+        #expect(state.epoch?.epoch == 2)
+        #expect(state.entries.count == 40)
+        #expect(state.entries[RestorationPath("Main")] == nil)
+        #expect(state.entries[RestorationPath("Main", "Pending-0")] == Array("final".utf8))
+        #expect(state.uncommittedTailBytes == 0)
+
+        // An aborted epoch is never seen, not even while it is being written.
+        let aborted = try journal.beginEpoch()
+        for index in 0..<20 { try aborted.put(RestorationPath("Aborted", "\(index)"), random.bytes(3000)) }
+        #expect(try openReader(store).state().epoch?.epoch == 2)
+        aborted.abort()
+        #expect(try openReader(store, recovery: .strict).state().entries == state.entries)
+        try journal.close()
+    }
+
+    @Test func aReaderOpensAStoreWhileTheWriterRollsSegments() throws {
+        let directory = TemporaryDirectory()
+        let store = directory.appending("store")
+        let journal = try openJournal(store, testOptions(segmentSizeLimit: 512))
+        var workload = WorkloadGenerator(seed: 8)
+        var model = JournalModel()
+        for _ in 0..<20 {
+            try commitEpochs(1, journal, &workload, &model)
+            let state = try openReader(store, recovery: .strict).state()
+            #expect(state.epoch?.epoch == model.epochs.last)
+            #expect(state.entries == model.latest)
+        }
+        #expect(try Corruption.segmentNames(in: store).count > 3)
+        try journal.close()
+    }
+
+    @Test func aDirectoryHoldingOtherFilesIsNotTakenOver() throws {
+        let directory = TemporaryDirectory()
+        try Corruption.writeFile(directory.appending("notes.txt"), Array("mine".utf8))
+        journalError(.notAStore) { try openJournal(directory.path) }
+        #expect(try Corruption.readFile(directory.appending("notes.txt")) == Array("mine".utf8))
+        journalError(.notAStore) { try openReader(directory.appending("missing")) }
+    }
+}
