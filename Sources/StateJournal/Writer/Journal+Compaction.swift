@@ -109,7 +109,9 @@ extension Journal {
             let failure = Self.ioError(error, "write the manifest naming the new checkpoint")
             if let system = error as? SystemError, system.call == "fsync" || system.call == "rename" { poison = failure }
             condition.unlock()
-            try? fileSystem.remove(store.file(FileNames.checkpoint(sequence)))
+            // The checkpoint stays: the manifest may have been renamed into place before the failure
+            // (a failed directory sync), and then it names the checkpoint. When it does not, the next
+            // open removes the checkpoint as a leftover.
             throw failure
         }
         manifest = next
