@@ -69,7 +69,9 @@ import Glibc
     static let options = testOptions(durability: .everyCommit, segmentSizeLimit: 500)
 
     /// Opens the store through `fileSystem` once per session, commits that many epochs and closes.
-    static func runWorkload(store: String, fileSystem: FaultInjectingFileSystem, options: JournalOptions = options) -> Outcome {
+    static func runWorkload(
+        store: String, fileSystem: FaultInjectingFileSystem, options: JournalOptions = options, compacts: Bool = true
+    ) -> Outcome {
         var outcome = Outcome()
         var workload = WorkloadGenerator(seed: 99, pathCount: 6, stateSizes: 60...250, changesPerEpoch: 1...4, removeAllPercent: 8)
 
@@ -143,6 +145,14 @@ import Glibc
                         break sessionLoop
                     }
                 }
+                if compacts && session == 1 && index == 1 {
+                    // A compaction between commits: its every step is under the fault too.
+                    do {
+                        _ = try journal.compact()
+                    } catch {
+                        if let error = record(error, "compact"), error.code == .storePoisoned { break sessionLoop }
+                    }
+                }
             }
             do { try journal.close() } catch { _ = record(error, "close") }
         }
@@ -155,20 +165,25 @@ import Glibc
         do {
             let journal = try Journal.open(path: store, options: testOptions(), fileSystem: fileSystem)
             if let damage = journal.recoveryReport.damage { problems.append("\(context): a fault left damage: \(damage)") }
-            // One pass over the journal rebuilds the state at every epoch.
-            var history: [UInt64] = []
-            var state: [RestorationPath: [UInt8]] = [:]
+            // One pass over the journal rebuilds the state at every retained epoch, from the state
+            // at the first one (a checkpoint may hold what came before it).
+            let history = try journal.history().map(\.epoch)
+            var state = try history.first.map { try journal.state(through: $0).entries } ?? [:]
             try journal.forEachEpoch { info, changes in
-                history.append(info.epoch)
-                state = JournalModel.applying(changes, to: state)
+                if info.epoch != history.first { state = JournalModel.applying(changes, to: state) }
                 if !outcome.allows(info.epoch, state) {
                     problems.append("\(context): epoch \(info.epoch) is on disk but was never committed with that state")
                 }
                 return true
             }
             if state != journal.recoveredState.entries { problems.append("\(context): replay and recovered state differ") }
-            for epoch in outcome.acknowledged.keys.sorted() where !history.contains(epoch) {
+            // Compaction may retire old epochs; every acknowledged epoch from the oldest retained one on is there.
+            let oldest = history.first ?? 0
+            for epoch in outcome.acknowledged.keys.sorted() where epoch >= oldest && !history.contains(epoch) {
                 problems.append("\(context): acknowledged epoch \(epoch) is missing (history \(history))")
+            }
+            if let latest = outcome.acknowledged.keys.max(), (history.last ?? 0) < latest {
+                problems.append("\(context): acknowledged epoch \(latest) is lost (history \(history))")
             }
             // The store is usable: one more epoch, and a strict reopen finds it clean.
             let info = try journal.commit([.put(RestorationPath("Verify"), [1])])
@@ -200,6 +215,7 @@ import Glibc
         #expect(outcome.problems.isEmpty)
         #expect(outcome.acknowledged.keys.sorted() == Array(1...UInt64(Self.sessions.reduce(0, +))))
         #expect(try Corruption.segmentNames(in: store).count >= 2, "the workload should roll a segment")
+        #expect(try FileManager.default.contentsOfDirectory(atPath: store).contains { $0.hasPrefix("checkpoint-") }, "the workload should compact")
         for kind in [IOCallKind.open, .write, .read, .size, .truncate, .dataSync, .fullSync, .rename, .contentsOfDirectory, .tryLock] {
             #expect(fileSystem.callCount(of: kind) > 0, "the workload never calls \(kind)")
         }
