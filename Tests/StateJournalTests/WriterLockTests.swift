@@ -100,3 +100,79 @@ import Glibc
         journalError(.notAStore) { try openReader(directory.appending("missing")) }
     }
 }
+
+@Suite struct ReaderBesideCompactionTests {
+    @Test(.timeLimit(.minutes(1)))
+    func aReaderNeverSeesDamageOrAPartialEpochWhileTheWriterRollsAndCompacts() throws {
+        let directory = TemporaryDirectory()
+        let store = directory.appending("store")
+        var options = testOptions(segmentSizeLimit: 600)
+        options.retention = RetentionPolicy(checkpoints: 1)
+        let journal = try openJournal(store, options)
+        var workload = WorkloadGenerator(seed: 23, pathCount: 8)
+        var model = JournalModel()
+        try commitEpochs(3, journal, &workload, &model)
+        let states = StatesBox(model.states)
+
+        let done = ManagedAtomicFlag()
+        let readerProblems = StatesBox.Problems()
+        let group = DispatchGroup()
+        group.enter()
+        Thread {
+            defer { group.leave() }
+            var reads = 0
+            while !done.isSet || reads < 20 {
+                reads += 1
+                do {
+                    let reader = try openReader(store, recovery: .strict)
+                    let state = try reader.state()
+                    if let epoch = state.epoch?.epoch, states.state(epoch) != state.entries {
+                        readerProblems.add("epoch \(epoch) read with a state no commit made")
+                    }
+                } catch {
+                    readerProblems.add("read \(reads): \(error)")
+                }
+            }
+        }.start()
+
+        for round in 0..<40 {
+            let changes = workload.nextEpoch()
+            let info = try journal.commit(changes)
+            model.commit(info.epoch, changes)
+            states.set(info.epoch, model.latest)
+            if round % 5 == 4 { try journal.compact() }
+        }
+        done.set()
+        group.wait()
+        try journal.close()
+        #expect(readerProblems.all.isEmpty, "\(readerProblems.all.prefix(5))")
+        #expect(try openReader(store, recovery: .strict).state().entries == model.latest)
+    }
+}
+
+/// The model's states, shared with a reader thread.
+private final class StatesBox: @unchecked Sendable {
+    // @unchecked Sendable: every property is read and written with `lock` held.
+    private let lock = NSLock()
+    private var states: [UInt64: [RestorationPath: [UInt8]]]
+    init(_ states: [UInt64: [RestorationPath: [UInt8]]]) { self.states = states }
+    func set(_ epoch: UInt64, _ state: [RestorationPath: [UInt8]]) { lock.withLock { states[epoch] = state } }
+    func state(_ epoch: UInt64) -> [RestorationPath: [UInt8]]? { lock.withLock { states[epoch] } }
+
+    final class Problems: @unchecked Sendable {
+        // @unchecked Sendable: every property is read and written with `lock` held.
+        private let lock = NSLock()
+        private var problems: [String] = []
+        func add(_ problem: String) { lock.withLock { problems.append(problem) } }
+        var all: [String] { lock.withLock { problems } }
+    }
+}
+
+/// A flag one thread sets and another polls.
+private final class ManagedAtomicFlag: @unchecked Sendable {
+    // @unchecked Sendable: the value is read and written with `lock` held.
+    private let lock = NSLock()
+    private var value = false
+    func set() { lock.withLock { value = true } }
+    var isSet: Bool { lock.withLock { value } }
+}
