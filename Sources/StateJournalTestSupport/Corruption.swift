@@ -1,4 +1,9 @@
 import Foundation
+import StateJournal
+
+#if canImport(Glibc)
+import Glibc
+#endif
 
 /// Damage done to a store's files on purpose, and the few facts about the on-disk layout a test
 /// needs to aim it (file names, header size, record framing), taken from the format article.
@@ -12,8 +17,18 @@ public enum Corruption {
         [UInt8](try Data(contentsOf: URL(fileURLWithPath: path)))
     }
 
+    /// Replaces the file's content in place, without syncing: damage only needs to be visible to
+    /// the next open, and tests write files thousands of times.
     public static func writeFile(_ path: String, _ bytes: [UInt8]) throws {
-        try Data(bytes).write(to: URL(fileURLWithPath: path))
+        let descriptor = Glibc.open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o600)
+        guard descriptor >= 0 else { throw SystemError(call: "open", errno: errno, path: path) }
+        defer { Glibc.close(descriptor) }
+        var done = 0
+        while done < bytes.count {
+            let written = bytes.withUnsafeBytes { pwrite(descriptor, $0.baseAddress! + done, bytes.count - done, off_t(done)) }
+            guard written > 0 else { throw SystemError(call: "pwrite", errno: errno, path: path) }
+            done += written
+        }
     }
 
     /// Cuts the file to its first `offset` bytes.

@@ -294,7 +294,7 @@ package final class FaultInjectingFileSystem: FileSystem {
             let source = directory + "/" + name
             var bytes = [UInt8](try Data(contentsOf: URL(fileURLWithPath: source)))
             if let length = durable[source], Int(length) < bytes.count { bytes.removeLast(bytes.count - Int(length)) }
-            try Data(bytes).write(to: URL(fileURLWithPath: target + "/" + name))
+            try Corruption.writeFile(target + "/" + name, bytes)
         }
     }
 }

@@ -274,7 +274,7 @@ import Glibc
         try? journal.close()
 
         // Reopening continues from what reached the file; the failed epoch may be there, never half of it.
-        let reopened = try openJournal(store, testOptions(durability: .everyCommit))
+        let reopened = try openJournal(store, testOptions(durability: .everyCommit), realFileSystem: true)
         let recovered = reopened.recoveredState
         #expect(recovered.epoch?.epoch == 1 || recovered.epoch?.epoch == 2)
         #expect(recovered.entries[RestorationPath("Main")] == (recovered.epoch?.epoch == 1 ? [1] : [2]))
@@ -404,7 +404,7 @@ import Glibc
             }
 
             do {
-                let journal = try openJournal(damaged.store)
+                let journal = try openJournal(damaged.store, realFileSystem: true)
                 let history = try journal.history().map(\.epoch)
                 let expectedHistory = Array(1...damaged.lastConsistent) + (committed.map { [$0.0] } ?? [])
                 if history != expectedHistory { problems.append("\(plan): history \(history), expected \(expectedHistory)") }

@@ -12,8 +12,11 @@ func testOptions(
         durability: durability, recovery: recovery, segmentSizeLimit: segmentSizeLimit, compressionCacheLimit: compressionCacheLimit)
 }
 
-func openJournal(_ path: String, _ options: JournalOptions = testOptions()) throws -> Journal {
-    try Journal.open(path: path, options: options, fileSystem: PosixFileSystem())
+/// Opens a writer. By default through a ``FaultInjectingFileSystem`` without faults whose syncs do
+/// not reach the disk: the sweeps open stores thousands of times, and what they check does not
+/// depend on the disk's own durability. `realFileSystem` opens through ``PosixFileSystem``.
+func openJournal(_ path: String, _ options: JournalOptions = testOptions(), realFileSystem: Bool = false) throws -> Journal {
+    try Journal.open(path: path, options: options, fileSystem: realFileSystem ? PosixFileSystem() : FaultInjectingFileSystem())
 }
 
 func openReader(_ path: String, recovery: RecoveryMode = .stopAtDamage) throws -> JournalReader {
