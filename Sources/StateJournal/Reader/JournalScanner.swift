@@ -107,6 +107,9 @@ struct JournalScanner {
                 let content = try CheckpointFile.load(candidate, storeID: manifest.storeID, in: store)
                 result.startCheckpoint = candidate
                 return content
+            } catch let error as SystemError where error.errno != ENOENT {
+                // A failed read is an I/O failure, not damage: never fall back past a good checkpoint for it.
+                throw error
             } catch {
                 let name = FileNames.checkpoint(candidate.sequence)
                 let reason = (error as? FormatViolation)?.reason ?? "\(error)"
@@ -134,7 +137,7 @@ struct JournalScanner {
 
     /// The base epoch in a segment's header, or 0 when it cannot be read (the scan reports that).
     private func segmentBase(_ sequence: UInt64) throws -> UInt64 {
-        guard let descriptor = try? fileSystem.open(path(sequence), .read) else { return 0 }
+        guard let descriptor = try openIfPresent(path(sequence)) else { return 0 }
         defer { fileSystem.close(descriptor) }
         let bytes = try fileSystem.read(descriptor, count: SegmentHeader.size, at: 0)
         return (try? bytes.withUnsafeBytes { try SegmentHeader.decode($0) })?.baseEpoch ?? 0
