@@ -428,3 +428,62 @@ import Glibc
         #expect(problems.isEmpty, "\(problems.count) of \(calls) cases: \(problems.prefix(6).joined(separator: "\n"))")
     }
 }
+
+/// A transient read error is an I/O failure, never damage: it must not make a writer set a
+/// checkpoint or a segment aside, nor a reader report damage.
+@Suite struct TransientReadErrorTests {
+    @Test(arguments: [IOCallKind.open, .read, .size])
+    func aTransientReadErrorWhileOpeningNeverSetsDataAside(kind: IOCallKind) throws {
+        let directory = TemporaryDirectory()
+        let store = directory.appending("store")
+        var options = testOptions(segmentSizeLimit: 800)
+        options.compaction.isAutomatic = false
+        var workload = WorkloadGenerator(seed: 12)
+        var model = JournalModel()
+        do {
+            let journal = try openJournal(store, options)
+            try commitEpochs(6, journal, &workload, &model)
+            try journal.compact()
+            try commitEpochs(6, journal, &workload, &model)
+            try journal.compact()
+            try commitEpochs(4, journal, &workload, &model)
+            try journal.close()
+        }
+        let snapshot = try DirectorySnapshot(of: store)
+        let history = try openReader(store).history().map(\.epoch)
+
+        let counter = FaultInjectingFileSystem()
+        try Journal.open(path: store, options: options, fileSystem: counter).close()
+        let calls = counter.callCount(of: kind)
+        var problems: [String] = []
+        for call in 1...calls {
+            try snapshot.restore(to: store)
+            let plan = FaultPlan(at: call, of: [kind], fault: .eio)
+            do {
+                let journal = try Journal.open(path: store, options: options, fileSystem: FaultInjectingFileSystem(plan: plan))
+                if !journal.recoveryReport.isClean { problems.append("\(plan): \(journal.recoveryReport)") }
+                if journal.recoveredState.entries != model.latest { problems.append("\(plan): wrong state") }
+                try journal.close()
+            } catch let error as JournalError where error.code == .ioFailure {
+            } catch {
+                problems.append("\(plan): \(error)")
+            }
+            // Reading through a failing call is an error or the right answer, never damage.
+            do {
+                let state = try JournalReader(path: store, recovery: .stopAtDamage, fileSystem: FaultInjectingFileSystem(plan: plan)).state()
+                if state.damage != nil || state.entries != model.latest { problems.append("\(plan): reader saw \(String(describing: state.damage))") }
+            } catch let error as JournalError where error.code == .ioFailure {
+            } catch {
+                problems.append("\(plan): reader threw \(error)")
+            }
+            let reopened = try openJournal(store, options)
+            if !reopened.recoveryReport.isClean { problems.append("\(plan): reopening found \(reopened.recoveryReport)") }
+            if reopened.recoveredState.entries != model.latest { problems.append("\(plan): state lost") }
+            if try reopened.history().map(\.epoch) != history { problems.append("\(plan): history changed") }
+            try reopened.close()
+            if let names = try? Corruption.quarantineNames(in: store), !names.isEmpty { problems.append("\(plan): set aside \(names)") }
+        }
+        noteSweep("transient EIO at \(kind) while opening: \(calls) cases")
+        #expect(problems.isEmpty, "\(problems.count) of \(calls): \(problems.prefix(5).joined(separator: "\n"))")
+    }
+}
