@@ -90,6 +90,36 @@ import Testing
         }
     }
 
+    @Test(.timeLimit(.minutes(1)))
+    func aFailedBackgroundSyncPoisonsTheJournal() throws {
+        let directory = TemporaryDirectory()
+        let store = directory.appending("store")
+        let fileSystem = FaultInjectingFileSystem(plan: FaultPlan(at: 1, of: [.dataSync], fault: .eio))
+        let journal = try Journal.open(path: store, options: testOptions(durability: .interval(seconds: 0.001)), fileSystem: fileSystem)
+        try journal.commit([.put(RestorationPath("Main"), [1])])
+        // The background sync fails soon; from then on the journal refuses commits.
+        var poisoned = false
+        while !poisoned {
+            do {
+                let epoch = try journal.beginEpoch()
+                epoch.abort()
+                Thread.sleep(forTimeInterval: 0.001)
+            } catch let error as JournalError {
+                #expect(error.code == .storePoisoned)
+                poisoned = true
+            }
+        }
+        #expect(fileSystem.faultsFired == 1)
+        let syncs = fileSystem.callCount(of: .dataSync)
+        journalError(.storePoisoned) { try journal.commit([.put(RestorationPath("Main"), [2])]) }
+        journalError(.storePoisoned) { try journal.sync() }
+        #expect(fileSystem.callCount(of: .dataSync) == syncs, "a failed sync is not retried")
+        try? journal.close()
+        let reopened = try openJournal(store)
+        #expect(reopened.recoveredState.entries == [RestorationPath("Main"): [1]])
+        try reopened.close()
+    }
+
     @Test func theTornTailCutByAWriterIsSyncedBeforeNewEpochsFollowIt() throws {
         let directory = TemporaryDirectory()
         let store = directory.appending("store")
