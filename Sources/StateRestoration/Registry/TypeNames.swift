@@ -1,0 +1,20 @@
+/// How types are named on disk, and how a saved name is compared with a live object.
+enum TypeNames {
+    /// The fully qualified name of a type, as recorded in entries: `Module.Outer.Type`.
+    static func name(of type: Any.Type) -> String { String(reflecting: type) }
+
+    /// The recorded name of an object's dynamic type.
+    static func name(of object: AnyObject) -> String { name(of: type(of: object)) }
+
+    /// Whether `object` is of the type named `recorded` or of a subclass of it.
+    ///
+    /// Walks the object's class chain by reflection; nothing is looked up by name.
+    static func object(_ object: AnyObject, isKindOf recorded: String) -> Bool {
+        var mirror: Mirror? = Mirror(reflecting: object)
+        while let current = mirror {
+            if name(of: current.subjectType) == recorded { return true }
+            mirror = current.superclassMirror
+        }
+        return false
+    }
+}
