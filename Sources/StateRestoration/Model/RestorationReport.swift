@@ -21,6 +21,20 @@ public struct RestoredObject: Sendable, Hashable {
     /// Whether its `decodeRestorableState(with:)` ran without throwing (false on a class mismatch
     /// or a decode error; see ``RestorationReport/diagnostics``).
     public var decoded: Bool
+
+    /// Creates a description of a restored object.
+    ///
+    /// - Parameters:
+    ///   - path: Its restoration path.
+    ///   - savedTypeName: The saved type name.
+    ///   - source: How it was obtained.
+    ///   - decoded: Whether it decoded its state.
+    public init(path: RestorationPath, savedTypeName: String, source: RestorationSource, decoded: Bool) {
+        self.path = path
+        self.savedTypeName = savedTypeName
+        self.source = source
+        self.decoded = decoded
+    }
 }
 
 /// Why a saved path was not restored.
@@ -47,6 +61,18 @@ public struct SkippedObject: Sendable, Hashable {
     public var savedTypeName: String?
     /// Why it was skipped.
     public var reason: RestorationSkipReason
+
+    /// Creates a description of a skipped path.
+    ///
+    /// - Parameters:
+    ///   - path: The saved path.
+    ///   - savedTypeName: The saved type name, when known.
+    ///   - reason: Why it was skipped.
+    public init(path: RestorationPath, savedTypeName: String?, reason: RestorationSkipReason) {
+        self.path = path
+        self.savedTypeName = savedTypeName
+        self.reason = reason
+    }
 }
 
 /// Something that went wrong with an object that was restored.
