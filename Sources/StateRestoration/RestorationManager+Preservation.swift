@@ -44,7 +44,9 @@ extension RestorationManager {
 
         let passTree = runMode == .full ? StateTree() : tree
         let epoch = try journal.beginEpoch()
-        let pass = PreservationPass(tree: passTree, registry: registry, written: written, epoch: epoch)
+        let pass = PreservationPass(
+            tree: passTree, registry: registry, written: written, epoch: epoch, typeNames: typeNames,
+            isIncremental: runMode == .incremental)
         let tombstones: [RestorationPath]
         do {
             var appValues = applicationCoder.values
@@ -56,7 +58,7 @@ extension RestorationManager {
 
             try pass.adopt(pass.rootChildren(roots), at: StateTree.rootPath)
             if runMode == .full {
-                tombstones = try pass.writeTombstones(candidates: written.keys.filter { $0 != Self.applicationPath })
+                tombstones = try pass.writeTombstones(candidates: written.digests.keys.filter { $0 != Self.applicationPath })
             } else {
                 let invalidated = dirty.values.compactMap { object in passTree.path(of: object).map { ($0, object) } }
                 for (path, object) in invalidated.sorted(by: { $0.0 < $1.0 }) {
@@ -82,8 +84,8 @@ extension RestorationManager {
         dirty.removeAll(keepingCapacity: true)
         lastPreservationMetadata = metadata
         report.encodedObjects = pass.encodedObjects
-        report.writtenPaths = pass.writtenPaths.sorted()
-        report.removedPaths = tombstones.sorted()
+        report.writtenPaths = PathOrder.sorted(pass.writtenPaths)
+        report.removedPaths = PathOrder.sorted(tombstones)
         report.problems = pass.problems
         return report
     }
@@ -98,7 +100,7 @@ extension RestorationManager {
     @discardableResult
     public func discardRestorableState() throws -> EpochInfo {
         let info = try journal.commit([.removeAll], metadata: archiveMetadata(.discard))
-        written.removeAll()
+        written.digests.removeAll()
         tree = StateTree()
         needsFullPass = true
         lastPreservationMetadata = nil

@@ -70,7 +70,7 @@ extension RestorationManager {
 
         let pass = RestorationPass(
             RestorationPass.Input(
-                entries: entries, roots: roots, registry: registry, delegate: delegate,
+                entries: entries, roots: roots, registry: registry, typeNames: typeNames, delegate: delegate,
                 savedBundleVersion: info.metadata[EpochMetadataKey.bundleVersion],
                 currentBundleVersion: configuration.bundleVersion),
             report: report)

@@ -28,10 +28,11 @@ public final class RestorationManager {
     var tree = StateTree()
     var needsFullPass = true
     /// The digest of every entry the journal's latest state holds.
-    var written: [RestorationPath: StateDigest] = [:]
+    let written = DigestTable()
     var dirty: [ObjectIdentifier: any StateRestoring] = [:]
     var lastPreservationMetadata: [String: String]?
     var restoration: RestorationProgress?
+    let typeNames = TypeNameCache()
 
     struct RestorationProgress {
         var epoch: UInt64
@@ -66,14 +67,14 @@ public final class RestorationManager {
     ///
     /// - Parameter restorationClass: The type.
     public func register(restorationClass: any ControllerRestoration.Type) {
-        registry.controllerClasses[TypeNames.name(of: restorationClass)] = restorationClass
+        registry.controllerClasses[typeNames.name(of: restorationClass)] = restorationClass
     }
 
     /// Registers a type that creates custom objects during restoration.
     ///
     /// - Parameter objectRestorationClass: The type.
     public func register(objectRestorationClass: any ObjectRestoration.Type) {
-        registry.objectClasses[TypeNames.name(of: objectRestorationClass)] = objectRestorationClass
+        registry.objectClasses[typeNames.name(of: objectRestorationClass)] = objectRestorationClass
     }
 
     /// Registers a custom object for preservation and restoration under an identifier, scoped by its
@@ -110,7 +111,7 @@ public final class RestorationManager {
     public func registerMigration(
         for type: any ControllerRestoration.Type, _ migrate: @escaping (inout MigratingState) throws -> Void
     ) {
-        registry.migrations[TypeNames.name(of: type), default: []].append(StateMigration(migrate: migrate))
+        registry.migrations[typeNames.name(of: type), default: []].append(StateMigration(migrate: migrate))
     }
 
     /// Registers a migration for the saved state of custom objects whose restoration class is `type`.
@@ -121,7 +122,7 @@ public final class RestorationManager {
     public func registerMigration(
         for type: any ObjectRestoration.Type, _ migrate: @escaping (inout MigratingState) throws -> Void
     ) {
-        registry.migrations[TypeNames.name(of: type), default: []].append(StateMigration(migrate: migrate))
+        registry.migrations[typeNames.name(of: type), default: []].append(StateMigration(migrate: migrate))
     }
 
     // MARK: - Invalidation

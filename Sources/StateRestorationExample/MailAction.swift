@@ -23,6 +23,7 @@ public enum MailAction: Sendable, Hashable, CustomStringConvertible {
     /// Flips the session's unread-only filter.
     case toggleUnreadOnly
 
+    /// The action in words, as a demo prints it.
     public var description: String {
         switch self {
         case .openMailbox(let name): "open mailbox \(name)"

@@ -27,6 +27,7 @@ public struct MailSnapshot: Sendable, Hashable, CustomStringConvertible {
         public var fontSize: Int
     }
 
+    /// The screen in a few lines, as a demo prints it.
     public var description: String {
         var lines = ["stack: " + (stack.isEmpty ? "(empty)" : stack.joined(separator: " > "))]
         if let mailbox {

@@ -22,6 +22,7 @@ public enum PreservationProblem: Sendable, Hashable, CustomStringConvertible {
     /// A root controller used an identifier starting with `@`, which is reserved; it was skipped.
     case reservedIdentifier(RestorationPath)
 
+    /// The problem in a sentence.
     public var description: String {
         switch self {
         case .duplicatePath(let path, let kept, let dropped):

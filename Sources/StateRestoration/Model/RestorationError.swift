@@ -9,7 +9,7 @@ public struct RestorationError: Error, Sendable, CustomStringConvertible {
     public struct Code: Hashable, Sendable, CustomStringConvertible {
         private enum Wrapped: Hashable, Sendable {
             case keyNotFound, typeMismatch, reservedKey, valueOutOfRange, corruptEntry, unsupportedEntryVersion
-            case restorationInProgress, journalFailure
+            case restorationInProgress
         }
         private let wrapped: Wrapped
         private init(_ wrapped: Wrapped) { self.wrapped = wrapped }
@@ -29,9 +29,8 @@ public struct RestorationError: Error, Sendable, CustomStringConvertible {
         public static let unsupportedEntryVersion = Code(.unsupportedEntryVersion)
         /// The operation is not allowed while a restoration is in progress.
         public static let restorationInProgress = Code(.restorationInProgress)
-        /// The journal failed; ``RestorationError/cause`` holds its ``StateJournal/JournalError``.
-        public static let journalFailure = Code(.journalFailure)
 
+        /// The code's name.
         public var description: String { "\(wrapped)" }
     }
 

@@ -83,6 +83,7 @@ public enum RestorationDiagnostic: Sendable, Hashable, CustomStringConvertible {
     /// Its `decodeRestorableState(with:)` threw.
     case decodeFailed(RestorationPath, message: String)
 
+    /// The diagnostic in a sentence.
     public var description: String {
         switch self {
         case .classMismatch(let path, let saved, let obtained):

@@ -10,8 +10,11 @@ import StateJournal
 final class PreservationPass: ReferenceResolving {
     let tree: StateTree
     let registry: RestorationRegistry
-    let written: [RestorationPath: StateDigest]
+    let written: DigestTable
     let epoch: EpochWriter
+    let typeNames: TypeNameCache
+    /// Whether the pass updates an existing tree (and must not encode an object twice).
+    let isIncremental: Bool
 
     private(set) var digests: [RestorationPath: StateDigest] = [:]
     private(set) var writtenPaths: [RestorationPath] = []
@@ -22,7 +25,12 @@ final class PreservationPass: ReferenceResolving {
     /// Controllers referenced by the object being encoded that the tree does not hold yet.
     private var referenced: [(object: any RestorableController, path: RestorationPath)] = []
 
-    init(tree: StateTree, registry: RestorationRegistry, written: [RestorationPath: StateDigest], epoch: EpochWriter) {
+    init(
+        tree: StateTree, registry: RestorationRegistry, written: DigestTable, epoch: EpochWriter, typeNames: TypeNameCache,
+        isIncremental: Bool
+    ) {
+        self.typeNames = typeNames
+        self.isIncremental = isIncremental
         self.tree = tree
         self.registry = registry
         self.written = written
@@ -65,8 +73,11 @@ final class PreservationPass: ReferenceResolving {
                 children.append(Child(object: child, kind: .controller, path: path.appending(identifier)))
             }
         }
-        for child in referenced where !children.contains(where: { $0.object === child.object }) {
-            children.append(child)
+        if !referenced.isEmpty {
+            let present = Set(children.map { ObjectIdentifier($0.object) })
+            for child in referenced where !present.contains(ObjectIdentifier(child.object)) {
+                children.append(child)
+            }
         }
         for registration in registry.registrations(scopedUnder: object) {
             children.append(Child(object: registration.object, kind: .object, path: path.appending(registration.identifier)))
@@ -74,40 +85,54 @@ final class PreservationPass: ReferenceResolving {
         return children
     }
 
-    /// Adds `child` and its whole subtree to the tree, encoding each object. Returns whether the
-    /// child is now in the tree at its path.
+    enum Visit {
+        /// The child was added with its subtree.
+        case added
+        /// The child was already in the tree at its path.
+        case present
+        /// Another object holds the path, or the child is already elsewhere (reported).
+        case rejected
+    }
+
+    /// Adds `child` and its whole subtree to the tree, encoding each object.
     @discardableResult
-    func visit(_ child: Child) throws -> Bool {
+    func visit(_ child: Child) throws -> Visit {
         if let existing = tree.nodes[child.path] {
-            if existing.object === child.object { return true }
+            if existing.object === child.object { return .present }
             problems.append(
                 .duplicatePath(
-                    child.path, keptType: existing.object.map(TypeNames.name(of:)) ?? "released object",
-                    droppedType: TypeNames.name(of: child.object)))
-            return false
+                    child.path, keptType: existing.object.map { typeNames.name(of: $0) } ?? "released object",
+                    droppedType: typeNames.name(of: child.object)))
+            return .rejected
         }
         if let other = tree.path(of: child.object) {
-            problems.append(.objectAtTwoPaths(type: TypeNames.name(of: child.object), kept: other, dropped: child.path))
-            return false
+            problems.append(.objectAtTwoPaths(type: typeNames.name(of: child.object), kept: other, dropped: child.path))
+            return .rejected
         }
         tree.insert(child.object, kind: child.kind, at: child.path)
         let referenced = try encode(child.object, kind: child.kind, at: child.path)
         try adopt(children(of: child.object, at: child.path, referenced: referenced), at: child.path)
-        return true
+        return .added
     }
 
     /// Makes `children` the children of the node at `path`: drops the subtrees of children that are
     /// gone (or now hold another object) and visits the new ones.
     func adopt(_ children: [Child], at path: RestorationPath) throws {
         guard let node = tree.nodes[path] else { return }
-        var wanted: [RestorationPath: AnyObject] = [:]
-        for child in children where wanted[child.path] == nil { wanted[child.path] = child.object }
-        for old in node.children where wanted[old] == nil || tree.nodes[old]?.object !== wanted[old] {
-            tree.removeSubtree(at: old, into: &removed)
-        }
         var kept: [RestorationPath] = []
-        for child in children where try visit(child) && !kept.contains(child.path) {
-            kept.append(child.path)
+        kept.reserveCapacity(children.count)
+        if node.children.isEmpty {
+            for child in children where try visit(child) == .added { kept.append(child.path) }
+        } else {
+            var wanted: [RestorationPath: AnyObject] = [:]
+            for child in children where wanted[child.path] == nil { wanted[child.path] = child.object }
+            for old in node.children where wanted[old] == nil || tree.nodes[old]?.object !== wanted[old] {
+                tree.removeSubtree(at: old, into: &removed)
+            }
+            var keptSet: Set<RestorationPath> = []
+            for child in children where try visit(child) != .rejected && keptSet.insert(child.path).inserted {
+                kept.append(child.path)
+            }
         }
         tree.nodes[path]?.children = kept
     }
@@ -124,7 +149,7 @@ final class PreservationPass: ReferenceResolving {
     /// Encodes one object and writes its entry if it changed. Returns the controllers it referenced
     /// that the tree does not hold yet.
     func encode(_ object: any StateRestoring, kind: RestorableEntryKind, at path: RestorationPath) throws -> [Child] {
-        encoded.insert(path)
+        if isIncremental { encoded.insert(path) }
         encodedObjects += 1
         referenced = []
         let coder = RestorationCoder(path: path, resolver: self)
@@ -136,12 +161,12 @@ final class PreservationPass: ReferenceResolving {
         }
         var restorationClassName: String?
         if let controller = object as? any RestorableController {
-            restorationClassName = controller.restorationClass.map { TypeNames.name(of: $0) }
+            restorationClassName = controller.restorationClass.map { typeNames.name(of: $0) }
         } else {
-            restorationClassName = object.objectRestorationClass.map { TypeNames.name(of: $0) }
+            restorationClassName = object.objectRestorationClass.map { typeNames.name(of: $0) }
         }
         var writer = EntryWriter()
-        writer.writeHeader(kind: kind, typeName: TypeNames.name(of: object), restorationClassName: restorationClassName)
+        writer.writeHeader(kind: kind, typeName: typeNames.name(of: object), restorationClassName: restorationClassName)
         writer.writeDictionary(coder.values)
         try write(writer.bytes, at: path)
         let found = referenced.map { Child(object: $0.object, kind: .controller, path: $0.path) }
@@ -187,7 +212,7 @@ final class PreservationPass: ReferenceResolving {
             referenced.append((controller, path))
             return path
         }
-        problems.append(.unregisteredReference(type: TypeNames.name(of: object), from: coder.restorationPath))
+        problems.append(.unregisteredReference(type: typeNames.name(of: object), from: coder.restorationPath))
         return nil
     }
 

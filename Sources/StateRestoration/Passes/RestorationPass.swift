@@ -7,6 +7,7 @@ final class RestorationPass: ReferenceResolving {
         let entries: [RestorationPath: [UInt8]]
         let roots: [any RestorableController]
         let registry: RestorationRegistry
+        let typeNames: TypeNameCache
         weak var delegate: (any ApplicationRestorationDelegate)?
         let savedBundleVersion: String?
         let currentBundleVersion: String
@@ -15,6 +16,9 @@ final class RestorationPass: ReferenceResolving {
     private let input: Input
     private var obtained: [RestorationPath: any StateRestoring] = [:]
     private var live: [RestorationPath: AnyObject] = [:]
+    private var childIndex: [ObjectIdentifier: [String: AnyObject]] = [:]
+    /// Restored objects by identity, to resolve references a coder encodes during restoration.
+    private var obtainedPaths: [ObjectIdentifier: RestorationPath] = [:]
     private(set) var report: RestorationReport
     /// Objects created by an object restoration class, to register once decoded.
     private(set) var created: [(object: any StateRestoring, identifier: String)] = []
@@ -40,10 +44,11 @@ final class RestorationPass: ReferenceResolving {
                 skip(path, entry.typeName, reason)
             case .obtained(let (object, source)):
                 obtained[path] = object
-                let matches = TypeNames.object(object, isKindOf: entry.typeName)
+                if obtainedPaths[ObjectIdentifier(object)] == nil { obtainedPaths[ObjectIdentifier(object)] = path }
+                let matches = input.typeNames.object(object, isKindOf: entry.typeName)
                 if !matches {
                     report.diagnostics.append(
-                        .classMismatch(path, savedType: entry.typeName, obtainedType: TypeNames.name(of: object)))
+                        .classMismatch(path, savedType: entry.typeName, obtainedType: input.typeNames.name(of: object)))
                 }
                 report.restored.append(RestoredObject(path: path, savedTypeName: entry.typeName, source: source, decoded: matches))
                 order.append((path, entry, object, matches))
@@ -78,7 +83,7 @@ final class RestorationPass: ReferenceResolving {
 
     private func readEntries() -> [(RestorationPath, RestorableEntry)] {
         var result: [(RestorationPath, RestorableEntry)] = []
-        for path in input.entries.keys.sorted() where path != RestorationManager.applicationPath {
+        for path in PathOrder.sorted(input.entries.keys) where path != RestorationManager.applicationPath {
             do {
                 var entry = try RestorableEntry(decoding: input.entries[path]!)
                 guard entry.kind != .application else { throw RestorationError(.corruptEntry, "An application entry is only allowed at \(RestorationManager.applicationPath).") }
@@ -179,9 +184,7 @@ final class RestorationPass: ReferenceResolving {
                     .first { $0.parentID == nil && $0.identifier == identifier }?.object
             }
         } else if let parent = obtained[parentPath] ?? existing(at: parentPath) {
-            if let controller = parent as? any RestorableController {
-                found = controller.restorationChildren.first { $0.restorationIdentifier == identifier }
-            }
+            found = children(of: parent)[identifier]
             if found == nil {
                 found = input.registry.registeredObject(at: path, parent: parent)
             }
@@ -190,10 +193,24 @@ final class RestorationPass: ReferenceResolving {
         return found
     }
 
+    /// The children of a controller by identifier, read once per parent (the first one wins).
+    private func children(of parent: AnyObject) -> [String: AnyObject] {
+        let id = ObjectIdentifier(parent)
+        if let known = childIndex[id] { return known }
+        var index: [String: AnyObject] = [:]
+        if let controller = parent as? any RestorableController {
+            for child in controller.restorationChildren {
+                if let identifier = child.restorationIdentifier, index[identifier] == nil { index[identifier] = child }
+            }
+        }
+        childIndex[id] = index
+        return index
+    }
+
     // MARK: - ReferenceResolving
 
     func referencePath(for object: any StateRestoring, encodedBy coder: RestorationCoder) throws -> RestorationPath? {
-        obtained.first { $0.value === object }?.key
+        obtainedPaths[ObjectIdentifier(object)]
     }
 
     func restoredObject(at path: RestorationPath) -> (any StateRestoring)? { obtained[path] }

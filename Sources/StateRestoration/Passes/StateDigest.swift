@@ -1,3 +1,5 @@
+import StateJournal
+
 /// A 128-bit fingerprint of an entry's bytes, kept per path so that a pass writes only what changed.
 ///
 /// Not cryptographic: two independent 64-bit multiply-rotate lanes plus the length. An accidental
@@ -45,5 +47,16 @@ struct StateDigest: Hashable {
         value &*= 0xC4CE_B9FE_1A85_EC53
         value ^= value >> 33
         return value
+    }
+}
+
+/// The digest of every entry in the journal's latest state, shared by reference so that a pass can
+/// read it and the manager update it in place, without copying it.
+final class DigestTable {
+    var digests: [RestorationPath: StateDigest] = [:]
+
+    subscript(path: RestorationPath) -> StateDigest? {
+        get { digests[path] }
+        set { digests[path] = newValue }
     }
 }

@@ -18,3 +18,28 @@ enum TypeNames {
         return false
     }
 }
+
+/// Remembers type names and class-chain answers per type, so that a pass over many objects of a
+/// few types computes each name once.
+final class TypeNameCache {
+    private var names: [ObjectIdentifier: String] = [:]
+    private var kinds: [ObjectIdentifier: [String: Bool]] = [:]
+
+    func name(of type: Any.Type) -> String {
+        let id = ObjectIdentifier(type)
+        if let name = names[id] { return name }
+        let name = TypeNames.name(of: type)
+        names[id] = name
+        return name
+    }
+
+    func name(of object: AnyObject) -> String { name(of: type(of: object)) }
+
+    func object(_ object: AnyObject, isKindOf recorded: String) -> Bool {
+        let id = ObjectIdentifier(type(of: object))
+        if let known = kinds[id]?[recorded] { return known }
+        let answer = TypeNames.object(object, isKindOf: recorded)
+        kinds[id, default: [:]][recorded] = answer
+        return answer
+    }
+}
