@@ -58,7 +58,8 @@ extension RestorationManager {
 
             try pass.adopt(pass.rootChildren(roots), at: StateTree.rootPath)
             if runMode == .full {
-                tombstones = try pass.writeTombstones(candidates: written.digests.keys.filter { $0 != Self.applicationPath })
+                tombstones = try pass.writeTombstones(
+                    candidates: written.digests.keys.filter { $0 != Self.applicationPath })
             } else {
                 let invalidated = dirty.values.compactMap { object in passTree.path(of: object).map { ($0, object) } }
                 for (path, object) in invalidated.sorted(by: { $0.0 < $1.0 }) {

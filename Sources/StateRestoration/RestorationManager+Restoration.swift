@@ -35,7 +35,8 @@ extension RestorationManager {
     public func restoreState(roots: [any RestorableController], asOf epoch: UInt64? = nil) throws -> RestorationReport {
         guard restoration == nil else {
             throw RestorationError(
-                .restorationInProgress, "A restoration is in progress; call completeStateRestoration() before restoring again.")
+                .restorationInProgress,
+                "A restoration is in progress; call completeStateRestoration() before restoring again.")
         }
         let history = try journal.history()
         let choice: (epoch: UInt64?, reason: RestorationReason)
@@ -56,7 +57,8 @@ extension RestorationManager {
         if let bytes = entries[Self.applicationPath], let entry = try? RestorableEntry(decoding: bytes) {
             appValues = entry.values
         }
-        let coder = applicationCoder(metadata: info.metadata, timestamp: info.timestamp, appValues: appValues, reason: choice.reason)
+        let coder = applicationCoder(
+            metadata: info.metadata, timestamp: info.timestamp, appValues: appValues, reason: choice.reason)
         guard let delegate, delegate.shouldRestoreApplicationState(coder) else {
             report.outcome = .declined
             return report
@@ -64,7 +66,9 @@ extension RestorationManager {
 
         try journal.commit([], metadata: markerMetadata(.restorationBegan, restoring: target))
         restoration = RestorationProgress(epoch: target, count: 1)
-        if let latest = history.last(where: { $0.metadata[EpochMetadataKey.kind] == RestorationEpochKind.preservation.rawValue }) {
+        if let latest = history.last(where: {
+            $0.metadata[EpochMetadataKey.kind] == RestorationEpochKind.preservation.rawValue
+        }) {
             lastPreservationMetadata = latest.metadata
         }
 

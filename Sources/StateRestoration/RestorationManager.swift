@@ -51,7 +51,9 @@ public final class RestorationManager {
         for (path, bytes) in journal.recoveredState.entries {
             written[path] = StateDigest(bytes)
         }
-        if let last = journal.lastCommitted, last.metadata[EpochMetadataKey.kind] == RestorationEpochKind.preservation.rawValue {
+        if let last = journal.lastCommitted,
+            last.metadata[EpochMetadataKey.kind] == RestorationEpochKind.preservation.rawValue
+        {
             lastPreservationMetadata = last.metadata
         }
     }
@@ -161,9 +163,12 @@ public final class RestorationManager {
     ) -> RestorationCoder {
         let coder = RestorationCoder(path: Self.applicationPath, values: appValues, isApplicationCoder: true)
         for key in ArchiveKey.all { coder.setReserved(key, nil) }
-        coder.setReserved(ArchiveKey.bundleVersion, metadata[EpochMetadataKey.bundleVersion].map(RestorableValue.string))
-        coder.setReserved(ArchiveKey.interfaceIdiom, metadata[EpochMetadataKey.interfaceIdiom].map(RestorableValue.string))
-        coder.setReserved(ArchiveKey.systemVersion, metadata[EpochMetadataKey.systemVersion].map(RestorableValue.string))
+        coder.setReserved(
+            ArchiveKey.bundleVersion, metadata[EpochMetadataKey.bundleVersion].map(RestorableValue.string))
+        coder.setReserved(
+            ArchiveKey.interfaceIdiom, metadata[EpochMetadataKey.interfaceIdiom].map(RestorableValue.string))
+        coder.setReserved(
+            ArchiveKey.systemVersion, metadata[EpochMetadataKey.systemVersion].map(RestorableValue.string))
         coder.setReserved(ArchiveKey.timestamp, .date(timestamp))
         coder.restorationReason = reason
         return coder

@@ -32,10 +32,13 @@ public struct MailSnapshot: Sendable, Hashable, CustomStringConvertible {
         var lines = ["stack: " + (stack.isEmpty ? "(empty)" : stack.joined(separator: " > "))]
         if let mailbox {
             lines.append(
-                "list: \(mailbox), selection \(selectedMessageID.map(String.init) ?? "none"), scrolled to \(scrollOffset ?? 0)")
+                "list: \(mailbox), selection \(selectedMessageID.map(String.init) ?? "none"), scrolled to \(scrollOffset ?? 0)"
+            )
         }
         if let draft { lines.append("draft to \(draft.to): \(draft.subject) — \"\(draft.body)\"") }
-        if let settings { lines.append("settings: preview \(settings.showsPreview ? "on" : "off"), font \(settings.fontSize)") }
+        if let settings {
+            lines.append("settings: preview \(settings.showsPreview ? "on" : "off"), font \(settings.fontSize)")
+        }
         lines.append("session: \(account)\(unreadOnly ? ", unread only" : "")")
         return lines.joined(separator: "\n")
     }

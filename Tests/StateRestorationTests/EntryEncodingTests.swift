@@ -51,7 +51,9 @@ import Testing
         let entry = RestorableEntry(
             kind: .controller, typeName: "Module.Type", restorationClassName: nil,
             values: [
-                "a": .array([.int(1), .double(2), .string("x"), .data(Data([1])), .date(Date(timeIntervalSince1970: 1))]),
+                "a": .array([
+                    .int(1), .double(2), .string("x"), .data(Data([1])), .date(Date(timeIntervalSince1970: 1)),
+                ]),
                 "d": .dictionary(["k": .bool(true)]), "r": .reference(RestorationPath("X")),
             ])
         let bytes = entry.encoded
@@ -65,7 +67,9 @@ import Testing
             damaged[Int(state >> 33) % damaged.count] = UInt8(truncatingIfNeeded: state >> 17)
             _ = try? RestorableEntry(decoding: damaged)
         }
-        #expect(throws: RestorationError.self) { try RestorableEntry(decoding: [0x01, 0x00, 0x00, 0x00, 0x09, 0xFF, 0xFF, 0xFF, 0xFF, 0x0F]) }
+        #expect(throws: RestorationError.self) {
+            try RestorableEntry(decoding: [0x01, 0x00, 0x00, 0x00, 0x09, 0xFF, 0xFF, 0xFF, 0xFF, 0x0F])
+        }
         let deep = [UInt8]([0x01, 0x00, 0x00, 0x00, 0x09, 0x01, 0x01, 0x61]) + [UInt8](repeating: 0x08, count: 5000)
         #expect(throws: RestorationError.self) { try RestorableEntry(decoding: deep) }
         #expect(throws: RestorationError.self) { try RestorableEntry(decoding: [0x02, 0x00]) }

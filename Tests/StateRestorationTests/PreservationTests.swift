@@ -45,7 +45,8 @@ import Testing
         let anonymous = Node(nil, children: [Node("Hidden", children: [Node("Deeper")])])
         try manager.preserveState(roots: [Node("Main", children: [anonymous, Node("Shown")])])
         let paths = Set(try journal.state().entries.keys)
-        #expect(paths == [RestorationManager.applicationPath, RestorationPath("Main"), RestorationPath("Main", "Shown")])
+        #expect(
+            paths == [RestorationManager.applicationPath, RestorationPath("Main"), RestorationPath("Main", "Shown")])
     }
 
     @Test func typeAndRestorationClassAreRecordedPerPath() throws {

@@ -11,7 +11,8 @@ import Testing
             let journal = try store.open()
             let delegate = TestDelegate()
             let manager = store.manager(journal, delegate: delegate)
-            manager.registerObject(forStateRestoration: Counter(count: 1, parent: main), restorationIdentifier: "Counter")
+            manager.registerObject(
+                forStateRestoration: Counter(count: 1, parent: main), restorationIdentifier: "Counter")
             try manager.preserveState(roots: [main])
         }
         let log = EventLog()
@@ -19,7 +20,8 @@ import Testing
         let delegate = TestDelegate(log: log)
         let manager = store.manager(journal, delegate: delegate)
         let newMain = Node("Main", children: [Node("A", log: log), Node("B", log: log)], log: log)
-        manager.registerObject(forStateRestoration: Counter(parent: newMain, log: log), restorationIdentifier: "Counter")
+        manager.registerObject(
+            forStateRestoration: Counter(parent: newMain, log: log), restorationIdentifier: "Counter")
         try manager.restoreState(roots: [newMain])
         let decodes = log.events.prefix { $0.hasPrefix("decode") }
         #expect(decodes == ["decode Main", "decode Main/A", "decode Main/B", "decode Main/Counter"])
@@ -112,7 +114,8 @@ import Testing
             try journal.close()
         }
         #expect(restoredValues == [2, 2, 1, 1])
-        #expect(reasons == [.launch, .launch, .crashLoopFallback(avoidedEpoch: 2), .crashLoopFallback(avoidedEpoch: 2)])
+        #expect(
+            reasons == [.launch, .launch, .crashLoopFallback(avoidedEpoch: 2), .crashLoopFallback(avoidedEpoch: 2)])
 
         let journal = try store.open()
         let delegate = TestDelegate()
@@ -136,8 +139,10 @@ import Testing
             main.value = 2
             manager.invalidateRestorableState(for: main)
             try manager.preserveState(roots: [main])
-            try journal.commit([], metadata: [EpochMetadataKey.kind: "restorationBegan", EpochMetadataKey.restoringEpoch: "2"])
-            try journal.commit([], metadata: [EpochMetadataKey.kind: "restorationBegan", EpochMetadataKey.restoringEpoch: "2"])
+            try journal.commit(
+                [], metadata: [EpochMetadataKey.kind: "restorationBegan", EpochMetadataKey.restoringEpoch: "2"])
+            try journal.commit(
+                [], metadata: [EpochMetadataKey.kind: "restorationBegan", EpochMetadataKey.restoringEpoch: "2"])
         }
         var values: [Int] = []
         for _ in 0..<2 {
@@ -265,7 +270,9 @@ import Testing
             let delegate = TestDelegate()
             let manager = store.manager(journal, delegate: delegate)
             try manager.preserveState(roots: [Node("Main", children: [Node("Fine", value: 1)])])
-            try journal.commit([.put(RestorationPath("Main", "Broken"), [0x01, 0x00, 0xFF])], metadata: [EpochMetadataKey.kind: "preservation"])
+            try journal.commit(
+                [.put(RestorationPath("Main", "Broken"), [0x01, 0x00, 0xFF])],
+                metadata: [EpochMetadataKey.kind: "preservation"])
         }
         let journal = try store.open()
         let delegate = TestDelegate()

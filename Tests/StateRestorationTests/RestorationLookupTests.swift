@@ -43,7 +43,9 @@ import Testing
         #expect(report.restored.map(\.path) == [RestorationPath("Main")])
         #expect(
             report.skipped == [
-                SkippedObject(path: RestorationPath("Main", "Child"), savedTypeName: "StateRestorationTests.Node", reason: .declinedByRestorationClass),
+                SkippedObject(
+                    path: RestorationPath("Main", "Child"), savedTypeName: "StateRestorationTests.Node",
+                    reason: .declinedByRestorationClass),
                 SkippedObject(
                     path: RestorationPath("Main", "Child", "Grandchild"), savedTypeName: "StateRestorationTests.Node",
                     reason: .ancestorDeclined(RestorationPath("Main", "Child"))),
@@ -93,8 +95,10 @@ import Testing
             let created = Counter(count: 5, parent: main)
             created.restorationType = CounterFactory.self
             manager.registerObject(forStateRestoration: created, restorationIdentifier: "Created")
-            manager.registerObject(forStateRestoration: Counter(count: 6, parent: main), restorationIdentifier: "Registered")
-            manager.registerObject(forStateRestoration: Counter(count: 7, parent: main), restorationIdentifier: "Unregistered")
+            manager.registerObject(
+                forStateRestoration: Counter(count: 6, parent: main), restorationIdentifier: "Registered")
+            manager.registerObject(
+                forStateRestoration: Counter(count: 7, parent: main), restorationIdentifier: "Unregistered")
         }
         let journal = try store.open()
         let delegate = TestDelegate()
@@ -116,7 +120,9 @@ import Testing
         let journal = try store.open()
         let delegate = TestDelegate()
         let manager = RestorationManager(
-            journal: journal, configuration: RestorationConfiguration(bundleVersion: "1", interfaceIdiom: "desktop", systemVersion: "6.8"))
+            journal: journal,
+            configuration: RestorationConfiguration(bundleVersion: "1", interfaceIdiom: "desktop", systemVersion: "6.8")
+        )
         manager.delegate = delegate
         let report = try manager.restoreState(roots: [Node("Main")])
         #expect(

@@ -6,7 +6,9 @@ import Testing
 
 /// The scenarios of the UIKit documents in `seeds/`, ported to this API.
 @Suite struct SeedScenarioTests {
-    func mailStore(bundleVersion: String = "1", idiom: String = "desktop", actions: [MailAction]) throws -> (TestStore, MailSnapshot) {
+    func mailStore(bundleVersion: String = "1", idiom: String = "desktop", actions: [MailAction]) throws -> (
+        TestStore, MailSnapshot
+    ) {
         let store = TestStore()
         let journal = try store.open()
         let app = MailApp(journal: journal, bundleVersion: bundleVersion, interfaceIdiom: idiom)
@@ -48,7 +50,8 @@ import Testing
     // Seed 004: the navigation stack saved and restored, without creating classes by name.
     @Test func seed004TheNavigationStackIsSavedAndRestored() throws {
         let actions: [MailAction] = [
-            .openMailbox("Inbox"), .selectMessage(42), .scroll(to: 310.5), .compose(to: "grace@example.org", subject: "Lunch"),
+            .openMailbox("Inbox"), .selectMessage(42), .scroll(to: 310.5),
+            .compose(to: "grace@example.org", subject: "Lunch"),
             .type("See you at noon"), .openSettings, .setFontSize(14), .toggleUnreadOnly,
         ]
         let (store, saved) = try mailStore(actions: actions)
@@ -123,7 +126,9 @@ import Testing
             let entries = try decodedEntries(journal)
             #expect(
                 entries[RestorationPath("Tabs")]?.values["tabs"]
-                    == .array([.reference(RestorationPath("Tabs", "First")), .reference(RestorationPath("Tabs", "Second"))]))
+                    == .array([
+                        .reference(RestorationPath("Tabs", "First")), .reference(RestorationPath("Tabs", "Second")),
+                    ]))
             #expect(entries[RestorationPath("Tabs", "Second")]?.values["value"] == .int(2))
         }
         let journal = try store.open()
@@ -146,8 +151,10 @@ import Testing
             let manager = store.manager(journal, delegate: delegate)
             let left = Node("Left")
             let right = Node("Right")
-            manager.registerObject(forStateRestoration: Counter(count: 1, parent: left), restorationIdentifier: "Counter")
-            manager.registerObject(forStateRestoration: Counter(count: 2, parent: right), restorationIdentifier: "Counter")
+            manager.registerObject(
+                forStateRestoration: Counter(count: 1, parent: left), restorationIdentifier: "Counter")
+            manager.registerObject(
+                forStateRestoration: Counter(count: 2, parent: right), restorationIdentifier: "Counter")
             let report = try manager.preserveState(roots: [Node("Main", children: [left, right])])
             #expect(report.problems.isEmpty)
             #expect(report.writtenPaths.contains(RestorationPath("Main", "Left", "Counter")))

@@ -47,15 +47,20 @@ public struct RestorableEntry: Sendable, Hashable {
         guard version == EntryFormatVersion.current else {
             throw RestorationError(
                 .unsupportedEntryVersion,
-                "The entry has format version \(version); this library reads version \(EntryFormatVersion.current). Update the library to read it.")
+                "The entry has format version \(version); this library reads version \(EntryFormatVersion.current). Update the library to read it."
+            )
         }
         let kindByte = try reader.readByte()
-        guard let kind = RestorableEntryKind(rawValue: kindByte) else { throw reader.corrupt("unknown entry kind \(kindByte)") }
+        guard let kind = RestorableEntryKind(rawValue: kindByte) else {
+            throw reader.corrupt("unknown entry kind \(kindByte)")
+        }
         self.kind = kind
         typeName = try reader.readString()
         let className = try reader.readString()
         restorationClassName = className.isEmpty ? nil : className
-        guard try reader.readByte() == ValueTag.dictionary.rawValue else { throw reader.corrupt("the values are not a dictionary") }
+        guard try reader.readByte() == ValueTag.dictionary.rawValue else {
+            throw reader.corrupt("the values are not a dictionary")
+        }
         values = try reader.readDictionaryBody(depth: 0)
         guard reader.isAtEnd else { throw reader.corrupt("bytes follow the values") }
     }
@@ -72,11 +77,12 @@ public struct RestorableEntry: Sendable, Hashable {
     ///
     /// - Parameter pretty: Whether to indent nested containers.
     public func jsonText(pretty: Bool = false) -> String {
-        let kindName = switch kind {
-        case .controller: "controller"
-        case .object: "object"
-        case .application: "application"
-        }
+        let kindName =
+            switch kind {
+            case .controller: "controller"
+            case .object: "object"
+            case .application: "application"
+            }
         let object: [String: RestorableValue] = [
             "kind": .string(kindName),
             "type": .string(typeName),

@@ -9,7 +9,8 @@ enum ValueDecoding {
         let path: RestorationPath
         let key: String
 
-        func mismatch(_ expected: String, _ found: RestorableValue, at codingPath: [any CodingKey]) -> RestorationError {
+        func mismatch(_ expected: String, _ found: RestorableValue, at codingPath: [any CodingKey]) -> RestorationError
+        {
             RestorationError(
                 .typeMismatch,
                 "Expected \(expected) but found \(found.kindName)\(where_(codingPath)).", path: path, key: key)
@@ -19,9 +20,11 @@ enum ValueDecoding {
             RestorationError(.keyNotFound, "No value for \"\(name)\"\(where_(codingPath)).", path: path, key: key)
         }
 
-        func outOfRange(_ value: RestorableValue, _ type: Any.Type, at codingPath: [any CodingKey]) -> RestorationError {
+        func outOfRange(_ value: RestorableValue, _ type: Any.Type, at codingPath: [any CodingKey]) -> RestorationError
+        {
             RestorationError(
-                .valueOutOfRange, "The value \(value.jsonText()) does not fit \(type)\(where_(codingPath)).", path: path,
+                .valueOutOfRange, "The value \(value.jsonText()) does not fit \(type)\(where_(codingPath)).",
+                path: path,
                 key: key)
         }
 
@@ -30,7 +33,9 @@ enum ValueDecoding {
         }
     }
 
-    static func decode<T: Decodable>(_ type: T.Type, from value: RestorableValue, path: RestorationPath, key: String) throws -> T {
+    static func decode<T: Decodable>(_ type: T.Type, from value: RestorableValue, path: RestorationPath, key: String)
+        throws -> T
+    {
         try decodeValue(type, from: value, codingPath: [], context: Context(path: path, key: key))
     }
 
@@ -41,7 +46,9 @@ enum ValueDecoding {
         return try T(from: TreeDecoder(value: value, codingPath: codingPath, context: context))
     }
 
-    static func scalar<T>(_ type: T.Type, from value: RestorableValue, codingPath: [any CodingKey], context: Context) throws -> T? {
+    static func scalar<T>(_ type: T.Type, from value: RestorableValue, codingPath: [any CodingKey], context: Context)
+        throws -> T?
+    {
         func fail(_ expected: String) -> RestorationError { context.mismatch(expected, value, at: codingPath) }
         if type == RestorableValue.self { return value as? T }
         if type == Bool.self {
@@ -86,7 +93,9 @@ enum ValueDecoding {
         var userInfo: [CodingUserInfoKey: Any] { [:] }
 
         func container<Key: CodingKey>(keyedBy type: Key.Type) throws -> KeyedDecodingContainer<Key> {
-            guard case .dictionary(let values) = value else { throw context.mismatch("dictionary", value, at: codingPath) }
+            guard case .dictionary(let values) = value else {
+                throw context.mismatch("dictionary", value, at: codingPath)
+            }
             return KeyedDecodingContainer(KeyedContainer<Key>(values: values, codingPath: codingPath, context: context))
         }
 
@@ -123,7 +132,8 @@ enum ValueDecoding {
         func nestedContainer<NestedKey: CodingKey>(keyedBy type: NestedKey.Type, forKey key: Key) throws
             -> KeyedDecodingContainer<NestedKey>
         {
-            try TreeDecoder(value: try value(key), codingPath: codingPath + [key], context: context).container(keyedBy: type)
+            try TreeDecoder(value: try value(key), codingPath: codingPath + [key], context: context).container(
+                keyedBy: type)
         }
 
         func nestedUnkeyedContainer(forKey key: Key) throws -> any UnkeyedDecodingContainer {

@@ -121,7 +121,8 @@ enum ValueEncoding {
         var userInfo: [CodingUserInfoKey: Any] { [:] }
 
         func container<Key: CodingKey>(keyedBy type: Key.Type) -> KeyedEncodingContainer<Key> {
-            KeyedEncodingContainer(KeyedContainer<Key>(storage: node.keyedStorage(), codingPath: codingPath, context: context))
+            KeyedEncodingContainer(
+                KeyedContainer<Key>(storage: node.keyedStorage(), codingPath: codingPath, context: context))
         }
 
         func unkeyedContainer() -> any UnkeyedEncodingContainer {

@@ -26,7 +26,8 @@ final class PreservationPass: ReferenceResolving {
     private var referenced: [(object: any RestorableController, path: RestorationPath)] = []
 
     init(
-        tree: StateTree, registry: RestorationRegistry, written: DigestTable, epoch: EpochWriter, typeNames: TypeNameCache,
+        tree: StateTree, registry: RestorationRegistry, written: DigestTable, epoch: EpochWriter,
+        typeNames: TypeNameCache,
         isIncremental: Bool
     ) {
         self.typeNames = typeNames
@@ -58,7 +59,8 @@ final class PreservationPass: ReferenceResolving {
             children.append(Child(object: root, kind: .controller, path: path))
         }
         for registration in registry.registrations(scopedUnder: nil) where registration.parentID == nil {
-            children.append(Child(object: registration.object, kind: .object, path: RestorationPath([registration.identifier])))
+            children.append(
+                Child(object: registration.object, kind: .object, path: RestorationPath([registration.identifier])))
         }
         return children
     }
@@ -80,7 +82,8 @@ final class PreservationPass: ReferenceResolving {
             }
         }
         for registration in registry.registrations(scopedUnder: object) {
-            children.append(Child(object: registration.object, kind: .object, path: path.appending(registration.identifier)))
+            children.append(
+                Child(object: registration.object, kind: .object, path: path.appending(registration.identifier)))
         }
         return children
     }

@@ -50,7 +50,8 @@ final class RestorationPass: ReferenceResolving {
                     report.diagnostics.append(
                         .classMismatch(path, savedType: entry.typeName, obtainedType: input.typeNames.name(of: object)))
                 }
-                report.restored.append(RestoredObject(path: path, savedTypeName: entry.typeName, source: source, decoded: matches))
+                report.restored.append(
+                    RestoredObject(path: path, savedTypeName: entry.typeName, source: source, decoded: matches))
                 order.append((path, entry, object, matches))
                 if source == .restorationClass && entry.kind == .object, let last = path.components.last,
                     input.registry.registration(of: object) == nil
@@ -86,7 +87,10 @@ final class RestorationPass: ReferenceResolving {
         for path in PathOrder.sorted(input.entries.keys) where path != RestorationManager.applicationPath {
             do {
                 var entry = try RestorableEntry(decoding: input.entries[path]!)
-                guard entry.kind != .application else { throw RestorationError(.corruptEntry, "An application entry is only allowed at \(RestorationManager.applicationPath).") }
+                guard entry.kind != .application else {
+                    throw RestorationError(
+                        .corruptEntry, "An application entry is only allowed at \(RestorationManager.applicationPath).")
+                }
                 try migrate(&entry, at: path)
                 result.append((path, entry))
             } catch let error as MigrationFailure {
@@ -147,13 +151,18 @@ final class RestorationPass: ReferenceResolving {
         if let name = entry.restorationClassName {
             switch entry.kind {
             case .controller:
-                guard let type = input.registry.controllerClasses[name] else { return .skipped(.unregisteredRestorationClass(name)) }
-                guard let controller = type.controller(withRestorationIdentifierPath: path.components, coder: coder) else {
+                guard let type = input.registry.controllerClasses[name] else {
+                    return .skipped(.unregisteredRestorationClass(name))
+                }
+                guard let controller = type.controller(withRestorationIdentifierPath: path.components, coder: coder)
+                else {
                     return .skipped(.declinedByRestorationClass)
                 }
                 return .obtained((controller, .restorationClass))
             case .object, .application:
-                guard let type = input.registry.objectClasses[name] else { return .skipped(.unregisteredRestorationClass(name)) }
+                guard let type = input.registry.objectClasses[name] else {
+                    return .skipped(.unregisteredRestorationClass(name))
+                }
                 guard let object = type.object(withRestorationIdentifierPath: path.components, coder: coder) else {
                     return .skipped(.declinedByRestorationClass)
                 }
@@ -180,7 +189,8 @@ final class RestorationPass: ReferenceResolving {
         if parentPath.components.isEmpty {
             found = input.roots.first { $0.restorationIdentifier == identifier }
             if found == nil {
-                found = input.registry.registrations(scopedUnder: nil)
+                found =
+                    input.registry.registrations(scopedUnder: nil)
                     .first { $0.parentID == nil && $0.identifier == identifier }?.object
             }
         } else if let parent = obtained[parentPath] ?? existing(at: parentPath) {

@@ -34,7 +34,9 @@ struct RestorationRegistry {
     }
 
     func registration(of object: AnyObject) -> ObjectRegistration? {
-        guard let registration = registrations[ObjectIdentifier(object)], registration.object === object else { return nil }
+        guard let registration = registrations[ObjectIdentifier(object)], registration.object === object else {
+            return nil
+        }
         return registration
     }
 

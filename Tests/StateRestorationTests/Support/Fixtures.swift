@@ -132,7 +132,8 @@ class TestDelegate: ApplicationRestorationDelegate {
     var appKeys: [String: Int] = [:]
     var controllers: [[String]: any RestorableController] = [:]
     var lookups: [[String]] = []
-    var lastRestoreCoder: (bundleVersion: String?, idiom: String?, systemVersion: String?, timestamp: Date?, reason: RestorationReason?)?
+    var lastRestoreCoder:
+        (bundleVersion: String?, idiom: String?, systemVersion: String?, timestamp: Date?, reason: RestorationReason?)?
     var decodedAppKeys: [String: Int] = [:]
     var restoreCheck: ((RestorationCoder) -> Bool)?
 
@@ -141,7 +142,9 @@ class TestDelegate: ApplicationRestorationDelegate {
     func shouldSaveApplicationState(_ coder: RestorationCoder) -> Bool { saves }
 
     func shouldRestoreApplicationState(_ coder: RestorationCoder) -> Bool {
-        lastRestoreCoder = (coder.bundleVersion, coder.interfaceIdiom, coder.systemVersion, coder.timestamp, coder.restorationReason)
+        lastRestoreCoder = (
+            coder.bundleVersion, coder.interfaceIdiom, coder.systemVersion, coder.timestamp, coder.restorationReason
+        )
         for key in appKeys.keys where coder.containsValue(forKey: key) {
             decodedAppKeys[key] = try? coder.decodeInt(forKey: key)
         }
@@ -177,7 +180,8 @@ final class TestStore {
     ) -> RestorationManager {
         let manager = RestorationManager(
             journal: journal,
-            configuration: RestorationConfiguration(bundleVersion: bundleVersion, interfaceIdiom: idiom, systemVersion: "6.8"))
+            configuration: RestorationConfiguration(
+                bundleVersion: bundleVersion, interfaceIdiom: idiom, systemVersion: "6.8"))
         manager.delegate = delegate
         manager.register(restorationClass: NodeFactory.self)
         manager.register(restorationClass: SubNodeFactory.self)
