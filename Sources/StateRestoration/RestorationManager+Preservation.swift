@@ -23,7 +23,7 @@ extension RestorationManager {
     ///   - roots: The root controllers, in order.
     ///   - mode: ``PreservationMode/incremental`` (the default) or ``PreservationMode/full``.
     /// - Returns: What the pass did, including the problems it met (duplicate paths, failed encodes).
-    /// - Throws: ``StateJournal/JournalError`` when the journal cannot be written.
+    /// - Throws: `JournalError` when the journal cannot be written.
     /// - Complexity: Incremental: proportional to the invalidated objects, their children and the
     ///   roots, not to the size of the hierarchy. Full: O(*n*).
     @discardableResult
@@ -97,7 +97,7 @@ extension RestorationManager {
     /// The next preservation pass is full.
     ///
     /// - Returns: The discard epoch.
-    /// - Throws: ``StateJournal/JournalError`` when the journal cannot be written.
+    /// - Throws: `JournalError` when the journal cannot be written.
     @discardableResult
     public func discardRestorableState() throws -> EpochInfo {
         let info = try journal.commit([.removeAll], metadata: archiveMetadata(.discard))

@@ -29,7 +29,7 @@ extension RestorationManager {
     ///   - epoch: The epoch whose state to restore (time travel), or `nil` for the automatic choice.
     /// - Returns: What was restored, what was skipped and why.
     /// - Throws: ``RestorationError/Code/restorationInProgress`` when a restoration has not
-    ///   completed, or ``StateJournal/JournalError`` (``StateJournal/JournalError/Code/noSuchEpoch``
+    ///   completed, or `JournalError` (`noSuchEpoch`
     ///   for an epoch that is not retained).
     @discardableResult
     public func restoreState(roots: [any RestorableController], asOf epoch: UInt64? = nil) throws -> RestorationReport {
@@ -103,7 +103,7 @@ extension RestorationManager {
     ///
     /// Calls without a restoration in progress do nothing.
     ///
-    /// - Throws: ``StateJournal/JournalError`` when the marker cannot be written; the restoration
+    /// - Throws: `JournalError` when the marker cannot be written; the restoration
     ///   still counts as complete for this process.
     public func completeStateRestoration() throws {
         guard var progress = restoration else { return }

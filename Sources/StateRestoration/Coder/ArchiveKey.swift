@@ -6,7 +6,7 @@ import StateJournal
 /// They are readable in ``ApplicationRestorationDelegate/shouldRestoreApplicationState(_:)`` and
 /// ``ApplicationRestorationDelegate/shouldSaveApplicationState(_:)``; encoding any of them throws
 /// ``RestorationError/Code/reservedKey``.
-public enum ArchiveKey {
+public enum ArchiveKey: Sendable {
     /// The app's bundle version (a string) when the state was saved.
     public static let bundleVersion = "StateRestorationBundleVersion"
     /// The interface idiom (a string the app chose, such as `desktop`, `terminal` or `server`).

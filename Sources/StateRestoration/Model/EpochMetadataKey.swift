@@ -1,6 +1,6 @@
 /// The metadata keys the manager writes on each epoch, so that tools can list the history without
 /// decoding entries.
-public enum EpochMetadataKey {
+public enum EpochMetadataKey: Sendable {
     /// What the epoch is: one of the raw values of ``RestorationEpochKind``.
     public static let kind = "kind"
     /// The bundle version of the app that wrote the epoch.

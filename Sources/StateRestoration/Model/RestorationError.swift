@@ -2,7 +2,7 @@ import StateJournal
 
 /// An error of the restoration model: what happened, where (path and key), and what caused it.
 ///
-/// Modelled on ``StateJournal/JournalError``: match on ``code``, show ``description`` to a person.
+/// Modelled on `JournalError`: match on ``code``, show ``description`` to a person.
 /// New codes may be added in later releases, so a `switch` over codes needs a `default` case.
 public struct RestorationError: Error, Sendable, CustomStringConvertible {
     /// The kind of failure. An extensible set: new codes can appear in later versions.

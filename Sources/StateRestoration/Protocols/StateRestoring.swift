@@ -26,7 +26,7 @@ public protocol StateRestoring: AnyObject {
     /// Writes the smallest state that brings the object back to its current configuration.
     ///
     /// Encode values with the coder's `encode` methods and other restorable objects with
-    /// ``RestorationCoder/encode(_:forKey:)-(StateRestoring?,_)``, which writes a reference.
+    /// the coder's `encode(_:forKey:)` overload for restorable objects, which writes a reference.
     ///
     /// - Parameter coder: This object's own coder; keys never collide with another object's.
     /// - Throws: Any error; the pass reports it and keeps the previously saved state of the object.
