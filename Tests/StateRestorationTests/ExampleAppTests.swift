@@ -24,7 +24,9 @@ import Testing
             let app = MailApp(journal: journal)
             for step in 0..<40 {
                 app.simulate(steps: 3, seed: UInt64(step))
-                if let epoch = try app.save().epoch?.epoch { snapshots[epoch] = app.snapshot }
+                let report = try app.save()
+                #expect(report.problems.isEmpty)
+                if let epoch = report.epoch?.epoch { snapshots[epoch] = app.snapshot }
             }
             try journal.close()
         }

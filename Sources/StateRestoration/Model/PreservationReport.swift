@@ -15,7 +15,8 @@ public enum PreservationProblem: Sendable, Hashable, CustomStringConvertible {
     case duplicatePath(RestorationPath, keptType: String, droppedType: String)
     /// One object was reached at a second path; it is saved at the first one only.
     case objectAtTwoPaths(type: String, kept: RestorationPath, dropped: RestorationPath)
-    /// The object's `encodeRestorableState(with:)` threw; its previously saved state was kept.
+    /// The object's `encodeRestorableState(with:)` threw, or its state exceeds the journal's
+    /// limits; its previously saved state was kept.
     case encodingFailed(RestorationPath, message: String)
     /// An object encoded a reference to a custom object that is not registered; null was written.
     case unregisteredReference(type: String, from: RestorationPath)

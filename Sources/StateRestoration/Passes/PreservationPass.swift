@@ -181,7 +181,12 @@ final class PreservationPass: ReferenceResolving {
     func write(_ bytes: [UInt8], at path: RestorationPath) throws {
         let digest = StateDigest(bytes)
         if (digests[path] ?? written[path]) == digest { return }
-        try epoch.put(path, bytes)
+        do {
+            try epoch.put(path, bytes)
+        } catch let error as JournalError where error.code == .limitExceeded {
+            problems.append(.encodingFailed(path, message: error.message))
+            return
+        }
         digests[path] = digest
         writtenPaths.append(path)
     }
