@@ -65,7 +65,7 @@ extension RestorationManager {
                 for (path, object) in invalidated.sorted(by: { $0.0 < $1.0 }) {
                     try pass.refresh(object, at: path)
                 }
-                tombstones = try pass.writeTombstones(candidates: pass.removedCandidates)
+                tombstones = try pass.writeTombstones(candidates: pass.removed)
             }
             if pass.writtenPaths.isEmpty && tombstones.isEmpty && metadata == lastPreservationMetadata {
                 epoch.abort()

@@ -202,8 +202,6 @@ final class PreservationPass: ReferenceResolving {
         return tombstones
     }
 
-    var removedCandidates: Set<RestorationPath> { removed }
-
     // MARK: - ReferenceResolving
 
     func referencePath(for object: any StateRestoring, encodedBy coder: RestorationCoder) throws -> RestorationPath? {

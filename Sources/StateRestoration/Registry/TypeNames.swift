@@ -3,9 +3,6 @@ enum TypeNames {
     /// The fully qualified name of a type, as recorded in entries: `Module.Outer.Type`.
     static func name(of type: Any.Type) -> String { String(reflecting: type) }
 
-    /// The recorded name of an object's dynamic type.
-    static func name(of object: AnyObject) -> String { name(of: type(of: object)) }
-
     /// Whether `object` is of the type named `recorded` or of a subclass of it.
     ///
     /// Walks the object's class chain by reflection; nothing is looked up by name.
