@@ -1,0 +1,106 @@
+import Foundation
+import StateJournal
+
+extension RestorationCoder {
+    /// Decodes a Boolean.
+    ///
+    /// - Parameter key: The key it was encoded under.
+    /// - Throws: ``RestorationError`` naming the path and key: ``RestorationError/Code/keyNotFound``
+    ///   or ``RestorationError/Code/typeMismatch``.
+    public func decodeBool(forKey key: String) throws -> Bool {
+        let value = try value(forKey: key)
+        guard case .bool(let bool) = value else { throw mismatch("bool", value, key) }
+        return bool
+    }
+
+    /// Decodes an integer.
+    ///
+    /// - Parameter key: The key it was encoded under.
+    /// - Throws: ``RestorationError`` naming the path and key: ``RestorationError/Code/keyNotFound``,
+    ///   ``RestorationError/Code/typeMismatch`` or ``RestorationError/Code/valueOutOfRange``.
+    public func decodeInt(forKey key: String) throws -> Int {
+        try decode(Int.self, forKey: key)
+    }
+
+    /// Decodes a floating-point number (an integer is accepted and converted).
+    ///
+    /// - Parameter key: The key it was encoded under.
+    /// - Throws: ``RestorationError`` naming the path and key: ``RestorationError/Code/keyNotFound``
+    ///   or ``RestorationError/Code/typeMismatch``.
+    public func decodeDouble(forKey key: String) throws -> Double {
+        try decode(Double.self, forKey: key)
+    }
+
+    /// Decodes a string.
+    ///
+    /// - Parameter key: The key it was encoded under.
+    /// - Throws: ``RestorationError`` naming the path and key: ``RestorationError/Code/keyNotFound``
+    ///   or ``RestorationError/Code/typeMismatch``.
+    public func decodeString(forKey key: String) throws -> String {
+        let value = try value(forKey: key)
+        guard case .string(let string) = value else { throw mismatch("string", value, key) }
+        return string
+    }
+
+    /// Decodes the value tree stored under a key, whatever its kind.
+    ///
+    /// - Parameter key: The key it was encoded under.
+    /// - Throws: ``RestorationError/Code/keyNotFound`` naming the path and key.
+    public func decodeValue(forKey key: String) throws -> RestorableValue {
+        try value(forKey: key)
+    }
+
+    /// Decodes any `Decodable` value written by ``encode(_:forKey:)-(T,_)`` or a matching fast path.
+    ///
+    /// - Parameters:
+    ///   - type: The type to decode.
+    ///   - key: The key it was encoded under.
+    /// - Throws: ``RestorationError`` naming the path and key: ``RestorationError/Code/keyNotFound``,
+    ///   ``RestorationError/Code/typeMismatch`` or ``RestorationError/Code/valueOutOfRange``; or the
+    ///   type's own decoding error.
+    public func decode<T: Decodable>(_ type: T.Type, forKey key: String) throws -> T {
+        try ValueDecoding.decode(type, from: try value(forKey: key), path: restorationPath, key: key)
+    }
+
+    /// Decodes a reference: the restored object at the saved path, or `nil` when the reference was
+    /// null or that object was not restored (skipped, pruned or not found).
+    ///
+    /// - Parameter key: The key it was encoded under.
+    /// - Throws: ``RestorationError`` naming the path and key: ``RestorationError/Code/keyNotFound``,
+    ///   or ``RestorationError/Code/typeMismatch`` when the value is not a reference.
+    public func decodeObject(forKey key: String) throws -> (any StateRestoring)? {
+        try object(from: try value(forKey: key), key)
+    }
+
+    /// Decodes a reference to an object of a given type.
+    ///
+    /// - Parameters:
+    ///   - type: The expected type.
+    ///   - key: The key it was encoded under.
+    /// - Returns: The restored object, or `nil` when the reference was null, the object was not
+    ///   restored, or it is not a `T`.
+    /// - Throws: as ``decodeObject(forKey:)``.
+    public func decodeObject<T>(of type: T.Type, forKey key: String) throws -> T? {
+        try decodeObject(forKey: key) as? T
+    }
+
+    /// Decodes a list of references, keeping the restored objects in order and leaving out those
+    /// that were not restored.
+    ///
+    /// - Parameter key: The key it was encoded under.
+    /// - Throws: ``RestorationError`` naming the path and key: ``RestorationError/Code/keyNotFound``,
+    ///   or ``RestorationError/Code/typeMismatch`` when the value is not a list of references.
+    public func decodeObjects(forKey key: String) throws -> [any StateRestoring] {
+        let value = try value(forKey: key)
+        guard case .array(let items) = value else { throw mismatch("array of references", value, key) }
+        return try items.compactMap { try object(from: $0, key) }
+    }
+
+    private func object(from value: RestorableValue, _ key: String) throws -> (any StateRestoring)? {
+        switch value {
+        case .null: return nil
+        case .reference(let path): return resolver?.restoredObject(at: path)
+        default: throw mismatch("reference", value, key)
+        }
+    }
+}

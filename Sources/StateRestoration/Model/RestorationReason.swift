@@ -1,0 +1,16 @@
+import StateJournal
+
+/// Why a restoration is happening, as ``RestorationCoder/restorationReason`` tells
+/// ``ApplicationRestorationDelegate/shouldRestoreApplicationState(_:)``.
+public enum RestorationReason: Sendable, Hashable {
+    /// An ordinary launch restoring the latest state.
+    case launch
+    /// A launch after the previous run died: opening the journal cut off a preservation pass that
+    /// never committed, or met damage. The latest consistent state is restored.
+    case recoveryAfterCrash
+    /// Restoring the state of `avoidedEpoch` began but did not complete twice in a row, so an
+    /// older state is restored instead of crashing on the same state again.
+    case crashLoopFallback(avoidedEpoch: UInt64)
+    /// The app asked for the state as of a given epoch (time travel).
+    case requestedEpoch(UInt64)
+}

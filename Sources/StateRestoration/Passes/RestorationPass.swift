@@ -1,0 +1,227 @@
+import StateJournal
+
+/// One restoration: reads the entries, applies migrations, obtains each object in UIKit's lookup
+/// order, decodes the obtained objects, then runs the finish pass.
+final class RestorationPass: ReferenceResolving {
+    struct Input {
+        let entries: [RestorationPath: [UInt8]]
+        let roots: [any RestorableController]
+        let registry: RestorationRegistry
+        let typeNames: TypeNameCache
+        weak var delegate: (any ApplicationRestorationDelegate)?
+        let savedBundleVersion: String?
+        let currentBundleVersion: String
+    }
+
+    private let input: Input
+    private var obtained: [RestorationPath: any StateRestoring] = [:]
+    private var live: [RestorationPath: AnyObject] = [:]
+    private var childIndex: [ObjectIdentifier: [String: AnyObject]] = [:]
+    /// Restored objects by identity, to resolve references a coder encodes during restoration.
+    private var obtainedPaths: [ObjectIdentifier: RestorationPath] = [:]
+    private(set) var report: RestorationReport
+    /// Objects created by an object restoration class, to register once decoded.
+    private(set) var created: [(object: any StateRestoring, identifier: String)] = []
+
+    init(_ input: Input, report: RestorationReport) {
+        self.input = input
+        self.report = report
+    }
+
+    func run() {
+        let entries = readEntries()
+        var order: [(path: RestorationPath, entry: RestorableEntry, object: any StateRestoring, decode: Bool)] = []
+        var declined: Set<RestorationPath> = []
+        for (path, entry) in entries {
+            if let ancestor = firstAncestor(of: path, in: declined) {
+                skip(path, entry.typeName, .ancestorDeclined(ancestor))
+                continue
+            }
+            let coder = RestorationCoder(path: path, values: entry.values, resolver: self)
+            switch obtain(path, entry, coder) {
+            case .skipped(let reason):
+                if reason == .declinedByRestorationClass { declined.insert(path) }
+                skip(path, entry.typeName, reason)
+            case .obtained(let (object, source)):
+                obtained[path] = object
+                if obtainedPaths[ObjectIdentifier(object)] == nil { obtainedPaths[ObjectIdentifier(object)] = path }
+                let matches = input.typeNames.object(object, isKindOf: entry.typeName)
+                if !matches {
+                    report.diagnostics.append(
+                        .classMismatch(path, savedType: entry.typeName, obtainedType: input.typeNames.name(of: object)))
+                }
+                report.restored.append(
+                    RestoredObject(path: path, savedTypeName: entry.typeName, source: source, decoded: matches))
+                order.append((path, entry, object, matches))
+                if source == .restorationClass && entry.kind == .object, let last = path.components.last,
+                    input.registry.registration(of: object) == nil
+                {
+                    created.append((object, last))
+                }
+            }
+        }
+        for (index, item) in order.enumerated() where item.decode {
+            let coder = RestorationCoder(path: item.path, values: item.entry.values, resolver: self)
+            do {
+                try item.object.decodeRestorableState(with: coder)
+            } catch {
+                report.diagnostics.append(.decodeFailed(item.path, message: "\(error)"))
+                report.restored[index].decoded = false
+            }
+        }
+        finish(order.map(\.object))
+    }
+
+    /// Calls `applicationFinishedRestoringState()` once on every obtained object.
+    private func finish(_ objects: [any StateRestoring]) {
+        var seen: Set<ObjectIdentifier> = []
+        for object in objects where seen.insert(ObjectIdentifier(object)).inserted {
+            object.applicationFinishedRestoringState()
+        }
+    }
+
+    // MARK: - Entries
+
+    private func readEntries() -> [(RestorationPath, RestorableEntry)] {
+        var result: [(RestorationPath, RestorableEntry)] = []
+        for path in PathOrder.sorted(input.entries.keys) where path != RestorationManager.applicationPath {
+            do {
+                var entry = try RestorableEntry(decoding: input.entries[path]!)
+                guard entry.kind != .application else {
+                    throw RestorationError(
+                        .corruptEntry, "An application entry is only allowed at \(RestorationManager.applicationPath).")
+                }
+                try migrate(&entry, at: path)
+                result.append((path, entry))
+            } catch let error as MigrationFailure {
+                skip(path, error.typeName, .migrationFailed("\(error.underlying)"))
+            } catch {
+                skip(path, nil, .corruptEntry("\(error)"))
+            }
+        }
+        return result
+    }
+
+    private struct MigrationFailure: Error {
+        let typeName: String
+        let underlying: any Error
+    }
+
+    private func migrate(_ entry: inout RestorableEntry, at path: RestorationPath) throws {
+        guard input.savedBundleVersion != input.currentBundleVersion, let name = entry.restorationClassName,
+            let migrations = input.registry.migrations[name]
+        else { return }
+        var state = MigratingState(
+            path: path, typeName: entry.typeName, savedBundleVersion: input.savedBundleVersion,
+            currentBundleVersion: input.currentBundleVersion, values: entry.values)
+        do {
+            for migration in migrations { try migration.migrate(&state) }
+        } catch {
+            throw MigrationFailure(typeName: entry.typeName, underlying: error)
+        }
+        entry.values = state.values
+    }
+
+    private func skip(_ path: RestorationPath, _ typeName: String?, _ reason: RestorationSkipReason) {
+        report.skipped.append(SkippedObject(path: path, savedTypeName: typeName, reason: reason))
+    }
+
+    private func firstAncestor(of path: RestorationPath, in set: Set<RestorationPath>) -> RestorationPath? {
+        guard !set.isEmpty else { return nil }
+        var current = path.parent
+        while let ancestor = current, !ancestor.components.isEmpty {
+            if set.contains(ancestor) { return ancestor }
+            current = ancestor.parent
+        }
+        return nil
+    }
+
+    // MARK: - Lookup
+
+    private enum Lookup {
+        case obtained((any StateRestoring, RestorationSource))
+        case skipped(RestorationSkipReason)
+    }
+
+    /// UIKit's order: the restoration class (whose `nil` ends the lookup), then the delegate, then
+    /// what already exists at the path. Custom objects: their restoration class, or a registration.
+    private func obtain(_ path: RestorationPath, _ entry: RestorableEntry, _ coder: RestorationCoder)
+        -> Lookup
+    {
+        if let name = entry.restorationClassName {
+            switch entry.kind {
+            case .controller:
+                guard let type = input.registry.controllerClasses[name] else {
+                    return .skipped(.unregisteredRestorationClass(name))
+                }
+                guard let controller = type.controller(withRestorationIdentifierPath: path.components, coder: coder)
+                else {
+                    return .skipped(.declinedByRestorationClass)
+                }
+                return .obtained((controller, .restorationClass))
+            case .object, .application:
+                guard let type = input.registry.objectClasses[name] else {
+                    return .skipped(.unregisteredRestorationClass(name))
+                }
+                guard let object = type.object(withRestorationIdentifierPath: path.components, coder: coder) else {
+                    return .skipped(.declinedByRestorationClass)
+                }
+                return .obtained((object, .restorationClass))
+            }
+        }
+        if entry.kind == .controller,
+            let controller = input.delegate?.controller(withRestorationIdentifierPath: path.components, coder: coder)
+        {
+            return .obtained((controller, .delegate))
+        }
+        if let object = existing(at: path) as? any StateRestoring {
+            return .obtained((object, .existing))
+        }
+        return .skipped(.notFound)
+    }
+
+    /// The object at `path` in the app as it is now: a root, a child of an obtained or existing
+    /// parent, or an object registered under that parent.
+    private func existing(at path: RestorationPath) -> AnyObject? {
+        if let known = live[path] { return known }
+        guard let identifier = path.components.last, let parentPath = path.parent else { return nil }
+        var found: AnyObject?
+        if parentPath.components.isEmpty {
+            found = input.roots.first { $0.restorationIdentifier == identifier }
+            if found == nil {
+                found =
+                    input.registry.registrations(scopedUnder: nil)
+                    .first { $0.parentID == nil && $0.identifier == identifier }?.object
+            }
+        } else if let parent = obtained[parentPath] ?? existing(at: parentPath) {
+            found = children(of: parent)[identifier]
+            if found == nil {
+                found = input.registry.registeredObject(at: path, parent: parent)
+            }
+        }
+        if let found { live[path] = found }
+        return found
+    }
+
+    /// The children of a controller by identifier, read once per parent (the first one wins).
+    private func children(of parent: AnyObject) -> [String: AnyObject] {
+        let id = ObjectIdentifier(parent)
+        if let known = childIndex[id] { return known }
+        var index: [String: AnyObject] = [:]
+        if let controller = parent as? any RestorableController {
+            for child in controller.restorationChildren {
+                if let identifier = child.restorationIdentifier, index[identifier] == nil { index[identifier] = child }
+            }
+        }
+        childIndex[id] = index
+        return index
+    }
+
+    // MARK: - ReferenceResolving
+
+    func referencePath(for object: any StateRestoring, encodedBy coder: RestorationCoder) throws -> RestorationPath? {
+        obtainedPaths[ObjectIdentifier(object)]
+    }
+
+    func restoredObject(at path: RestorationPath) -> (any StateRestoring)? { obtained[path] }
+}

@@ -1,2 +1,0 @@
-// The restoration model is built in the next commits.
-import StateJournal

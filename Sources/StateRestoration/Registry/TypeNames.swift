@@ -1,0 +1,42 @@
+/// How types are named on disk, and how a saved name is compared with a live object.
+enum TypeNames {
+    /// The fully qualified name of a type, as recorded in entries: `Module.Outer.Type`.
+    static func name(of type: Any.Type) -> String { String(reflecting: type) }
+
+    /// Whether `object` is of the type named `recorded` or of a subclass of it.
+    ///
+    /// Walks the object's class chain by reflection; nothing is looked up by name.
+    static func object(_ object: AnyObject, isKindOf recorded: String) -> Bool {
+        var mirror: Mirror? = Mirror(reflecting: object)
+        while let current = mirror {
+            if name(of: current.subjectType) == recorded { return true }
+            mirror = current.superclassMirror
+        }
+        return false
+    }
+}
+
+/// Remembers type names and class-chain answers per type, so that a pass over many objects of a
+/// few types computes each name once.
+final class TypeNameCache {
+    private var names: [ObjectIdentifier: String] = [:]
+    private var kinds: [ObjectIdentifier: [String: Bool]] = [:]
+
+    func name(of type: Any.Type) -> String {
+        let id = ObjectIdentifier(type)
+        if let name = names[id] { return name }
+        let name = TypeNames.name(of: type)
+        names[id] = name
+        return name
+    }
+
+    func name(of object: AnyObject) -> String { name(of: type(of: object)) }
+
+    func object(_ object: AnyObject, isKindOf recorded: String) -> Bool {
+        let id = ObjectIdentifier(type(of: object))
+        if let known = kinds[id]?[recorded] { return known }
+        let answer = TypeNames.object(object, isKindOf: recorded)
+        kinds[id, default: [:]][recorded] = answer
+        return answer
+    }
+}

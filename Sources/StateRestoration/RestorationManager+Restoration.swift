@@ -1,0 +1,124 @@
+import Foundation
+import StateJournal
+
+extension RestorationManager {
+    /// Restores the saved state into the app, ending with the finish pass.
+    ///
+    /// The order, as in UIKit:
+    /// 1. Choose the state: the latest, or `epoch`, or (after two restorations in a row that began
+    ///    and never completed) the state before the one that failed; see ``RestorationReason``.
+    /// 2. Ask ``ApplicationRestorationDelegate/shouldRestoreApplicationState(_:)`` with the archive
+    ///    keys. Declining changes nothing in the journal.
+    /// 3. Commit a `restorationBegan` marker epoch (no entries).
+    /// 4. For each saved path, parents before children: apply registered migrations, then obtain
+    ///    the object: its restoration class (whose `nil` skips the path and everything under it,
+    ///    with no other lookup), else the delegate, else what already exists at the path (a root,
+    ///    a child of the restored parent, a registered object). Custom objects: their object
+    ///    restoration class, else a registered object.
+    /// 5. Decode every obtained object with its own coder, parents first, unless its type is
+    ///    neither the saved type nor a subclass of it (reported as a class mismatch).
+    /// 6. Call `applicationFinishedRestoringState()` on every restored object, once each.
+    /// 7. Call the delegate's ``ApplicationRestorationDelegate/didDecodeRestorableState(_:)``.
+    /// 8. Release the restoration's own hold: unless ``extendStateRestoration()`` was called, the
+    ///    restoration completes now and a `restorationCompleted` marker epoch is committed.
+    ///
+    /// Errors thrown by objects while decoding are reported, never propagated.
+    ///
+    /// - Parameters:
+    ///   - roots: The root controllers the app created at launch, found by their identifiers.
+    ///   - epoch: The epoch whose state to restore (time travel), or `nil` for the automatic choice.
+    /// - Returns: What was restored, what was skipped and why.
+    /// - Throws: ``RestorationError/Code/restorationInProgress`` when a restoration has not
+    ///   completed, or `JournalError` (`noSuchEpoch`
+    ///   for an epoch that is not retained).
+    @discardableResult
+    public func restoreState(roots: [any RestorableController], asOf epoch: UInt64? = nil) throws -> RestorationReport {
+        guard restoration == nil else {
+            throw RestorationError(
+                .restorationInProgress,
+                "A restoration is in progress; call completeStateRestoration() before restoring again.")
+        }
+        let history = try journal.history()
+        let choice: (epoch: UInt64?, reason: RestorationReason)
+        if let epoch {
+            choice = (epoch, .requestedEpoch(epoch))
+        } else {
+            choice = CrashLoopGuard.choose(history: history, recoveredAfterCrash: !journal.recoveryReport.isClean)
+        }
+        var report = RestorationReport(outcome: .nothingToRestore, epoch: nil, reason: choice.reason)
+        guard let target = choice.epoch else { return report }
+        let state = try journal.state(through: target)
+        guard let info = state.epoch else { return report }
+        report.epoch = info
+        let entries = state.entries
+        guard entries.keys.contains(where: { $0 != Self.applicationPath }) else { return report }
+
+        var appValues: [String: RestorableValue] = [:]
+        if let bytes = entries[Self.applicationPath], let entry = try? RestorableEntry(decoding: bytes) {
+            appValues = entry.values
+        }
+        let coder = applicationCoder(
+            metadata: info.metadata, timestamp: info.timestamp, appValues: appValues, reason: choice.reason)
+        guard let delegate, delegate.shouldRestoreApplicationState(coder) else {
+            report.outcome = .declined
+            return report
+        }
+
+        try journal.commit([], metadata: markerMetadata(.restorationBegan, restoring: target))
+        restoration = RestorationProgress(epoch: target, count: 1)
+        if let latest = history.last(where: {
+            $0.metadata[EpochMetadataKey.kind] == RestorationEpochKind.preservation.rawValue
+        }) {
+            lastPreservationMetadata = latest.metadata
+        }
+
+        let pass = RestorationPass(
+            RestorationPass.Input(
+                entries: entries, roots: roots, registry: registry, typeNames: typeNames, delegate: delegate,
+                savedBundleVersion: info.metadata[EpochMetadataKey.bundleVersion],
+                currentBundleVersion: configuration.bundleVersion),
+            report: report)
+        pass.run()
+        for (object, identifier) in pass.created where registry.registration(of: object) == nil {
+            registry.register(object, identifier: identifier)
+        }
+        report = pass.report
+        report.outcome = .restored
+        delegate.didDecodeRestorableState(coder)
+        try completeStateRestoration()
+        return report
+    }
+
+    /// Holds the restoration open past ``restoreState(roots:asOf:)``, for state that finishes
+    /// loading later: UIKit's `extendStateRestoration()`.
+    ///
+    /// Balance each call with ``completeStateRestoration()``. Until then no preservation pass runs,
+    /// and a restoration that never completes counts as failed for crash-loop protection.
+    public func extendStateRestoration() {
+        restoration?.count += 1
+    }
+
+    /// Releases one hold on the restoration; the last release completes it and commits a
+    /// `restorationCompleted` marker epoch (no entries): UIKit's `completeStateRestoration()`.
+    ///
+    /// Calls without a restoration in progress do nothing.
+    ///
+    /// - Throws: `JournalError` when the marker cannot be written; the restoration
+    ///   still counts as complete for this process.
+    public func completeStateRestoration() throws {
+        guard var progress = restoration else { return }
+        progress.count -= 1
+        guard progress.count == 0 else {
+            restoration = progress
+            return
+        }
+        restoration = nil
+        try journal.commit([], metadata: markerMetadata(.restorationCompleted, restoring: progress.epoch))
+    }
+
+    private func markerMetadata(_ kind: RestorationEpochKind, restoring epoch: UInt64) -> [String: String] {
+        var metadata = archiveMetadata(kind)
+        metadata[EpochMetadataKey.restoringEpoch] = String(epoch)
+        return metadata
+    }
+}

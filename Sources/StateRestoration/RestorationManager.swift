@@ -1,0 +1,179 @@
+import Foundation
+import StateJournal
+
+/// Runs preservation and restoration over a journal: UIApplication's role in UIKit's model.
+///
+/// Create one per journal right after opening it, and make it the journal's only writer. Set a
+/// ``delegate`` (preservation and restoration are opt-in), register restoration classes and
+/// custom objects, then at launch call ``restoreState(roots:asOf:)`` and, whenever state changed,
+/// ``preserveState(roots:mode:)``. Each preservation pass is one epoch of the journal, so every
+/// saved state stays in its history.
+///
+/// A manager is used from one thread (the app's main thread, typically); it is not `Sendable`.
+public final class RestorationManager {
+    /// The path of the application coder's entry: the keys written in
+    /// ``ApplicationRestorationDelegate/willEncodeRestorableState(_:)``. Root identifiers starting
+    /// with `@` are reserved.
+    public static let applicationPath = RestorationPath(["@application"])
+
+    /// The journal the manager writes to and restores from.
+    public let journal: Journal
+    /// The values recorded in the archive keys of every pass.
+    public let configuration: RestorationConfiguration
+    /// The app-level decisions; without one, nothing is saved or restored. Held weakly.
+    public weak var delegate: (any ApplicationRestorationDelegate)?
+
+    var registry = RestorationRegistry()
+    /// The structure of the last pass; valid only when ``needsFullPass`` is false.
+    var tree = StateTree()
+    var needsFullPass = true
+    /// The digest of every entry the journal's latest state holds.
+    let written = DigestTable()
+    var dirty: [ObjectIdentifier: any StateRestoring] = [:]
+    var lastPreservationMetadata: [String: String]?
+    var restoration: RestorationProgress?
+    let typeNames = TypeNameCache()
+
+    struct RestorationProgress {
+        var epoch: UInt64
+        var count: Int
+    }
+
+    /// Creates a manager over a journal, reading the digests of its latest state.
+    ///
+    /// - Parameters:
+    ///   - journal: The journal, just opened.
+    ///   - configuration: The bundle version, interface idiom and system version to record.
+    /// - Complexity: O(*n*) in the entries of the journal's recovered state, once.
+    public init(journal: Journal, configuration: RestorationConfiguration) {
+        self.journal = journal
+        self.configuration = configuration
+        for (path, bytes) in journal.recoveredState.entries {
+            written[path] = StateDigest(bytes)
+        }
+        if let last = journal.lastCommitted,
+            last.metadata[EpochMetadataKey.kind] == RestorationEpochKind.preservation.rawValue
+        {
+            lastPreservationMetadata = last.metadata
+        }
+    }
+
+    /// Whether a restoration has begun and not completed yet.
+    public var isRestoring: Bool { restoration != nil }
+
+    // MARK: - Registration
+
+    /// Registers a type that creates controllers during restoration.
+    ///
+    /// Only registered types are ever called for a restoration class name read from the journal.
+    ///
+    /// - Parameter restorationClass: The type.
+    public func register(restorationClass: any ControllerRestoration.Type) {
+        registry.controllerClasses[typeNames.name(of: restorationClass)] = restorationClass
+    }
+
+    /// Registers a type that creates custom objects during restoration.
+    ///
+    /// - Parameter objectRestorationClass: The type.
+    public func register(objectRestorationClass: any ObjectRestoration.Type) {
+        registry.objectClasses[typeNames.name(of: objectRestorationClass)] = objectRestorationClass
+    }
+
+    /// Registers a custom object for preservation and restoration under an identifier, scoped by its
+    /// ``StateRestoring/restorationParent`` (read now).
+    ///
+    /// The object is preserved at its parent's path plus `restorationIdentifier` whenever the
+    /// parent is preserved, or at the root when it has no parent. At launch, register it before
+    /// restoring so that restoration finds it. The manager holds the object until
+    /// ``unregisterObject(_:)``.
+    ///
+    /// - Parameters:
+    ///   - object: The object.
+    ///   - restorationIdentifier: Its identifier, unique within its parent.
+    public func registerObject(forStateRestoration object: any StateRestoring, restorationIdentifier: String) {
+        let registration = registry.register(object, identifier: restorationIdentifier)
+        markStructureChanged(under: registration.parent)
+    }
+
+    /// Removes a custom object's registration; the next pass writes a tombstone for its path.
+    ///
+    /// - Parameter object: The object.
+    public func unregisterObject(_ object: any StateRestoring) {
+        if let registration = registry.unregister(object) { markStructureChanged(under: registration.parent) }
+    }
+
+    /// Registers a migration for the saved state of objects whose restoration class is `type`,
+    /// applied when the saved bundle version differs from ``configuration``'s, before the object
+    /// is obtained. Migrations for one class run in registration order.
+    ///
+    /// - Parameters:
+    ///   - type: The restoration class.
+    ///   - migrate: Rewrites the values; throwing skips the object (reported as
+    ///     ``RestorationSkipReason/migrationFailed(_:)``).
+    public func registerMigration(
+        for type: any ControllerRestoration.Type, _ migrate: @escaping (inout MigratingState) throws -> Void
+    ) {
+        registry.migrations[typeNames.name(of: type), default: []].append(StateMigration(migrate: migrate))
+    }
+
+    /// Registers a migration for the saved state of custom objects whose restoration class is `type`.
+    ///
+    /// - Parameters:
+    ///   - type: The object restoration class.
+    ///   - migrate: Rewrites the values; throwing skips the object.
+    public func registerMigration(
+        for type: any ObjectRestoration.Type, _ migrate: @escaping (inout MigratingState) throws -> Void
+    ) {
+        registry.migrations[typeNames.name(of: type), default: []].append(StateMigration(migrate: migrate))
+    }
+
+    // MARK: - Invalidation
+
+    /// Marks an object's state as changed, so that the next incremental pass encodes it: AppKit's
+    /// `invalidateRestorableState`.
+    ///
+    /// Invalidate a controller also when its children change (a push, a pop, a presentation), so
+    /// that the pass re-reads them.
+    ///
+    /// - Parameter object: The object; ignored by incremental passes until it is part of the saved
+    ///   hierarchy.
+    /// - Complexity: O(1).
+    public func invalidateRestorableState(for object: any StateRestoring) {
+        dirty[ObjectIdentifier(object)] = object
+    }
+
+    private func markStructureChanged(under parent: AnyObject?) {
+        if let parent = parent as? any StateRestoring { invalidateRestorableState(for: parent) }
+    }
+
+    // MARK: - Archive keys
+
+    func archiveMetadata(_ kind: RestorationEpochKind) -> [String: String] {
+        [
+            EpochMetadataKey.kind: kind.rawValue,
+            EpochMetadataKey.bundleVersion: configuration.bundleVersion,
+            EpochMetadataKey.interfaceIdiom: configuration.interfaceIdiom,
+            EpochMetadataKey.systemVersion: configuration.systemVersion,
+        ]
+    }
+
+    /// The application coder of a saved epoch: its archive keys, the app's keys, and the reason.
+    func applicationCoder(
+        metadata: [String: String], timestamp: Date, appValues: [String: RestorableValue], reason: RestorationReason?
+    ) -> RestorationCoder {
+        let coder = RestorationCoder(path: Self.applicationPath, values: appValues, isApplicationCoder: true)
+        for key in ArchiveKey.all { coder.setReserved(key, nil) }
+        coder.setReserved(
+            ArchiveKey.bundleVersion, metadata[EpochMetadataKey.bundleVersion].map(RestorableValue.string))
+        coder.setReserved(
+            ArchiveKey.interfaceIdiom, metadata[EpochMetadataKey.interfaceIdiom].map(RestorableValue.string))
+        coder.setReserved(
+            ArchiveKey.systemVersion, metadata[EpochMetadataKey.systemVersion].map(RestorableValue.string))
+        coder.setReserved(ArchiveKey.timestamp, .date(timestamp))
+        coder.restorationReason = reason
+        return coder
+    }
+}
+
+@available(*, unavailable, message: "A RestorationManager is used from one thread, like UIApplication.")
+extension RestorationManager: Sendable {}

@@ -1,0 +1,220 @@
+import StateJournal
+import StateRestoration
+
+/// A small mail app for Linux that comes back where the user left it: the example of the
+/// restoration model, used by the tests and by `statejournal demo`.
+///
+/// Its controllers: a navigation stack (``MailNavigationController``) holding a mailbox list, a
+/// message list with a selection and a scroll position, and an editor with a draft; a settings
+/// sheet presented on top, created by the app delegate; and a registered custom object, the
+/// ``MailSession``. Drive it with ``perform(_:)`` or ``simulate(steps:seed:)``; save with
+/// ``save(mode:)``; bring it back with ``launch(asOf:)``.
+public final class MailApp: ApplicationRestorationDelegate {
+    /// The restoration manager.
+    public let manager: RestorationManager
+    /// The root controller.
+    public let navigation: MailNavigationController
+    /// The registered session object.
+    public let session: MailSession
+    /// Saved state from a bundle version below this one is refused (seed 003). Defaults to none.
+    public var minimumRestorableBundleVersion: Int?
+    /// How many times the delegate was asked for a controller (the settings sheet).
+    public private(set) var delegateLookups = 0
+
+    /// The mailboxes the app knows.
+    public static let mailboxes = ["Inbox", "Archive", "Drafts", "Sent", "Lists"]
+
+    /// Creates the app over a journal, as at launch: an empty navigation stack with the mailbox
+    /// list, a registered session, and its restoration classes registered.
+    ///
+    /// - Parameters:
+    ///   - journal: The journal, just opened.
+    ///   - bundleVersion: The app's build version.
+    ///   - interfaceIdiom: The interface idiom.
+    public init(journal: Journal, bundleVersion: String = "1", interfaceIdiom: String = "desktop") {
+        manager = RestorationManager(
+            journal: journal,
+            configuration: RestorationConfiguration(
+                bundleVersion: bundleVersion, interfaceIdiom: interfaceIdiom, systemVersion: "Linux"))
+        navigation = MailNavigationController()
+        navigation.stack = [MailboxesController()]
+        session = MailSession(account: "ada@example.org", parent: navigation)
+        manager.delegate = self
+        manager.register(restorationClass: MailboxesController.self)
+        manager.register(restorationClass: MessageListController.self)
+        manager.register(restorationClass: ComposeController.self)
+        manager.registerObject(forStateRestoration: session, restorationIdentifier: "Session")
+    }
+
+    /// The root controllers.
+    public var roots: [any RestorableController] { [navigation] }
+
+    /// Restores the saved state, as at launch.
+    ///
+    /// - Parameter epoch: The epoch to restore, or `nil` for the latest.
+    /// - Returns: The restoration report.
+    /// - Throws: The manager's errors.
+    @discardableResult
+    public func launch(asOf epoch: UInt64? = nil) throws -> RestorationReport {
+        try manager.restoreState(roots: roots, asOf: epoch)
+    }
+
+    /// Runs a preservation pass.
+    ///
+    /// - Parameter mode: Incremental (the default) or full.
+    /// - Returns: The preservation report.
+    /// - Throws: The manager's errors.
+    @discardableResult
+    public func save(mode: PreservationMode = .incremental) throws -> PreservationReport {
+        try manager.preserveState(roots: roots, mode: mode)
+    }
+
+    // MARK: - ApplicationRestorationDelegate
+
+    /// Always saves.
+    public func shouldSaveApplicationState(_ coder: RestorationCoder) -> Bool { true }
+
+    /// Refuses state from another interface idiom, or from a bundle version below
+    /// ``minimumRestorableBundleVersion`` (seed 003).
+    public func shouldRestoreApplicationState(_ coder: RestorationCoder) -> Bool {
+        if coder.interfaceIdiom != manager.configuration.interfaceIdiom { return false }
+        if let minimum = minimumRestorableBundleVersion {
+            guard let saved = coder.bundleVersion.flatMap(Int.init), saved >= minimum else { return false }
+        }
+        return true
+    }
+
+    /// Records the number of screens, as an app key.
+    public func willEncodeRestorableState(_ coder: RestorationCoder) {
+        try? coder.encode(navigation.stack.count, forKey: "screens")
+    }
+
+    /// Creates the settings sheet, which has no restoration class.
+    public func controller(withRestorationIdentifierPath identifierComponents: [String], coder: RestorationCoder)
+        -> (any RestorableController)?
+    {
+        delegateLookups += 1
+        return identifierComponents == ["Main", "Settings"] ? SettingsController() : nil
+    }
+
+    // MARK: - Simulation
+
+    /// Applies one user action and invalidates what it changed.
+    ///
+    /// - Parameter action: The action; one that does not apply to the current screen does nothing.
+    public func perform(_ action: MailAction) {
+        switch action {
+        case .openMailbox(let name):
+            guard let mailboxes = navigation.stack.first as? MailboxesController else { return }
+            mailboxes.highlighted = name
+            navigation.stack = [mailboxes, MessageListController(mailbox: name)]
+            manager.invalidateRestorableState(for: mailboxes)
+            manager.invalidateRestorableState(for: navigation)
+        case .selectMessage(let id):
+            guard let list = navigation.stack.last as? MessageListController else { return }
+            list.selectedMessageID = id
+            manager.invalidateRestorableState(for: list)
+        case .scroll(let offset):
+            guard let list = navigation.stack.last as? MessageListController else { return }
+            list.scrollOffset = offset
+            manager.invalidateRestorableState(for: list)
+        case .back:
+            guard navigation.stack.count > 1 else { return }
+            navigation.stack.removeLast()
+            manager.invalidateRestorableState(for: navigation)
+        case .compose(let to, let subject):
+            guard !(navigation.stack.last is ComposeController) else { return }
+            navigation.stack.append(ComposeController(draft: Draft(to: to, subject: subject)))
+            manager.invalidateRestorableState(for: navigation)
+        case .type(let text):
+            guard let editor = navigation.stack.last as? ComposeController else { return }
+            editor.draft.body += text
+            manager.invalidateRestorableState(for: editor)
+        case .openSettings:
+            guard navigation.presentedSettings == nil else { return }
+            navigation.presentedSettings = SettingsController()
+            manager.invalidateRestorableState(for: navigation)
+        case .setFontSize(let size):
+            guard let settings = navigation.presentedSettings else { return }
+            settings.fontSize = size
+            manager.invalidateRestorableState(for: settings)
+        case .setPreview(let on):
+            guard let settings = navigation.presentedSettings else { return }
+            settings.showsPreview = on
+            manager.invalidateRestorableState(for: settings)
+        case .closeSettings:
+            guard navigation.presentedSettings != nil else { return }
+            navigation.presentedSettings = nil
+            manager.invalidateRestorableState(for: navigation)
+        case .toggleUnreadOnly:
+            session.unreadOnly.toggle()
+            manager.invalidateRestorableState(for: session)
+        }
+    }
+
+    /// Performs `steps` pseudo-random actions chosen from `seed`, the same ones for the same seed.
+    ///
+    /// - Parameters:
+    ///   - steps: How many actions.
+    ///   - seed: The seed of the generator.
+    /// - Returns: The actions performed, in order.
+    @discardableResult
+    public func simulate(steps: Int, seed: UInt64) -> [MailAction] {
+        var generator = SplitMix(seed: seed)
+        var actions: [MailAction] = []
+        for _ in 0..<steps {
+            let action = Self.action(from: &generator)
+            perform(action)
+            actions.append(action)
+        }
+        return actions
+    }
+
+    static func action(from generator: inout SplitMix) -> MailAction {
+        let words = ["hello", " world", ", see you", " tomorrow", ". Thanks!"]
+        switch generator.next() % 11 {
+        case 0: return .openMailbox(mailboxes[Int(generator.next() % UInt64(mailboxes.count))])
+        case 1, 2: return .selectMessage(Int(generator.next() % 500))
+        case 3: return .scroll(to: Double(generator.next() % 2000) / 4)
+        case 4: return .back
+        case 5: return .compose(to: "grace@example.org", subject: "Re: \(generator.next() % 100)")
+        case 6, 7: return .type(words[Int(generator.next() % UInt64(words.count))])
+        case 8: return .openSettings
+        case 9: return generator.next() % 2 == 0 ? .setFontSize(10 + Int(generator.next() % 8)) : .closeSettings
+        default: return .toggleUnreadOnly
+        }
+    }
+
+    /// What the app shows now.
+    public var snapshot: MailSnapshot {
+        let list = navigation.stack.last { $0 is MessageListController } as? MessageListController
+        let editor = navigation.stack.last as? ComposeController
+        return MailSnapshot(
+            stack: navigation.stack.compactMap(\.restorationIdentifier),
+            highlightedMailbox: (navigation.stack.first as? MailboxesController)?.highlighted,
+            mailbox: list?.mailbox, selectedMessageID: list?.selectedMessageID, scrollOffset: list?.scrollOffset,
+            draft: editor?.draft,
+            settings: navigation.presentedSettings.map {
+                MailSnapshot.Settings(showsPreview: $0.showsPreview, fontSize: $0.fontSize)
+            },
+            account: session.account, unreadOnly: session.unreadOnly)
+    }
+}
+
+@available(*, unavailable, message: "The mail app runs on one thread.")
+extension MailApp: Sendable {}
+
+/// A small deterministic generator (SplitMix64), so that a seed always gives the same actions.
+struct SplitMix {
+    var state: UInt64
+
+    init(seed: UInt64) { state = seed }
+
+    mutating func next() -> UInt64 {
+        state &+= 0x9E37_79B9_7F4A_7C15
+        var value = state
+        value = (value ^ (value >> 30)) &* 0xBF58_476D_1CE4_E5B9
+        value = (value ^ (value >> 27)) &* 0x94D0_49BB_1331_11EB
+        return value ^ (value >> 31)
+    }
+}

@@ -1,0 +1,193 @@
+import Foundation
+import StateJournal
+import StateRestoration
+import Testing
+
+struct Preferences: Codable, Equatable {
+    var theme: String
+    var sizes: [Int]
+    var nested: Nested?
+    var ratio: Float
+    var big: UInt64
+
+    struct Nested: Codable, Equatable {
+        var flag: Bool
+        var when: Date
+        var blob: Data
+    }
+}
+
+/// An object that encodes whatever a test gives it and decodes with a closure.
+final class Bag: RestorableController {
+    let id: String
+    var encodeBody: (RestorationCoder) throws -> Void
+    var decodeBody: (RestorationCoder) throws -> Void = { _ in }
+    init(_ id: String, encode: @escaping (RestorationCoder) throws -> Void) {
+        self.id = id
+        self.encodeBody = encode
+    }
+    var restorationIdentifier: String? { id }
+    func encodeRestorableState(with coder: RestorationCoder) throws { try encodeBody(coder) }
+    func decodeRestorableState(with coder: RestorationCoder) throws { try decodeBody(coder) }
+}
+
+@Suite struct CoderTests {
+    /// Saves one Bag, restores into a fresh Bag found in the hierarchy, and returns what decoding gave.
+    func roundTrip(
+        _ encode: @escaping (RestorationCoder) throws -> Void, decode: @escaping (RestorationCoder) throws -> Void
+    ) throws
+        -> RestorationReport
+    {
+        let store = TestStore()
+        do {
+            let journal = try store.open()
+            let manager = store.manager(journal, delegate: TestDelegate())
+            let delegate = TestDelegate()
+            manager.delegate = delegate
+            try manager.preserveState(roots: [Bag("Root", encode: encode)])
+            try journal.close()
+        }
+        let journal = try store.open()
+        let delegate = TestDelegate()
+        let manager = store.manager(journal, delegate: delegate)
+        let bag = Bag("Root") { _ in }
+        bag.decodeBody = decode
+        return try manager.restoreState(roots: [bag])
+    }
+
+    @Test func scalarsStringsDataDatesAndArraysRoundTripExactly() throws {
+        let date = Date(timeIntervalSinceReferenceDate: 123_456.789_012_345)
+        var decoded: [String] = []
+        let report = try roundTrip(
+            { coder in
+                try coder.encode(true, forKey: "bool")
+                try coder.encode(-42, forKey: "int")
+                try coder.encode(0.1, forKey: "double")
+                try coder.encode("héllo/\\", forKey: "string")
+                try coder.encode(Data([0, 1, 255]), forKey: "data")
+                try coder.encode(date, forKey: "date")
+                try coder.encode([1, 2, 3], forKey: "ints")
+                try coder.encode(["a", "b"], forKey: "strings")
+                try coder.encode([1.5], forKey: "doubles")
+            },
+            decode: { coder in
+                decoded.append("\(try coder.decodeBool(forKey: "bool"))")
+                decoded.append("\(try coder.decodeInt(forKey: "int"))")
+                decoded.append("\(try coder.decodeDouble(forKey: "double"))")
+                decoded.append(try coder.decodeString(forKey: "string"))
+                decoded.append("\(try coder.decode(Data.self, forKey: "data") == Data([0, 1, 255]))")
+                decoded.append("\(try coder.decode(Date.self, forKey: "date") == date)")
+                decoded.append("\(try coder.decode([Int].self, forKey: "ints"))")
+                decoded.append("\(try coder.decode([String].self, forKey: "strings"))")
+                decoded.append("\(try coder.decode([Double].self, forKey: "doubles"))")
+            })
+        #expect(report.diagnostics.isEmpty)
+        #expect(decoded == ["true", "-42", "0.1", "héllo/\\", "true", "true", "[1, 2, 3]", "[\"a\", \"b\"]", "[1.5]"])
+    }
+
+    @Test func anyCodableValueRoundTrips() throws {
+        let value = Preferences(
+            theme: "dark", sizes: [10, 12],
+            nested: .init(flag: true, when: Date(timeIntervalSince1970: 5), blob: Data([9])),
+            ratio: 0.5, big: 7)
+        var decoded: Preferences?
+        _ = try roundTrip(
+            { try $0.encode(value, forKey: "prefs") },
+            decode: { decoded = try $0.decode(Preferences.self, forKey: "prefs") })
+        #expect(decoded == value)
+    }
+
+    @Test func missingKeyThrowsATypedErrorNamingPathAndKey() throws {
+        var caught: RestorationError?
+        let report = try roundTrip(
+            { try $0.encode(1, forKey: "present") },
+            decode: { coder in
+                do { _ = try coder.decodeInt(forKey: "absent") } catch let error as RestorationError {
+                    caught = error; throw error
+                }
+            })
+        #expect(caught?.code == .keyNotFound)
+        #expect(caught?.path == RestorationPath("Root"))
+        #expect(caught?.key == "absent")
+        #expect(report.diagnostics.count == 1)
+    }
+
+    @Test func wrongTypeThrowsATypedErrorNamingPathAndKey() throws {
+        var caught: RestorationError?
+        var nested: RestorationError?
+        _ = try roundTrip(
+            { coder in
+                try coder.encode("text", forKey: "name")
+                try coder.encode(RestorableValue.dictionary(["theme": .int(3)]), forKey: "prefs")
+            },
+            decode: { coder in
+                do { _ = try coder.decodeInt(forKey: "name") } catch let error as RestorationError { caught = error }
+                do { _ = try coder.decode(Preferences.self, forKey: "prefs") } catch let error as RestorationError {
+                    nested = error
+                }
+            })
+        #expect(caught?.code == .typeMismatch)
+        #expect(caught?.path == RestorationPath("Root"))
+        #expect(caught?.key == "name")
+        #expect(nested?.code == .typeMismatch)
+        #expect(nested?.key == "prefs")
+        #expect(nested?.message.contains("theme") == true)
+    }
+
+    @Test func containsValueTellsWhetherAKeyWasEncoded() throws {
+        var answers: [Bool] = []
+        _ = try roundTrip(
+            { try $0.encode(1, forKey: "here") },
+            decode: { coder in
+                answers = [coder.containsValue(forKey: "here"), coder.containsValue(forKey: "gone")]
+            })
+        #expect(answers == [true, false])
+    }
+
+    @Test func theSameKeyInTwoObjectsNeverCollides() throws {
+        let store = TestStore()
+        let journal = try store.open()
+        let manager = store.manager(journal, delegate: TestDelegate())
+        let delegate = TestDelegate()
+        manager.delegate = delegate
+        try manager.preserveState(roots: [Node("A", value: 1), Node("B", value: 2)])
+        let entries = try decodedEntries(journal)
+        #expect(entries[RestorationPath("A")]?.values["value"] == .int(1))
+        #expect(entries[RestorationPath("B")]?.values["value"] == .int(2))
+    }
+
+    @Test func unsignedValuesAboveInt64MaxAreRejectedWithAnError() throws {
+        var caught: RestorationError?
+        let store = TestStore()
+        let journal = try store.open()
+        let delegate = TestDelegate()
+        let manager = store.manager(journal, delegate: delegate)
+        let report = try manager.preserveState(roots: [
+            Bag("Root") { coder in
+                do { try coder.encode(UInt64.max, forKey: "big") } catch let error as RestorationError {
+                    caught = error; throw error
+                }
+            }
+        ])
+        #expect(caught?.code == .valueOutOfRange)
+        #expect(report.problems.count == 1)
+    }
+
+    @Test func archiveKeysCannotBeOverwrittenByTheApp() throws {
+        final class Overwriter: TestDelegate {
+            var error: RestorationError?
+            override func willEncodeRestorableState(_ coder: RestorationCoder) {
+                do { try coder.encode("999", forKey: ArchiveKey.bundleVersion) } catch {
+                    self.error = error as? RestorationError
+                }
+            }
+        }
+        let store = TestStore()
+        let journal = try store.open()
+        let delegate = Overwriter()
+        let manager = store.manager(journal, delegate: delegate)
+        try manager.preserveState(roots: [Node("A")])
+        #expect(delegate.error?.code == .reservedKey)
+        #expect(try journal.history().last?.metadata[EpochMetadataKey.bundleVersion] == "1")
+    }
+}
