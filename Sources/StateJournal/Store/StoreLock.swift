@@ -13,9 +13,16 @@ struct StoreLock {
         let fileSystem = directory.fileSystem
         let path = directory.file(FileNames.lock)
         let descriptor = try fileSystem.open(path, .createOrOpen)
-        let locked: Bool
+        var locked = false
         do {
-            locked = try fileSystem.tryLock(descriptor)
+            // A lock can be held for a moment by a process that is being forked from this one and has
+            // not yet run exec (which closes the descriptor): try a few times over about 100 ms before
+            // telling the caller that another writer holds the store.
+            for attempt in 0..<20 {
+                locked = try fileSystem.tryLock(descriptor)
+                if locked { break }
+                if attempt < 19 { usleep(5_000) }
+            }
         } catch {
             fileSystem.close(descriptor)
             throw error
