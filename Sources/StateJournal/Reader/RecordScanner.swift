@@ -72,7 +72,28 @@ struct RecordScanner {
     static func resynchronize(
         in reader: inout FileWindowReader, after offset: Int64, budget: inout Int64
     ) throws -> ScannedRecord? {
-        var candidate = offset + 1
+        let lastStart = reader.limit - Int64(RecordFraming.headerSize)
+        // Damage inside a payload leaves the bad record's length intact: look first where it says the
+        // next record starts, so that a large damaged record cannot exhaust the budget of the scan below.
+        let claimed = try reader.withBytes(at: offset, count: RecordFraming.headerSize) { Int(ByteReader.littleEndianU32($0, at: 4)) }
+        if let claimed, claimed <= JournalLimits.maximumRecordLength {
+            let next = offset + Int64(RecordFraming.headerSize + claimed)
+            if next <= lastStart, case .success(let record) = try validRecord(in: &reader, at: next) { return record }
+        }
+        // The length field of a damaged header is unknown, so every offset is a candidate, and random
+        // bytes often claim lengths of megabytes whose checksums exhaust the budget. A first pass checks
+        // only candidates that end at the end of the file or where another record type byte follows;
+        // the second is the plain scan.
+        let start = offset + 1
+        var chainedBudget = budget
+        if let record = try scan(from: start, in: &reader, budget: &chainedBudget, chained: true) { return record }
+        return try scan(from: start, in: &reader, budget: &budget, chained: false)
+    }
+
+    private static func scan(
+        from start: Int64, in reader: inout FileWindowReader, budget: inout Int64, chained: Bool
+    ) throws -> ScannedRecord? {
+        var candidate = start
         let lastStart = reader.limit - Int64(RecordFraming.headerSize)
         while candidate <= lastStart && budget > 0 {
             let plausible = try reader.withBytes(at: candidate, count: RecordFraming.headerSize) { header -> Int? in
@@ -81,8 +102,16 @@ struct RecordScanner {
                 return length <= JournalLimits.maximumRecordLength ? length : nil
             }
             if let length = plausible ?? nil, Int64(length) <= reader.limit - candidate - Int64(RecordFraming.headerSize) {
-                budget -= Int64(length + RecordFraming.headerSize)
-                if case .success(let record) = try validRecord(in: &reader, at: candidate) { return record }
+                let end = candidate + Int64(RecordFraming.headerSize + length)
+                var followed = true
+                if chained && end < reader.limit {
+                    let next = try reader.withBytes(at: end, count: RecordFraming.headerSize) { RecordType(rawValue: $0[8]) != nil }
+                    followed = next ?? false
+                }
+                if followed {
+                    budget -= Int64(length + RecordFraming.headerSize)
+                    if case .success(let record) = try validRecord(in: &reader, at: candidate) { return record }
+                }
             }
             candidate += 1
         }
