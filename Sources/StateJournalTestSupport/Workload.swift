@@ -16,7 +16,17 @@ public struct SplitMix64: RandomNumberGenerator, Sendable {
 
     /// `count` random bytes.
     public mutating func bytes(_ count: Int) -> [UInt8] {
-        (0..<count).map { _ in UInt8.random(in: 0...255, using: &self) }
+        var bytes = [UInt8](repeating: 0, count: count)
+        var index = 0
+        while index < count {
+            var word = next()
+            for _ in 0..<min(8, count - index) {
+                bytes[index] = UInt8(truncatingIfNeeded: word)
+                word >>= 8
+                index += 1
+            }
+        }
+        return bytes
     }
 }
 
