@@ -6,10 +6,15 @@ let package = Package(
     products: [
         .library(name: "StateJournal", targets: ["StateJournal"]),
         .library(name: "StateRestoration", targets: ["StateRestoration"]),
+        .library(name: "StateRestorationService", targets: ["StateRestorationService"]),
         .executable(name: "statejournal", targets: ["statejournal"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
+        .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
+        .package(url: "https://github.com/apple/swift-metrics", from: "2.13.0"),
+        .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.13.0"),
+        .package(url: "https://github.com/swiftlang/swift-docc-plugin", from: "1.5.0"),
     ],
     targets: [
         .systemLibrary(
@@ -24,11 +29,26 @@ let package = Package(
         ),
         .target(
             name: "StateJournal",
-            dependencies: ["CLZ4"]
+            dependencies: [
+                "CLZ4",
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "Metrics", package: "swift-metrics"),
+            ]
         ),
         .target(
             name: "StateRestoration",
-            dependencies: ["StateJournal"]
+            dependencies: [
+                "StateJournal",
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "Metrics", package: "swift-metrics"),
+            ]
+        ),
+        .target(
+            name: "StateRestorationService",
+            dependencies: [
+                "StateRestoration",
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+            ]
         ),
         .target(
             name: "StateRestorationExample",
@@ -42,17 +62,22 @@ let package = Package(
             name: "statejournal",
             dependencies: [
                 "StateJournal",
+                "StateRestoration",
+                "StateRestorationExample",
                 "StateJournalComparison",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
         .target(
             name: "StateJournalTestSupport",
-            dependencies: ["StateJournal"]
+            dependencies: ["StateJournal", .product(name: "Logging", package: "swift-log")]
         ),
         .testTarget(
             name: "StateJournalTests",
-            dependencies: ["StateJournal", "StateJournalTestSupport"],
+            dependencies: [
+                "StateJournal", "StateJournalTestSupport",
+                .product(name: "MetricsTestKit", package: "swift-metrics"),
+            ],
             resources: [.copy("Golden")]
         ),
         .testTarget(
@@ -61,7 +86,18 @@ let package = Package(
         ),
         .testTarget(
             name: "StateRestorationTests",
-            dependencies: ["StateRestoration", "StateRestorationExample", "StateJournalTestSupport"]
+            dependencies: [
+                "StateRestoration", "StateRestorationExample", "StateJournalTestSupport",
+                .product(name: "MetricsTestKit", package: "swift-metrics"),
+            ]
+        ),
+        .testTarget(
+            name: "StateRestorationServiceTests",
+            dependencies: [
+                "StateRestorationService", "StateRestorationExample", "StateJournalTestSupport",
+                .product(name: "ServiceLifecycleTestKit", package: "swift-service-lifecycle"),
+                .product(name: "MetricsTestKit", package: "swift-metrics"),
+            ]
         ),
     ],
     swiftLanguageModes: [.v6]

@@ -7,7 +7,7 @@ struct StateJournalCommand: ParsableCommand {
         abstract: "Inspect, replay, verify, compact and benchmark StateJournal stores.",
         discussion: "Every read command opens the store read-only, beside a live writer if there is one.",
         subcommands: [
-            LogCommand.self, ShowCommand.self, DiffCommand.self, HistoryCommand.self, VerifyCommand.self,
+            DemoCommand.self, LogCommand.self, ShowCommand.self, DiffCommand.self, HistoryCommand.self, VerifyCommand.self,
             CompactCommand.self, RewindCommand.self, SoakCommand.self, BenchCommand.self,
         ]
     )

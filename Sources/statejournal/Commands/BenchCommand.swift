@@ -5,41 +5,56 @@ import StateJournalComparison
 struct BenchCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "bench",
-        abstract: "Compare the journal with the alternatives, side by side in one run."
+        abstract: "Compare the journal with the alternatives, side by side in one run.",
+        discussion: """
+            Saves and restores the same generated app state with the journal (under each durability policy), \
+            whole JSON and binary property-list snapshots, and SQLite in WAL mode, next to the raw cost of write, \
+            fdatasync and LZ4, and prints each figure with its ratio against the journal. Run it from a release build.
+            """
     )
+
+    @Flag(help: "Measure smaller states with fewer passes, in under a minute.")
+    var quick = false
 
     @Flag(help: "Print the figures as JSON.")
     var json = false
 
-    func run() throws {
-        var results: [CompressionComparison.Result] = []
-        for scenario in CompressionComparison.standardScenarios {
-            results.append(try CompressionComparison.measure(scenario))
+    @Option(help: .hidden)
+    var probeRestore: String?
+
+    @Argument(help: .hidden)
+    var probePath: String?
+
+    func validate() throws {
+        if let probeRestore, RestoreProbe.Kind(rawValue: probeRestore) == nil || probePath == nil {
+            throw ValidationError("--probe-restore takes one of \(RestoreProbe.Kind.allCases.map(\.rawValue)) and a path.")
         }
+    }
+
+    func run() throws {
+        if let probeRestore, let kind = RestoreProbe.Kind(rawValue: probeRestore), let probePath {
+            print(try RestoreProbe.runChild(kind: kind, path: probePath))
+            return
+        }
+        let showProgress = isatty(STDERR_FILENO) == 1
+        let report = try Bench.run(
+            plan: quick ? .quick : .full, probeCommand: Self.probeCommand(),
+            progress: { message in
+                if showProgress { FileHandle.standardError.write(Data("\r\u{1B}[K\(message)".utf8)) }
+            })
+        if showProgress { FileHandle.standardError.write(Data("\r\u{1B}[K".utf8)) }
         if json {
             let encoder = JSONEncoder()
             encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
-            print(String(decoding: try encoder.encode(results), as: UTF8.self))
-            return
-        }
-        print("Bytes on disk: the journal against lz4 -1 of the same entries concatenated")
-        print(
-            "scenario".padding(toLength: 44, withPad: " ", startingAt: 0), "entries".leftPadded(8), "raw states".leftPadded(11),
-            "journal".leftPadded(10), "lz4 states".leftPadded(11), "ratio".leftPadded(6), "lz4 entries".leftPadded(12),
-            "ratio".leftPadded(6))
-        for result in results {
-            print(
-                result.scenario.padding(toLength: 44, withPad: " ", startingAt: 0),
-                String(result.entries).leftPadded(8), String(result.rawStateBytes).leftPadded(11),
-                String(result.journalBytes).leftPadded(10), String(result.lz4Bytes).leftPadded(11),
-                String(format: "%.3f", result.ratioToLZ4).leftPadded(6), String(result.lz4EntryBytes).leftPadded(12),
-                String(format: "%.3f", result.ratioToLZ4Entries).leftPadded(6))
+            print(String(decoding: try encoder.encode(report), as: UTF8.self))
+        } else {
+            print(report.text)
         }
     }
-}
 
-extension String {
-    func leftPadded(_ width: Int) -> String {
-        count >= width ? self : String(repeating: " ", count: width - count) + self
+    /// This executable, run as a restore probe: `statejournal bench --probe-restore KIND PATH`.
+    private static func probeCommand() -> [String]? {
+        guard let executable = try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe") else { return nil }
+        return [executable, "bench", "--probe-restore"]
     }
 }

@@ -16,6 +16,13 @@ struct DiffCommand: ParsableCommand {
     struct Change: Codable {
         var old: EntryJSON
         var new: EntryJSON
+        /// For restoration entries: each changed key with its old and new value (null when absent).
+        var keys: [String: KeyChange]?
+    }
+
+    struct KeyChange: Codable {
+        var old: JSONValue?
+        var new: JSONValue?
     }
 
     struct Output: Codable {
@@ -37,7 +44,12 @@ struct DiffCommand: ParsableCommand {
                         removed: Dictionary(uniqueKeysWithValues: difference.removed.map { ($0.key.description, ValueRendering.object($0.value)) }),
                         changed: Dictionary(
                             uniqueKeysWithValues: difference.changed.map {
-                                ($0.key.description, Change(old: ValueRendering.object($0.value.old), new: ValueRendering.object($0.value.new)))
+                                (
+                                    $0.key.description,
+                                    Change(
+                                        old: ValueRendering.object($0.value.old), new: ValueRendering.object($0.value.new),
+                                        keys: ValueRendering.changedKeys($0.value.old, $0.value.new)?.mapValues { KeyChange(old: $0.old, new: $0.new) })
+                                )
                             })))
             }
             if difference.isEmpty { return print("No differences between epoch \(from) and epoch \(to).") }
@@ -46,8 +58,15 @@ struct DiffCommand: ParsableCommand {
             for path in difference.changed.keys.sorted() {
                 let change = difference.changed[path]!
                 print("~ \(path)")
-                print("    was  \(ValueRendering.line(change.old))")
-                print("    now  \(ValueRendering.line(change.new))")
+                if let keys = ValueRendering.changedKeys(change.old, change.new), !keys.isEmpty {
+                    for key in keys.keys.sorted() {
+                        let values = keys[key]!
+                        print("    \(key): \(values.old?.compactText ?? "(absent)") -> \(values.new?.compactText ?? "(absent)")")
+                    }
+                } else {
+                    print("    was  \(ValueRendering.line(change.old))")
+                    print("    now  \(ValueRendering.line(change.new))")
+                }
             }
         }
     }

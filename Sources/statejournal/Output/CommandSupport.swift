@@ -79,3 +79,10 @@ func parsePath(_ text: String) throws -> RestorationPath {
         throw ValidationError(error.message)
     }
 }
+
+extension String {
+    /// The string right-aligned in `width` columns.
+    func leftPadded(_ width: Int) -> String {
+        count >= width ? self : String(repeating: " ", count: width - count) + self
+    }
+}
