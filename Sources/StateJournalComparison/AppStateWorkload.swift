@@ -44,6 +44,15 @@ public struct AppStateWorkload: Sendable {
         return Array(text.utf8)
     }
 
+    /// Object `index` as the app's model holds it: what a whole-snapshot save encodes.
+    public func record(_ index: Int) -> ObjectRecord {
+        let fields = objects[index]
+        return ObjectRecord(
+            path: path(index).description, id: "item-\(index)", title: "Quarterly report draft \(index % 211)",
+            selectedRow: fields.selectedRow, scrollOffset: Double(fields.scrollOffset) / 4, modified: fields.modified,
+            expanded: fields.expanded, sort: "modified-descending", filter: ["all", "unread", "flagged"][index % 3])
+    }
+
     /// One user action on object `index`: mostly a scroll, sometimes a new selection (which also
     /// updates the modification date), sometimes expanding or collapsing.
     private mutating func act(on index: Int) {
@@ -76,6 +85,19 @@ public struct AppStateWorkload: Sendable {
         for index in chosen { act(on: index) }
         return chosen.sorted()
     }
+}
+
+/// One object of the app's model, with the same fields as ``AppStateWorkload/state(_:)`` encodes.
+public struct ObjectRecord: Codable, Sendable, Hashable {
+    public var path: String
+    public var id: String
+    public var title: String
+    public var selectedRow: Int
+    public var scrollOffset: Double
+    public var modified: Int
+    public var expanded: Bool
+    public var sort: String
+    public var filter: String
 }
 
 /// A small, fast, seedable generator (SplitMix64), so that every run makes the same workload.

@@ -1,0 +1,133 @@
+import Foundation
+
+/// Everything `statejournal bench` measured in one run, with stable field names for `--json`.
+public struct BenchReport: Sendable, Codable {
+    /// The machine the figures came from.
+    public struct Machine: Sendable, Codable {
+        public var processors: Int
+        public var system: String
+    }
+
+    /// One target of issue 6, checked against the ratio measured in this run.
+    public struct Target: Sendable, Codable {
+        public var target: String
+        /// `atLeast` or `atMost`.
+        public var comparison: String
+        public var threshold: Double
+        public var measured: Double?
+        public var met: Bool?
+    }
+
+    public var mode: String
+    public var plan: String
+    public var machine: Machine
+    public var preservation: [PreservationFigure]
+    public var commitRates: [CommitRateFigure]
+    public var replay: ReplayFigure?
+    public var compression: [CompressionComparison.Result]
+    public var targets: [Target]
+}
+
+/// The whole bench: preservation tables, commit rates, replay speed and bytes against `lz4 -1`.
+public enum Bench {
+    /// Runs `plan`. `probeCommand`, when given, is the command line that makes this tool a restore
+    /// probe child (see ``RestoreProbe``); without it, restore memory is not measured.
+    public static func run(plan: BenchPlan, probeCommand: [String]?, progress: (String) -> Void) throws -> BenchReport {
+        var preservation: [PreservationFigure] = []
+        var replay: ReplayFigure?
+        let largest = plan.objectCounts.max() ?? 0
+        for objects in plan.objectCounts {
+            for changed in BenchPlan.Changed.allCases {
+                let countReplay = objects == largest && changed == .onePercent
+                let (figure, measuredReplay) = try PreservationBenchmark.run(
+                    objects: objects, changed: changed, plan: plan, probeCommand: probeCommand, countReplay: countReplay,
+                    progress: progress)
+                preservation.append(figure)
+                if countReplay { replay = measuredReplay }
+            }
+        }
+        let rates = try CommitRateBenchmark.run(plan: plan, progress: progress)
+        var compression: [CompressionComparison.Result] = []
+        for scenario in plan.compressionScenarios {
+            progress("bytes against lz4 -1: \(scenario.name)")
+            compression.append(try CompressionComparison.measure(scenario))
+        }
+        var report = BenchReport(
+            mode: plan.mode, plan: plan.summary,
+            machine: .init(processors: ProcessInfo.processInfo.activeProcessorCount, system: ProcessInfo.processInfo.operatingSystemVersionString),
+            preservation: preservation, commitRates: rates, replay: replay, compression: compression, targets: [])
+        report.targets = report.evaluateTargets()
+        return report
+    }
+}
+
+extension BenchReport {
+    func contender(_ name: String, objects: Int, changed: BenchPlan.Changed) -> ContenderFigure? {
+        preservation.first { $0.objects == objects && $0.changed == changed.rawValue }?.contenders.first { $0.name == name }
+    }
+
+    /// The targets of issue 6, each as a ratio measured in this run. A target whose figure this run
+    /// did not measure (a quick run has no 100,000 objects) has no `measured` value.
+    func evaluateTargets() -> [Target] {
+        let journal = PreservationBenchmark.reference
+        let largest = preservation.map(\.objects).max() ?? 0
+        func ratio(_ numerator: Double?, _ denominator: Double?) -> Double? {
+            guard let numerator, let denominator, denominator > 0 else { return nil }
+            return numerator / denominator
+        }
+        func target(_ text: String, atLeast threshold: Double, _ measured: Double?) -> Target {
+            Target(target: text, comparison: "atLeast", threshold: threshold, measured: measured, met: measured.map { $0 >= threshold })
+        }
+        func target(_ text: String, atMost threshold: Double, _ measured: Double?) -> Target {
+            Target(target: text, comparison: "atMost", threshold: threshold, measured: measured, met: measured.map { $0 <= threshold })
+        }
+        let big = largest >= 100_000 ? 100_000 : nil
+        return [
+            target(
+                "incremental pass, 1 of 10,000 changed, interval: JSON snapshot save time / journal pass time", atLeast: 1_000,
+                ratio(
+                    contender("json-snapshot", objects: 10_000, changed: .one)?.passSeconds,
+                    contender(journal, objects: 10_000, changed: .one)?.passSeconds)),
+            target(
+                "incremental pass flat in N: journal pass time at 100,000 / at 1,000 objects, 1 changed", atMost: 2,
+                ratio(
+                    big.flatMap { contender(journal, objects: $0, changed: .one)?.passSeconds },
+                    contender(journal, objects: 1_000, changed: .one)?.passSeconds)),
+            target(
+                "full pass, 1% of 10,000 changed: JSON snapshot save time / journal pass time", atLeast: 5,
+                ratio(
+                    contender("json-snapshot", objects: 10_000, changed: .onePercent)?.passSeconds,
+                    contender(journal, objects: 10_000, changed: .onePercent)?.passSeconds)),
+            target(
+                "one-entry epochs, interval: journal rate / SQLite synchronous=NORMAL rate", atLeast: 5,
+                commitRates.first { $0.name == "journal-interval" }?.ratio),
+            target(
+                "one-entry epochs, everyCommit: journal rate / SQLite synchronous=FULL rate, one writer", atLeast: 1,
+                commitRates.first { $0.name == "journal-everyCommit" && $0.writers == 1 }?.ratio),
+            target(
+                "group commit: 8 committers' rate / one writer's rate, everyCommit", atLeast: 10,
+                commitRates.first { $0.name == "journal-everyCommit" && $0.writers == 8 }?.ratio),
+            target(
+                "restore of 100,000 objects, 1,000 epochs of history: JSON snapshot load time / journal restore time", atLeast: 5,
+                ratio(
+                    big.flatMap { contender("json-snapshot", objects: $0, changed: .onePercent)?.restoreSeconds },
+                    big.flatMap { contender(journal, objects: $0, changed: .onePercent)?.restoreSeconds })),
+            target(
+                "restore of 100,000 objects after compaction: JSON snapshot load time / journal restore time", atLeast: 5,
+                ratio(
+                    big.flatMap { contender("json-snapshot", objects: $0, changed: .onePercent)?.restoreSeconds },
+                    big.flatMap { contender(journal, objects: $0, changed: .onePercent)?.restoreAfterCompactionSeconds })),
+            target(
+                "replay speed of \(largest.grouped) objects, MB/s of decompressed entry bytes", atLeast: 500,
+                replay?.megabytesPerSecond),
+            target(
+                "bytes on disk: journal / lz4 -1 of the same raw entries concatenated, worst scenario", atMost: 1,
+                compression.map(\.ratioToLZ4Entries).max()),
+            target(
+                "peak memory of restoring 100,000 objects: journal / JSON snapshot load", atMost: 1,
+                ratio(
+                    big.flatMap { contender(journal, objects: $0, changed: .onePercent)?.restorePeakMemoryBytes.map(Double.init) },
+                    big.flatMap { contender("json-snapshot", objects: $0, changed: .onePercent)?.restorePeakMemoryBytes.map(Double.init) })),
+        ]
+    }
+}

@@ -1,0 +1,133 @@
+import Foundation
+import StateJournal
+
+/// One commit-rate figure: one-entry epochs (or one-row transactions) per second.
+public struct CommitRateFigure: Sendable, Codable {
+    public var name: String
+    public var writers: Int
+    public var epochsPerSecond: Double
+    /// What the figure is compared with, and the ratio `epochsPerSecond / that rate`.
+    public var comparedWith: String?
+    public var ratio: Double?
+}
+
+/// Measures how many one-entry epochs per second each contender commits, alternating the
+/// contenders in rounds of a fixed duration and taking the median rate.
+enum CommitRateBenchmark {
+    /// A contender: set up once, then asked to commit for a while from `writers` threads.
+    private struct Contender {
+        var name: String
+        var writers: Int
+        var commit: @Sendable (_ writer: Int, _ sequence: Int) throws -> Void
+        var close: () -> Void
+    }
+
+    static func run(plan: BenchPlan, progress: (String) -> Void) throws -> [CommitRateFigure] {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("statejournal-rates-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+
+        let workload = AppStateWorkload(objectCount: 1_000)
+        let paths = (0..<workload.objectCount).map(workload.path)
+        let keys = paths.map(\.description)
+        let states = (0..<workload.objectCount).map(workload.state)
+        let count = workload.objectCount
+
+        func journal(_ name: String, _ durability: Durability, writers: Int) throws -> Contender {
+            let options = JournalOptions(durability: durability, compaction: CompactionPolicy(isAutomatic: false))
+            let journal = try Journal.open(at: directory.appendingPathComponent("\(name)-\(writers)"), options: options)
+            return Contender(
+                name: name, writers: writers,
+                commit: { writer, sequence in
+                    let index = (writer * 131 + sequence) % count
+                    try journal.commit([.put(paths[index], revised(states[index], sequence))])
+                },
+                close: { try? journal.close() })
+        }
+        func sqlite(_ synchronous: SQLiteStore.Synchronous) throws -> Contender {
+            let store = try SQLiteStore(path: directory.appendingPathComponent("\(synchronous.rawValue).sqlite").path, synchronous: synchronous)
+            let shared = UncheckedBox(store)
+            return Contender(
+                name: "sqlite-wal-\(synchronous.rawValue.lowercased())", writers: 1,
+                commit: { _, sequence in try shared.value.put(keys[sequence % count], revised(states[sequence % count], sequence)) },
+                close: { store.close() })
+        }
+
+        let contenders = [
+            try journal("journal-interval", .interval(seconds: 1), writers: 1),
+            try sqlite(.normal),
+            try journal("journal-everyCommit", .everyCommit, writers: 1),
+            try sqlite(.full),
+            try journal("journal-everyCommit", .everyCommit, writers: 8),
+        ]
+        defer { contenders.forEach { $0.close() } }
+
+        var rates = [[Double]](repeating: [], count: contenders.count)
+        for round in 0..<plan.commitRateRounds {
+            for offset in 0..<contenders.count {
+                let index = (offset + round) % contenders.count
+                progress("commit rates: round \(round + 1) of \(plan.commitRateRounds), \(contenders[index].name) × \(contenders[index].writers)")
+                rates[index].append(try measure(contenders[index], seconds: plan.commitRateSeconds))
+            }
+        }
+        var figures = zip(contenders, rates).map { contender, samples in
+            CommitRateFigure(name: contender.name, writers: contender.writers, epochsPerSecond: median(samples))
+        }
+        func compare(_ index: Int, with other: Int) {
+            figures[index].comparedWith = "\(figures[other].name) × \(figures[other].writers)"
+            figures[index].ratio = figures[index].epochsPerSecond / figures[other].epochsPerSecond
+        }
+        compare(0, with: 1)
+        compare(2, with: 3)
+        compare(4, with: 2)
+        return figures
+    }
+
+    /// The state with a revision number in it, so that every commit really changes its row (SQLite
+    /// skips writing a row whose new value equals the old one).
+    @Sendable private static func revised(_ state: [UInt8], _ sequence: Int) -> [UInt8] {
+        var bytes = state
+        bytes.append(contentsOf: " r".utf8)
+        bytes.append(contentsOf: String(sequence).utf8)
+        return bytes
+    }
+
+    /// Commits from the contender's writer threads until `seconds` have passed; returns commits per second.
+    private static func measure(_ contender: Contender, seconds: Double) throws -> Double {
+        let deadline = DispatchTime.now().uptimeNanoseconds + UInt64(seconds * 1e9)
+        let counts = UncheckedBox([Int](repeating: 0, count: contender.writers))
+        let failure = UncheckedBox<(any Error)?>(nil)
+        let lock = NSLock()
+        let commit = contender.commit
+        let done = DispatchSemaphore(value: 0)
+        let start = DispatchTime.now().uptimeNanoseconds
+        // One thread per writer (not a pool that caps concurrency at the core count): every
+        // committer must be able to wait in its own commit at the same time.
+        for writer in 0..<contender.writers {
+            Thread {
+                var sequence = 0
+                do {
+                    while DispatchTime.now().uptimeNanoseconds < deadline {
+                        try commit(writer, sequence)
+                        sequence += 1
+                    }
+                } catch {
+                    lock.withLock { failure.value = error }
+                }
+                lock.withLock { counts.value[writer] = sequence }
+                done.signal()
+            }.start()
+        }
+        for _ in 0..<contender.writers { done.wait() }
+        let elapsed = Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9
+        if let error = failure.value { throw error }
+        return Double(counts.value.reduce(0, +)) / elapsed
+    }
+}
+
+/// A reference shared with writer threads. @unchecked Sendable: the threads use it under a lock,
+/// or (for the SQLite connection) from one writer thread only.
+final class UncheckedBox<Value>: @unchecked Sendable {
+    var value: Value
+    init(_ value: Value) { self.value = value }
+}
