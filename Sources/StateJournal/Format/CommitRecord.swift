@@ -54,6 +54,7 @@ struct CommitRecord: Equatable, Sendable {
     ) throws(FormatViolation) -> (record: CommitRecord, inlineBatchStart: Int) {
         var reader = ByteReader(payload)
         let epoch = try reader.varint()
+        guard epoch < JournalLimits.maximumCounter else { throw FormatViolation("epoch \(epoch) is beyond what a store can reach") }
         let entryCount = try reader.count(atMost: Int(Int32.max), "entry count")
         let batchCount = try reader.count(atMost: Int(Int32.max), "batch count")
         let digest = batchCount > 0 ? try reader.u32() : 0

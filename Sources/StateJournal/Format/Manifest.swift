@@ -72,6 +72,9 @@ struct Manifest: Equatable, Sendable {
         let generation = try reader.u64()
         let nextFileSequence = try reader.u64()
         let epochFloor = try reader.u64()
+        guard generation < JournalLimits.maximumCounter, nextFileSequence < JournalLimits.maximumCounter,
+            epochFloor < JournalLimits.maximumCounter
+        else { throw FormatViolation("manifest counters are beyond what a store can reach") }
         let checkpointCount = Int(try reader.u32())
         guard checkpointCount <= maximumCheckpoints, reader.remaining >= checkpointCount * 24 + 4 else {
             throw FormatViolation("manifest lists \(checkpointCount) checkpoints but is too short for them")
@@ -82,7 +85,7 @@ struct Manifest: Equatable, Sendable {
                 CheckpointReference(sequence: try reader.u64(), epoch: try reader.u64(), timestampMilliseconds: try reader.u64()))
         }
         guard zip(checkpoints, checkpoints.dropFirst()).allSatisfy({ $0.sequence < $1.sequence && $0.epoch < $1.epoch }),
-            checkpoints.allSatisfy({ $0.sequence < nextFileSequence })
+            checkpoints.allSatisfy({ $0.sequence < nextFileSequence && $0.epoch < JournalLimits.maximumCounter })
         else { throw FormatViolation("manifest checkpoints are out of order") }
         let count = Int(try reader.u32())
         guard count >= 1, count <= maximumSegments, reader.remaining == count * 8 else {

@@ -39,6 +39,7 @@ struct SegmentHeader: Equatable, Sendable {
         let id = StoreID(bytes: Array(try reader.bytes(16)))
         let sequence = try reader.u64()
         let baseEpoch = try reader.u64()
+        guard baseEpoch < JournalLimits.maximumCounter else { throw FormatViolation("segment base epoch is beyond what a store can reach") }
         return SegmentHeader(storeID: id, sequence: sequence, baseEpoch: baseEpoch)
     }
 }

@@ -16,4 +16,8 @@ public enum JournalLimits {
     public static let maximumRecordLength = 24 << 20
     /// The most entries a single batch record can list.
     public static let maximumBatchEntries = 1 << 16
+    /// The largest epoch number, file sequence number or manifest generation read from disk. A
+    /// writer would need centuries to get there; a damaged file could claim `UInt64.max` and make
+    /// the next number overflow.
+    static let maximumCounter: UInt64 = 1 << 62
 }
