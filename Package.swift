@@ -68,6 +68,10 @@ let package = Package(
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
+        .executableTarget(
+            name: "StateJournalFuzz",
+            dependencies: ["StateJournal", "StateRestoration", "StateRestorationExample", "CLZ4"]
+        ),
         .target(
             name: "StateJournalTestSupport",
             dependencies: ["StateJournal", .product(name: "Logging", package: "swift-log")]
