@@ -43,7 +43,7 @@ extension Journal {
             return nil
         }
         compacting = true
-        while epochOpen && !isClosed { condition.wait() }
+        while (epochOpen || rolling) && !isClosed { condition.wait() }
         let sequence: UInt64
         let snapshot: Manifest
         // The checkpoint is as of the last epoch of the segment being sealed, so that checkpoints always

@@ -70,6 +70,13 @@ extension Journal {
     ///   return it; the manifest records the reservation so that the number is never used twice.
     @discardableResult
     func rollSegment(reservingCheckpoint: Bool = false) throws -> UInt64? {
+        // Waiting for the sync unlocks `condition`: `rolling` keeps epochs from beginning meanwhile, so
+        // that the segment is sealed after the epoch its caller saw last, and never under an open epoch.
+        rolling = true
+        defer {
+            rolling = false
+            condition.broadcast()
+        }
         while syncInProgress { condition.wait() }
         let oldName = store.file(FileNames.segment(segment.header.sequence))
         let lastEpoch = lastCommittedInfo?.epoch ?? manifest.newestCheckpointEpoch

@@ -35,6 +35,9 @@ public final class Journal: @unchecked Sendable {
     var lastCommittedInfo: EpochInfo?
     var nextEpoch: UInt64
     var epochOpen = false
+    /// A segment roll is under way; it may wait for a sync with `condition` unlocked, and no epoch
+    /// may begin, and no other roll start, until it is done.
+    var rolling = false
     var poison: JournalError?
     var isClosed = false
     var written: JournalPosition
@@ -94,7 +97,7 @@ public final class Journal: @unchecked Sendable {
     public func beginEpoch() throws -> EpochWriter {
         condition.lock()
         defer { condition.unlock() }
-        while epochOpen && !isClosed { condition.wait() }
+        while (epochOpen || rolling) && !isClosed { condition.wait() }
         try checkWritable()
         if segment.size >= Int64(options.segmentSizeLimit) && segment.size > Int64(SegmentHeader.size) {
             try rollSegment()
