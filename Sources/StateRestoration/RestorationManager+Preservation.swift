@@ -88,6 +88,7 @@ extension RestorationManager {
         report.writtenPaths = PathOrder.sorted(pass.writtenPaths)
         report.removedPaths = PathOrder.sorted(tombstones)
         report.problems = pass.problems
+        log(report.problems)
         return report
     }
 

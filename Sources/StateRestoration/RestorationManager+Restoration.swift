@@ -84,6 +84,8 @@ extension RestorationManager {
         }
         report = pass.report
         report.outcome = .restored
+        if !report.skipped.isEmpty { metrics.skips.increment(by: report.skipped.count) }
+        log(report)
         delegate.didDecodeRestorableState(coder)
         try completeStateRestoration()
         return report

@@ -33,6 +33,7 @@ public final class RestorationManager {
     var lastPreservationMetadata: [String: String]?
     var restoration: RestorationProgress?
     let typeNames = TypeNameCache()
+    let metrics: RestorationMetrics
 
     struct RestorationProgress {
         var epoch: UInt64
@@ -48,6 +49,7 @@ public final class RestorationManager {
     public init(journal: Journal, configuration: RestorationConfiguration) {
         self.journal = journal
         self.configuration = configuration
+        self.metrics = RestorationMetrics(factory: configuration.metricsFactory)
         for (path, bytes) in journal.recoveredState.entries {
             written[path] = StateDigest(bytes)
         }

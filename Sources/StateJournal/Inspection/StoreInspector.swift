@@ -91,12 +91,14 @@ public struct StateDifference: Sendable, Hashable {
     /// Whether nothing changed.
     public var isEmpty: Bool { added.isEmpty && removed.isEmpty && changed.isEmpty }
 
+    /// Whether two differences name the same paths with the same values.
     public static func == (lhs: StateDifference, rhs: StateDifference) -> Bool {
         lhs.added == rhs.added && lhs.removed == rhs.removed
             && lhs.changed.keys == rhs.changed.keys
             && lhs.changed.allSatisfy { rhs.changed[$0.key]!.old == $0.value.old && rhs.changed[$0.key]!.new == $0.value.new }
     }
 
+    /// Hashes the difference consistently with `==`.
     public func hash(into hasher: inout Hasher) {
         hasher.combine(added)
         hasher.combine(removed)

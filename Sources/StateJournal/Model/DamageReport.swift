@@ -30,6 +30,7 @@ public struct DamageReport: Sendable, Hashable, CustomStringConvertible {
         self.epochsLost = epochsLost
     }
 
+    /// The report in a sentence: where, what, what it cost, and where replay stops.
     public var description: String {
         "damage in \(file) at offset \(offset): \(reason); \(bytesDropped) bytes and \(epochsLost) "
             + "committed epochs after it dropped; replay stops at epoch "

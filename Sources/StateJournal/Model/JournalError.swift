@@ -37,6 +37,7 @@ public struct JournalError: Error, Sendable, CustomStringConvertible {
         /// The operation needs a writer, but the store was opened read-only.
         public static let readOnly = Code(.readOnly)
 
+        /// The code's name.
         public var description: String { "\(wrapped)" }
     }
 
@@ -92,6 +93,7 @@ public struct SystemError: Error, Sendable, Equatable, CustomStringConvertible {
         self.path = path
     }
 
+    /// The failure in a line: the call, its file, the error's text and number.
     public var description: String {
         "\(call)(\(path ?? "")) failed: \(String(cString: strerror(errno))) (errno \(errno))"
     }

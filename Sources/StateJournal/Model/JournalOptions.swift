@@ -1,4 +1,6 @@
 import Foundation
+import Logging
+import Metrics
 
 /// When committed epochs are forced to stable storage.
 ///
@@ -18,6 +20,7 @@ public enum Durability: Sendable, Hashable, CustomStringConvertible {
     /// The default: a background sync about once a second.
     public static let `default` = Durability.interval(seconds: 1)
 
+    /// The policy as written in options and logs: `everyCommit`, `interval(1.0s)` or `none`.
     public var description: String {
         switch self {
         case .everyCommit: "everyCommit"
@@ -50,20 +53,40 @@ public struct JournalOptions: Sendable {
     public var retention: RetentionPolicy = RetentionPolicy()
     /// When compaction runs by itself. Defaults to automatic.
     public var compaction: CompactionPolicy = CompactionPolicy()
+    /// Where the journal logs what recovery repaired (notice, warning), compactions (info), and a
+    /// failed background compaction or a store that refuses commits (error).
+    ///
+    /// Defaults to a logger that discards everything, so nothing is printed unless the app passes
+    /// its own. The journal adds the store directory to the metadata as `statejournal_store`.
+    public var logger: Logger = .silent
+    /// The factory metrics are created with; `nil` (the default) means the global `MetricsSystem`.
+    /// Tests pass their own to read what one journal reported.
+    package var metricsFactory: (any MetricsFactory)?
     /// The clock commits are stamped with. Tests set a fixed one to write reproducible bytes.
     package var clock: @Sendable () -> Date = { Date() }
     /// The identifier a new store gets. Tests set a fixed one to write reproducible bytes.
     package var newStoreID: (@Sendable () -> [UInt8])?
 
     /// Creates options; every parameter has a default.
+    ///
+    /// - Parameters:
+    ///   - durability: When commits reach stable storage.
+    ///   - recovery: What to do about damage before the end of the journal.
+    ///   - segmentSizeLimit: The size at which a segment is sealed.
+    ///   - compressionCacheLimit: The bytes of latest state kept to compress new versions against.
+    ///   - retention: What history survives compaction.
+    ///   - compaction: When compaction runs by itself.
+    ///   - logger: Where the journal logs; by default nothing is logged.
     public init(
         durability: Durability = .default,
         recovery: RecoveryMode = .stopAtDamage,
         segmentSizeLimit: Int = 64 << 20,
         compressionCacheLimit: Int = 64 << 20,
         retention: RetentionPolicy = RetentionPolicy(),
-        compaction: CompactionPolicy = CompactionPolicy()
+        compaction: CompactionPolicy = CompactionPolicy(),
+        logger: Logger = Logger(label: "StateJournal", factory: { _ in SwiftLogNoOpLogHandler() })
     ) {
+        self.logger = logger
         self.retention = retention
         self.compaction = compaction
         self.durability = durability

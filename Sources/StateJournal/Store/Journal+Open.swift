@@ -47,10 +47,12 @@ extension Journal {
         var report = RecoveryReport()
         report.removedLeftovers = try store.removeLeftovers(keeping: manifest, names: try store.names() ?? [])
 
+        let replayStart = JournalMetrics.now()
         let scan = try JournalScanner(
             fileSystem: fileSystem, directory: store.path, manifest: manifest,
             options: ScanOptions(decode: true, recovery: options.recovery)
         ).run()
+        let replayNanoseconds = JournalMetrics.now() &- replayStart
         var tail = scan.tail
         if !scan.damagedCheckpoints.isEmpty {
             (manifest, report.quarantinedFiles) = try setAsideCheckpoints(scan.damagedCheckpoints.map(\.reference), manifest: manifest, store: store)
@@ -112,6 +114,8 @@ extension Journal {
             throw error
         }
         if case .interval(let seconds) = options.durability { journal.startIntervalSync(every: max(seconds, 0.001)) }
+        journal.metrics.replayDuration.recordNanoseconds(replayNanoseconds)
+        journal.logRecovery()
         return journal
     }
 

@@ -104,7 +104,8 @@ public final class EpochWriter {
     ///   a crash, and the journal accepts no more commits until reopened).
     public func commit(metadata: [String: String] = [:]) throws -> EpochInfo {
         try Self.validate(metadata)
-        return try withJournal {
+        let start = JournalMetrics.now()
+        let info = try withJournal {
             // The last batch travels inside the commit record.
             let inline = builder.isEmpty ? [] : makeBatchPayload()
             let now = UInt64(max(0, journal.options.clock().timeIntervalSince1970 * 1000))
@@ -127,6 +128,8 @@ public final class EpochWriter {
             if journal.options.durability == .everyCommit { try journal.waitUntilDurable(journal.written) }
             return info
         }
+        journal.metrics.recordCommit(bytes: info.bytes, since: start)
+        return info
     }
 
     /// Abandons the epoch: what it wrote is cut from the segment and the next epoch reuses its number.
@@ -204,7 +207,7 @@ public final class EpochWriter {
                 journal.written = position
                 if journal.synced > position { journal.synced = position }
             } catch {
-                journal.poison = Journal.ioError(error, "cut an abandoned epoch from the journal; reopen the store to repair it")
+                journal.poison(with: Journal.ioError(error, "cut an abandoned epoch from the journal; reopen the store to repair it"))
             }
         }
         finish()

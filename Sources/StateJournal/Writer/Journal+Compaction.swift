@@ -107,7 +107,7 @@ extension Journal {
             try store.writeManifest(next)
         } catch {
             let failure = Self.ioError(error, "write the manifest naming the new checkpoint")
-            if let system = error as? SystemError, system.call == "fsync" || system.call == "rename" { poison = failure }
+            if let system = error as? SystemError, system.call == "fsync" || system.call == "rename" { poison(with: failure) }
             condition.unlock()
             // The checkpoint stays: the manifest may have been renamed into place before the failure
             // (a failed directory sync), and then it names the checkpoint. When it does not, the next
@@ -125,9 +125,12 @@ extension Journal {
             if (try? fileSystem.remove(store.file(name))) != nil { removed.append(name) }
         }
         if !removed.isEmpty { try? fileSystem.syncDirectory(store.path) }
-        return CompactionReport(
+        let report = CompactionReport(
             checkpointEpoch: epoch.epoch, checkpointFile: FileNames.checkpoint(sequence), checkpointBytes: size,
             liveEntries: content.entries.count, removedFiles: removed)
+        metrics.compactions.increment()
+        logCompaction(report)
+        return report
     }
 
     /// Removes from `next` the generations the retention policy does not keep, and returns them.
@@ -178,6 +181,7 @@ extension Journal {
             do {
                 try journal.compact()
             } catch {
+                journal.logger.error("Background compaction failed; the journal keeps growing until one succeeds", metadata: ["error": "\(error)"])
                 journal.condition.lock()
                 journal.lastCompactionFailure = error as? JournalError
                 journal.condition.unlock()

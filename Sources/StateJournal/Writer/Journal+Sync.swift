@@ -34,7 +34,7 @@ extension Journal {
                 .storePoisoned,
                 "Syncing the journal to disk failed, so recent commits may not be durable. The store refuses further commits; reopen it to continue from what reached the disk.",
                 cause: failure as? SystemError, file: store.file(FileNames.segment(segment.header.sequence)))
-            poison = error
+            poison(with: error)
             throw error
         }
         if upTo > synced { synced = upTo }
@@ -99,7 +99,7 @@ extension Journal {
             descriptor = try store.createSegment(header)
         } catch {
             let failure = Self.ioError(error, "start a new segment after \(oldName)")
-            poison = failure
+            poison(with: failure)
             throw failure
         }
         do {
@@ -107,7 +107,7 @@ extension Journal {
         } catch {
             fileSystem.close(descriptor)
             let failure = Self.ioError(error, "write the manifest naming the new segment")
-            poison = failure
+            poison(with: failure)
             throw failure
         }
         fileSystem.close(segment.descriptor)

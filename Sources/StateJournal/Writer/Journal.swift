@@ -1,4 +1,5 @@
 import Foundation
+import Logging
 
 /// A store opened for writing: the one writer of a journal of epochs.
 ///
@@ -24,6 +25,9 @@ public final class Journal: @unchecked Sendable {
 
     let fileSystem: any FileSystem
     let store: StoreDirectory
+    /// ``JournalOptions/logger`` with the store directory in its metadata.
+    let logger: Logger
+    let metrics: JournalMetrics
     let condition = NSCondition()
     let compressor = LZ4Compressor()
     var manifest: Manifest
@@ -56,6 +60,10 @@ public final class Journal: @unchecked Sendable {
     ) {
         self.directory = URL(fileURLWithPath: directory)
         self.options = options
+        var logger = options.logger
+        logger[metadataKey: "statejournal_store"] = "\(directory)"
+        self.logger = logger
+        self.metrics = JournalMetrics(factory: options.metricsFactory)
         self.fileSystem = fileSystem
         self.store = StoreDirectory(fileSystem: fileSystem, path: directory)
         self.manifest = manifest

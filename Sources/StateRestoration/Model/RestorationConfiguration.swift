@@ -1,7 +1,11 @@
 import Foundation
+import Logging
+import Metrics
 
 /// What the manager records about the running app in every preservation pass: the values of the
-/// archive keys (``ArchiveKey``).
+/// archive keys (``ArchiveKey``), and where the manager reports what it does.
+///
+/// Two configurations are equal when their archive keys are; the logger is not compared.
 public struct RestorationConfiguration: Sendable, Hashable {
     /// The app's build version, compared with the saved one by migrations and by
     /// ``ApplicationRestorationDelegate/shouldRestoreApplicationState(_:)``.
@@ -10,6 +14,13 @@ public struct RestorationConfiguration: Sendable, Hashable {
     public var interfaceIdiom: String
     /// The operating system's version. Defaults to the one `ProcessInfo` reports.
     public var systemVersion: String
+    /// Where the manager logs restorations (info), skipped objects with their reason (notice),
+    /// class mismatches, failed decodes and preservation problems (warning).
+    ///
+    /// Defaults to a logger that discards everything.
+    public var logger: Logger
+    /// The factory metrics are created with; `nil` (the default) means the global `MetricsSystem`.
+    package var metricsFactory: (any MetricsFactory)?
 
     /// Creates a configuration.
     ///
@@ -17,12 +28,28 @@ public struct RestorationConfiguration: Sendable, Hashable {
     ///   - bundleVersion: The app's build version.
     ///   - interfaceIdiom: The kind of interface.
     ///   - systemVersion: The operating system's version.
+    ///   - logger: Where the manager logs; by default nothing is logged.
     public init(
         bundleVersion: String, interfaceIdiom: String,
-        systemVersion: String = ProcessInfo.processInfo.operatingSystemVersionString
+        systemVersion: String = ProcessInfo.processInfo.operatingSystemVersionString,
+        logger: Logger = Logger(label: "StateRestoration", factory: { _ in SwiftLogNoOpLogHandler() })
     ) {
+        self.logger = logger
         self.bundleVersion = bundleVersion
         self.interfaceIdiom = interfaceIdiom
         self.systemVersion = systemVersion
+    }
+
+    /// Whether two configurations record the same archive keys.
+    public static func == (lhs: Self, rhs: Self) -> Bool {
+        lhs.bundleVersion == rhs.bundleVersion && lhs.interfaceIdiom == rhs.interfaceIdiom
+            && lhs.systemVersion == rhs.systemVersion
+    }
+
+    /// Hashes the archive keys.
+    public func hash(into hasher: inout Hasher) {
+        hasher.combine(bundleVersion)
+        hasher.combine(interfaceIdiom)
+        hasher.combine(systemVersion)
     }
 }

@@ -1,0 +1,161 @@
+import Logging
+import ServiceLifecycle
+import StateJournal
+import StateRestoration
+
+/// Runs state restoration as a service of a swift-service-lifecycle `ServiceGroup`: restores at
+/// start, preserves as objects are invalidated, preserves on a timer as a floor, and preserves a
+/// final epoch and syncs on graceful shutdown.
+///
+/// ## Concurrency
+///
+/// A `RestorationManager` and the objects it walks belong to one isolation domain. This service
+/// requires that domain to be the **main actor**: create the manager and the roots there, create
+/// the service there, and call ``invalidate(_:)`` there, where the app changes its objects. The
+/// service itself is `Sendable`; ``run()`` runs on the service group's task and hops to the main
+/// actor for each pass, so a pass never overlaps the app's own main-actor code and never touches an
+/// object from another thread. A pass blocks the main actor while it encodes and commits (as a
+/// pass in UIKit blocks the main thread): keep `Durability.interval(seconds:)`, the default, so
+/// that commits do not wait for the disk.
+///
+/// ## Passes
+///
+/// - At start, ``run()`` restores the saved state with
+///   `RestorationManager.restoreState(roots:asOf:)`.
+/// - ``invalidate(_:)`` marks an object dirty and, if no pass is pending, schedules an
+///   incremental pass ``Configuration/coalescingDelay`` later; every invalidation until then is
+///   saved by that one pass, as one epoch.
+/// - Every ``Configuration/fullPassInterval``, a full pass saves whatever changed without being
+///   invalidated.
+/// - On graceful shutdown (or cancellation), a final full pass runs, then `Journal.sync()` makes
+///   everything durable, whatever the durability policy; then ``run()`` returns. The app owns the
+///   journal and closes it afterwards.
+///
+/// A pass that throws is logged and the next one is full; only the final pass and sync make
+/// ``run()`` throw.
+public final class StateRestorationService: Service {
+    /// How the service schedules its passes.
+    public struct Configuration: Sendable {
+        /// How long after the first invalidation the incremental pass runs; invalidations in that
+        /// window share its epoch. Defaults to half a second.
+        public var coalescingDelay: Duration
+        /// How often a full pass runs even without invalidations, or `nil` for never. Defaults to
+        /// one minute.
+        public var fullPassInterval: Duration?
+        /// Whether ``StateRestorationService/run()`` restores the saved state before preserving.
+        /// Defaults to `true`; set it to `false` when the app restores by itself first.
+        public var restoresAtStart: Bool
+        /// Where the service logs its passes (debug), restoration (info) and failures (error).
+        /// Defaults to a logger that discards everything.
+        public var logger: Logger
+
+        /// Creates a configuration; every parameter has a default.
+        ///
+        /// - Parameters:
+        ///   - coalescingDelay: How long invalidations are gathered into one epoch.
+        ///   - fullPassInterval: How often a full pass runs, or `nil` for never.
+        ///   - restoresAtStart: Whether to restore before preserving.
+        ///   - logger: Where the service logs; by default nothing is logged.
+        public init(
+            coalescingDelay: Duration = .milliseconds(500),
+            fullPassInterval: Duration? = .seconds(60),
+            restoresAtStart: Bool = true,
+            logger: Logger = Logger(label: "StateRestorationService", factory: { _ in SwiftLogNoOpLogHandler() })
+        ) {
+            self.coalescingDelay = coalescingDelay
+            self.fullPassInterval = fullPassInterval
+            self.restoresAtStart = restoresAtStart
+            self.logger = logger
+        }
+    }
+
+    /// How the service schedules its passes.
+    public let configuration: Configuration
+    /// The journal the manager writes to.
+    public let journal: Journal
+
+    private let passes: PassRunner
+    private let events: AsyncStream<PassRequest>
+    private let requests: AsyncStream<PassRequest>.Continuation
+
+    /// Creates the service over a manager whose delegate, restoration classes and registered
+    /// objects are set up.
+    ///
+    /// - Parameters:
+    ///   - manager: The manager; from now on, run passes through the service only.
+    ///   - roots: Returns the root controllers, read at each pass.
+    ///   - configuration: How passes are scheduled.
+    @MainActor
+    public init(
+        manager: RestorationManager, roots: @escaping @MainActor () -> [any RestorableController],
+        configuration: Configuration = Configuration()
+    ) {
+        self.configuration = configuration
+        self.journal = manager.journal
+        (events, requests) = AsyncStream.makeStream(of: PassRequest.self)
+        passes = PassRunner(manager: manager, roots: roots, logger: configuration.logger)
+    }
+
+    /// Marks an object's state as changed and schedules an incremental pass: the service's
+    /// counterpart of `RestorationManager.invalidateRestorableState(for:)`.
+    ///
+    /// - Parameter object: The object whose state changed.
+    /// - Complexity: O(1).
+    @MainActor
+    public func invalidate(_ object: any StateRestoring) {
+        passes.manager.invalidateRestorableState(for: object)
+        setNeedsPreservation()
+    }
+
+    /// Schedules an incremental pass for objects the app invalidated through the manager itself.
+    @MainActor
+    public func setNeedsPreservation() {
+        if passes.request(.incremental) { requests.yield(.incremental) }
+    }
+
+    /// What the restoration at start did, once it ran.
+    @MainActor
+    public var restorationReport: RestorationReport? { passes.restorationReport }
+
+    /// Restores, then preserves until graceful shutdown or cancellation, then preserves a final
+    /// epoch and syncs the journal.
+    ///
+    /// Call it once, from a `ServiceGroup` or directly.
+    ///
+    /// - Throws: The error of the final pass or of the sync; the saved state is then the last
+    ///   epoch that committed.
+    public func run() async throws {
+        if configuration.restoresAtStart { await passes.restore() }
+        await cancelWhenGracefulShutdown { [self] in await preserveUntilCancelled() }
+        requests.finish()
+        let logger = configuration.logger
+        do {
+            try await passes.preserve(.full)
+            try journal.sync()
+            logger.info("Preserved the final state and synced the journal", metadata: ["epoch": "\(journal.lastCommitted?.epoch ?? 0)"])
+        } catch {
+            logger.error("The final preservation failed", metadata: ["error": "\(error)"])
+            throw error
+        }
+    }
+
+    /// Runs the passes that requests ask for, until the task is cancelled.
+    private func preserveUntilCancelled() async {
+        await withTaskGroup(of: Void.self) { group in
+            if let interval = configuration.fullPassInterval {
+                group.addTask { [passes, requests] in
+                    while (try? await Task.sleep(for: interval)) != nil {
+                        if await passes.request(.full) { requests.yield(.full) }
+                    }
+                }
+            }
+            for await request in events {
+                if request == .incremental {
+                    guard (try? await Task.sleep(for: configuration.coalescingDelay)) != nil else { break }
+                }
+                try? await passes.preserve(request)
+            }
+            group.cancelAll()
+        }
+    }
+}

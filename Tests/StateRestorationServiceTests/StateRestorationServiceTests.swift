@@ -1,0 +1,182 @@
+import Foundation
+import Logging
+import ServiceLifecycle
+import ServiceLifecycleTestKit
+import StateJournal
+import StateJournalTestSupport
+import StateRestoration
+import StateRestorationExample
+import StateRestorationService
+import Testing
+
+/// The service's passes, driven through the example mail app. Nothing here asserts a duration:
+/// tests wait for conditions with generous time limits.
+@MainActor
+@Suite(.timeLimit(.minutes(2)))
+struct StateRestorationServiceTests {
+    /// A store that counts the journal's syncs.
+    final class Store {
+        let directory = TemporaryDirectory()
+        let fileSystem = FaultInjectingFileSystem()
+        var path: String { directory.appending("store") }
+
+        func open() throws -> Journal {
+            try Journal.open(path: path, options: JournalOptions(durability: .none), fileSystem: fileSystem)
+        }
+
+        /// The app as relaunched over the saved state, and what it shows.
+        func relaunched() throws -> MailSnapshot {
+            let journal = try open()
+            defer { try? journal.close() }
+            let app = MailApp(journal: journal)
+            try app.launch()
+            return app.snapshot
+        }
+    }
+
+    /// Waits until `condition` holds, checking every few milliseconds.
+    private func waitUntil(_ condition: () throws -> Bool) async throws {
+        while try !condition() {
+            try await Task.sleep(for: .milliseconds(5))
+        }
+    }
+
+    /// Runs `body` on the main actor with the test kit's trigger of graceful shutdown.
+    private nonisolated func withGracefulShutdownTrigger(
+        _ body: @escaping @Sendable @MainActor (GracefulShutdownTestTrigger) async throws -> Void
+    ) async throws {
+        try await testGracefulShutdown { trigger in try await body(trigger) }
+    }
+
+    private func service(
+        for app: MailApp, coalescingDelay: Duration = .seconds(3600), fullPassInterval: Duration? = nil,
+        logger: Logger = Logger(label: "test", factory: { _ in SwiftLogNoOpLogHandler() })
+    ) -> StateRestorationService {
+        StateRestorationService(
+            manager: app.manager, roots: { app.roots },
+            configuration: .init(coalescingDelay: coalescingDelay, fullPassInterval: fullPassInterval, logger: logger))
+    }
+
+    @Test func gracefulShutdownPreservesAFinalEpochAndSyncsBeforeReturning() async throws {
+        let store = Store()
+        let journal = try store.open()
+        let app = MailApp(journal: journal)
+        let logs = CapturedLogs()
+        // Neither the coalescing delay nor a timer can run a pass before the shutdown does.
+        let service = service(for: app, logger: logs.logger)
+
+        try await withGracefulShutdownTrigger { trigger in
+            try await withThrowingTaskGroup(of: Void.self) { group in
+                group.addTask { try await service.run() }
+                try await waitUntil { service.restorationReport != nil }
+                app.perform(.openMailbox("Archive"))
+                app.perform(.selectMessage(42))
+                service.setNeedsPreservation()
+                #expect(journal.lastCommitted == nil)
+                let syncsBefore = store.fileSystem.callCount(of: .dataSync)
+                trigger.triggerGracefulShutdown()
+                try await group.waitForAll()
+                #expect(store.fileSystem.callCount(of: .dataSync) > syncsBefore, "run() syncs before returning")
+            }
+        }
+        let final = try #require(journal.lastCommitted)
+        #expect(logs.entries(.info, containing: "final state").first?.metadata["epoch"] == "\(final.epoch)")
+        let expected = app.snapshot
+        try journal.close()
+        #expect(try store.relaunched() == expected)
+    }
+
+    @Test func aBurstOfFiftyInvalidationsIsSavedAsOneEpoch() async throws {
+        let store = Store()
+        let journal = try store.open()
+        let app = MailApp(journal: journal)
+        let service = service(for: app, coalescingDelay: .seconds(1))
+
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            group.addTask { try await service.run() }
+            try await waitUntil { service.restorationReport != nil }
+            app.perform(.openMailbox("Inbox"))
+            service.setNeedsPreservation()
+            try await waitUntil { journal.lastCommitted != nil }
+            let before = try #require(journal.lastCommitted).epoch
+
+            for offset in 1...50 {
+                app.perform(.scroll(to: Double(offset)))
+                let list = try #require(app.navigation.stack.last)
+                service.invalidate(list)
+                await Task.yield()
+            }
+            try await waitUntil { (journal.lastCommitted?.epoch ?? 0) > before }
+            group.cancelAll()
+            try await group.waitForAll()
+            #expect(try journal.history().filter { $0.epoch > before }.count == 1)
+        }
+        try journal.close()
+        #expect(try store.relaunched().scrollOffset == 50)
+    }
+
+    @Test func aFullPassOnATimerSavesChangesTheServiceWasNotToldOf() async throws {
+        let store = Store()
+        let journal = try store.open()
+        let app = MailApp(journal: journal)
+        let service = service(for: app, fullPassInterval: .milliseconds(20))
+
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            group.addTask { try await service.run() }
+            try await waitUntil { service.restorationReport != nil }
+            try await waitUntil { journal.lastCommitted != nil }
+            let first = try #require(journal.lastCommitted).epoch
+            // The service is not told: only its timer runs a pass.
+            app.perform(.toggleUnreadOnly)
+            try await waitUntil { (journal.lastCommitted?.epoch ?? 0) > first }
+            group.cancelAll()
+            try await group.waitForAll()
+        }
+        try journal.close()
+        #expect(try store.relaunched().unreadOnly)
+    }
+
+    @Test func aServiceGroupShutsTheServiceDownGracefully() async throws {
+        let store = Store()
+        let journal = try store.open()
+        let app = MailApp(journal: journal)
+        let service = service(for: app)
+        let serviceGroup = ServiceGroup(
+            services: [service], logger: Logger(label: "test", factory: { _ in SwiftLogNoOpLogHandler() }))
+
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            group.addTask { try await serviceGroup.run() }
+            try await waitUntil { service.restorationReport != nil }
+            app.perform(.compose(to: "grace@example.org", subject: "Lunch"))
+            app.perform(.type("See you at noon"))
+            await serviceGroup.triggerGracefulShutdown()
+            try await group.waitForAll()
+        }
+        let expected = app.snapshot
+        try journal.close()
+        #expect(try store.relaunched() == expected)
+    }
+
+    @Test func theServiceRestoresTheSavedStateAtStart() async throws {
+        let store = Store()
+        var journal = try store.open()
+        let saved = MailApp(journal: journal)
+        saved.simulate(steps: 40, seed: 7)
+        try saved.save(mode: .full)
+        let expected = saved.snapshot
+        try journal.close()
+
+        journal = try store.open()
+        let app = MailApp(journal: journal)
+        let service = service(for: app)
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            group.addTask { try await service.run() }
+            try await waitUntil { service.restorationReport != nil }
+            #expect(service.restorationReport?.outcome == .restored)
+            #expect(app.snapshot == expected)
+            group.cancelAll()
+            try await group.waitForAll()
+        }
+        try journal.close()
+    }
+}
