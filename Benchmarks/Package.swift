@@ -1,0 +1,35 @@
+// swift-tools-version:6.1
+import PackageDescription
+
+// The benchmark suites live in their own package so that the library's users never resolve the
+// benchmark tooling. Run them from this directory with `swift package benchmark`.
+let package = Package(
+    name: "StateJournalBenchmarks",
+    platforms: [.macOS(.v13)],
+    dependencies: [
+        .package(name: "StateJournal", path: ".."),
+        .package(url: "https://github.com/ordo-one/package-benchmark", from: "1.38.1", traits: ["MallocInterposer"]),
+    ],
+    targets: [
+        .executableTarget(
+            name: "EngineBenchmarks",
+            dependencies: [
+                .product(name: "StateJournal", package: "StateJournal"),
+                .product(name: "Benchmark", package: "package-benchmark"),
+            ],
+            path: "Benchmarks/EngineBenchmarks",
+            plugins: [.plugin(name: "BenchmarkPlugin", package: "package-benchmark")]
+        ),
+        .executableTarget(
+            name: "RestorationBenchmarks",
+            dependencies: [
+                .product(name: "StateJournal", package: "StateJournal"),
+                .product(name: "StateRestoration", package: "StateJournal"),
+                .product(name: "Benchmark", package: "package-benchmark"),
+            ],
+            path: "Benchmarks/RestorationBenchmarks",
+            plugins: [.plugin(name: "BenchmarkPlugin", package: "package-benchmark")]
+        ),
+    ],
+    swiftLanguageModes: [.v6]
+)
