@@ -105,6 +105,8 @@ struct BatchBuilder {
 /// batch's body, which the next batch of the same epoch compresses against.
 struct BatchDecoder {
     private(set) var paths: [RestorationPath] = []
+    /// The paths in `paths`: a writer defines each path once per segment.
+    private var definedPaths: Set<RestorationPath> = []
     private var previousBody: [UInt8] = []
     private var dictionary: [UInt8] = []
     private var previousVersions: [UInt8] = []
@@ -163,6 +165,7 @@ struct BatchDecoder {
         var changes: [JournalChange] = []
         changes.reserveCapacity(count)
         var newPaths: [RestorationPath] = []
+        var definedInBatch: Set<RestorationPath> = []
         do {
             try body.withUnsafeBytes { bodyBytes in
                 var entry = ByteReader(bodyBytes)
@@ -197,6 +200,9 @@ struct BatchDecoder {
                                 components.append(try entry.string(atMost: JournalLimits.maximumComponentLength, "path component"))
                             }
                             path = RestorationPath(components)
+                            guard !definedPaths.contains(path), definedInBatch.insert(path).inserted else {
+                                throw FormatViolation("path \(path) is defined twice in the segment")
+                            }
                             newPaths.append(path)
                         } else if reference <= UInt64(paths.count) {
                             path = paths[Int(reference) - 1]
@@ -227,6 +233,7 @@ struct BatchDecoder {
             throw (error as? FormatViolation) ?? FormatViolation("\(error)")
         }
         paths.append(contentsOf: newPaths)
+        definedPaths.formUnion(newPaths)
         swap(&previousBody, &body)
         return changes
     }
