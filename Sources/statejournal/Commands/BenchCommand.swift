@@ -26,6 +26,9 @@ struct BenchCommand: ParsableCommand {
     var probePath: String?
 
     func validate() throws {
+        if probeRestore == nil && probePath != nil {
+            throw ValidationError("bench takes no arguments; run it as 'statejournal bench [--quick] [--json]'.")
+        }
         if let probeRestore, RestoreProbe.Kind(rawValue: probeRestore) == nil || probePath == nil {
             throw ValidationError("--probe-restore takes one of \(RestoreProbe.Kind.allCases.map(\.rawValue)) and a path.")
         }
