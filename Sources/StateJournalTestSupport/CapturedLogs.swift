@@ -52,7 +52,9 @@ public final class CapturedLogs: @unchecked Sendable {
 
         func log(event: LogEvent) {
             log.append(
-                Entry(level: event.level, message: event.message.description, metadata: metadata.merging(event.metadata ?? [:]) { $1 }))
+                Entry(
+                    level: event.level, message: event.message.description,
+                    metadata: metadata.merging(event.metadata ?? [:]) { $1 }))
         }
     }
 }

@@ -132,7 +132,9 @@ public final class StateRestorationService: Service {
         do {
             try await passes.preserve(.full)
             try journal.sync()
-            logger.info("Preserved the final state and synced the journal", metadata: ["epoch": "\(journal.lastCommitted?.epoch ?? 0)"])
+            logger.info(
+                "Preserved the final state and synced the journal",
+                metadata: ["epoch": "\(journal.lastCommitted?.epoch ?? 0)"])
         } catch {
             logger.error("The final preservation failed", metadata: ["error": "\(error)"])
             throw error

@@ -8,7 +8,8 @@ import Testing
 /// The journal's logs and metrics: emitted where the documentation says, through the logger and the
 /// metrics factory of its options.
 @Suite struct ObservabilityTests {
-    private func options(_ logs: CapturedLogs, _ metrics: TestMetrics, durability: Durability = .none) -> JournalOptions {
+    private func options(_ logs: CapturedLogs, _ metrics: TestMetrics, durability: Durability = .none) -> JournalOptions
+    {
         var options = testOptions(durability: durability)
         options.logger = logs.logger
         options.metricsFactory = metrics
@@ -49,7 +50,8 @@ import Testing
         let journal = try openJournal(store, realFileSystem: true)
         try journal.commit([.put(RestorationPath("Main"), [1])])
         try journal.close()
-        try Corruption.append(store + "/" + (try Corruption.segmentNames(in: store)).last!, Corruption.garbage(7, seed: 3))
+        try Corruption.append(
+            store + "/" + (try Corruption.segmentNames(in: store)).last!, Corruption.garbage(7, seed: 3))
 
         let logs = CapturedLogs()
         try openJournal(store, options(logs, TestMetrics()), realFileSystem: true).close()
@@ -77,6 +79,18 @@ import Testing
         #expect(warning.metadata["file"] == .string(damage.file))
         #expect(warning.metadata["offset"] == .string("\(damage.offset)"))
         #expect(warning.metadata["quarantined"] == .array(reopened.recoveryReport.quarantinedFiles.map { .string($0) }))
+    }
+
+    @Test func leftoversRemovedOnOpenAreLoggedAsANotice() throws {
+        let directory = TemporaryDirectory()
+        let store = directory.appending("store")
+        try openJournal(store, realFileSystem: true).close()
+        try Corruption.writeFile(store + "/MANIFEST.tmp", [1, 2, 3])
+
+        let logs = CapturedLogs()
+        try openJournal(store, options(logs, TestMetrics()), realFileSystem: true).close()
+        let notice = try #require(logs.entries(.notice, containing: "left behind").first)
+        #expect(notice.metadata["files"] == .array([.string("MANIFEST.tmp")]))
     }
 
     @Test func aCompactionIsLoggedAndCounted() throws {

@@ -181,7 +181,9 @@ extension Journal {
             do {
                 try journal.compact()
             } catch {
-                journal.logger.error("Background compaction failed; the journal keeps growing until one succeeds", metadata: ["error": "\(error)"])
+                journal.logger.error(
+                    "Background compaction failed; the journal keeps growing until one succeeds",
+                    metadata: ["error": "\(error)"])
                 journal.condition.lock()
                 journal.lastCompactionFailure = error as? JournalError
                 journal.condition.unlock()

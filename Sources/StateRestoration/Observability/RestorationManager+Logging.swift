@@ -28,7 +28,8 @@ extension RestorationManager {
                     metadata: ["path": "\(path)", "saved_type": "\(saved)", "obtained_type": "\(obtained)"])
             case .decodeFailed(let path, let message):
                 logger.warning(
-                    "A restored object failed to decode its state", metadata: ["path": "\(path)", "error": "\(message)"])
+                    "A restored object failed to decode its state",
+                    metadata: ["path": "\(path)", "error": "\(message)"])
             }
         }
     }
