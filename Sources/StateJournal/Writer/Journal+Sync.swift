@@ -50,14 +50,29 @@ extension Journal {
     }
 
     /// Waits one interval and syncs when something is unsynced; returns `false` once closed.
+    ///
+    /// The wait is on ``syncTimer``, not on `condition`: commits broadcast `condition` at every epoch
+    /// boundary, and waking this thread each time would cost every commit a context switch.
     private func intervalTick(_ seconds: Double) -> Bool {
+        let deadline = Date(timeIntervalSinceNow: seconds)
+        syncTimer.lock()
+        while !syncTimerStopped && Date() < deadline { _ = syncTimer.wait(until: deadline) }
+        let stopped = syncTimerStopped
+        syncTimer.unlock()
+        guard !stopped else { return false }
         condition.lock()
         defer { condition.unlock() }
-        let deadline = Date(timeIntervalSinceNow: seconds)
-        while !isClosed && Date() < deadline { _ = condition.wait(until: deadline) }
         guard !isClosed else { return false }
         if poison == nil && !syncInProgress && synced < written { try? syncWrittenBytes() }
         return true
+    }
+
+    /// Stops the background sync thread of ``Durability/interval(seconds:)``.
+    func stopIntervalSync() {
+        syncTimer.lock()
+        syncTimerStopped = true
+        syncTimer.broadcast()
+        syncTimer.unlock()
     }
 
     /// Seals the active segment and starts the next one. Called with `condition` locked, no epoch open.

@@ -29,6 +29,9 @@ public final class Journal: @unchecked Sendable {
     let logger: Logger
     let metrics: JournalMetrics
     let condition = NSCondition()
+    /// What the interval sync thread waits on between syncs; guards ``syncTimerStopped``.
+    let syncTimer = NSCondition()
+    var syncTimerStopped = false
     let compressor = LZ4Compressor()
     var manifest: Manifest
     var segment: ActiveSegment
@@ -166,6 +169,7 @@ public final class Journal: @unchecked Sendable {
         }
         while syncInProgress { condition.wait() }
         isClosed = true
+        stopIntervalSync()
         fileSystem.close(segment.descriptor)
         lock?.release(fileSystem)
         lock = nil
