@@ -34,6 +34,10 @@ public struct BenchPlan: Sendable {
     public var commitRateRounds: Int
     /// The bytes-on-disk scenarios compared with `lz4 -1`.
     public var compressionScenarios: [CompressionComparison.Scenario]
+    /// The store size and the one-entry commits per side of the commit-latency-under-compaction figure.
+    public var compactionLatency: (objects: Int, commits: Int) = (100_000, 5_000)
+    /// The long run whose bytes on disk are sampled: epochs, objects, objects changed per epoch.
+    public var footprint: (epochs: Int, objects: Int, changed: Int) = (5_000, 2_000, 20)
 
     /// What the README reports: N = 1,000, 10,000 and 100,000; up to 1,000 passes.
     public static let full = BenchPlan(
@@ -71,7 +75,9 @@ public struct BenchPlan: Sendable {
             .init(name: "10,000 objects, 100 passes, 1 changed", objects: 10_000, passes: 100, changed: 1),
             .init(name: "10,000 objects, 100 passes, 1% changed", objects: 10_000, passes: 100, changed: 100),
             .init(name: "1,000 objects, 100 passes, all changed", objects: 1_000, passes: 100, changed: 1_000),
-        ])
+        ],
+        compactionLatency: (20_000, 1_000),
+        footprint: (1_000, 1_000, 10))
 
     /// A short description of the plan, printed above the tables.
     public var summary: String {

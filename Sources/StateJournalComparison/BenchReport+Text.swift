@@ -63,8 +63,29 @@ extension BenchReport {
                     String(format: "%.3f", result.ratioToLZ4Entries).leftPadded(6),
                 ].joined(separator: " "))
         }
+        if let latency = compactionLatency {
+            lines.append("")
+            lines.append(
+                "Commit latency of one-entry epochs (interval) with \(latency.objects.grouped) objects, without and during \(latency.compactions) compactions"
+            )
+            lines.append(
+                "  without: \(latency.commitsWithout.grouped) commits, p50 \(Self.duration(latency.p50WithoutMicroseconds / 1e6)), p99 \(Self.duration(latency.p99WithoutMicroseconds / 1e6)), max \(Self.duration(latency.maxWithoutMicroseconds / 1e6))"
+            )
+            lines.append(
+                "  during:  \(latency.commitsDuring.grouped) commits, p50 \(Self.duration(latency.p50DuringMicroseconds / 1e6)), p99 \(Self.duration(latency.p99DuringMicroseconds / 1e6)), max \(Self.duration(latency.maxDuringMicroseconds / 1e6)); p99 ratio \(String(format: "%.2f", latency.p99Ratio))"
+            )
+        }
+        if let footprint {
+            lines.append("")
+            lines.append(
+                "Bytes on disk over \(footprint.epochs.grouped) epochs of \(footprint.changedPerEpoch) changed objects out of \(footprint.objects.grouped), automatic compaction (\(footprint.compactions) checkpoints written):"
+            )
+            lines.append(
+                "  at most \(Int(footprint.maximumStoreBytes).grouped) bytes, \(Int(footprint.finalStoreBytes).grouped) at the end; the current checkpoint (the live state, compressed) is \(Int(footprint.checkpointBytes).grouped): at most \(String(format: "%.1f", footprint.maximumOverCheckpoint))× it"
+            )
+        }
         lines.append("")
-        lines.append("Targets of issue 6")
+        lines.append("Targets of issues 4 and 6")
         for target in targets {
             let verdict = target.met.map { $0 ? "met   " : "MISSED" } ?? "n/a   "
             let bound = (target.comparison == "atLeast" ? "≥ " : "≤ ") + Self.number(target.threshold)

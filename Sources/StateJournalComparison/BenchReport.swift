@@ -25,6 +25,10 @@ public struct BenchReport: Sendable, Codable {
     public var commitRates: [CommitRateFigure]
     public var replay: ReplayFigure?
     public var compression: [CompressionComparison.Result]
+    /// Commit latency with and without a compaction running.
+    public var compactionLatency: CompactionBenchmark.LatencyResult?
+    /// Bytes on disk over a long run with automatic compaction.
+    public var footprint: CompactionBenchmark.FootprintResult?
     public var targets: [Target]
 }
 
@@ -52,10 +56,16 @@ public enum Bench {
             progress("bytes against lz4 -1: \(scenario.name)")
             compression.append(try CompressionComparison.measure(scenario))
         }
+        progress("commit latency with and without a compaction running")
+        let latency = try CompactionBenchmark.latency(objects: plan.compactionLatency.objects, commits: plan.compactionLatency.commits)
+        progress("bytes on disk over a long run with automatic compaction")
+        let footprint = try CompactionBenchmark.footprint(
+            epochs: plan.footprint.epochs, objects: plan.footprint.objects, changed: plan.footprint.changed)
         var report = BenchReport(
             mode: plan.mode, plan: plan.summary,
             machine: .init(processors: ProcessInfo.processInfo.activeProcessorCount, system: ProcessInfo.processInfo.operatingSystemVersionString),
-            preservation: preservation, commitRates: rates, replay: replay, compression: compression, targets: [])
+            preservation: preservation, commitRates: rates, replay: replay, compression: compression,
+            compactionLatency: latency, footprint: footprint, targets: [])
         report.targets = report.evaluateTargets()
         return report
     }
@@ -123,6 +133,11 @@ extension BenchReport {
             target(
                 "bytes on disk: journal / lz4 -1 of the same raw entries concatenated, worst scenario", atMost: 1,
                 compression.map(\.ratioToLZ4Entries).max()),
+            target(
+                "commit latency during compaction (issue 4): p99 during / p99 without", atMost: 2, compactionLatency?.p99Ratio),
+            target(
+                "commit latency during compaction (issue 4): longest commit during compaction, ms", atMost: 5,
+                compactionLatency.map { $0.maxDuringMicroseconds / 1000 }),
             target(
                 "peak memory of restoring 100,000 objects: journal / JSON snapshot load", atMost: 1,
                 ratio(
