@@ -1,6 +1,5 @@
 import Foundation
 import StateJournal
-import Synchronization
 
 #if canImport(Glibc)
 import Glibc
@@ -91,7 +90,7 @@ package final class FaultInjectingFileSystem: FileSystem {
     }
 
     private let base = PosixFileSystem()
-    private let state: Mutex<State>
+    private let state: Locked<State>
     private let keepsLog: Bool
     private let passesSyncsOn: Bool
 
@@ -104,7 +103,7 @@ package final class FaultInjectingFileSystem: FileSystem {
     package init(plan: FaultPlan? = nil, keepsLog: Bool = false, passesSyncsOn: Bool = false) {
         var initial = State()
         initial.plan = plan
-        state = Mutex(initial)
+        state = Locked(initial)
         self.keepsLog = keepsLog
         self.passesSyncsOn = passesSyncsOn
     }

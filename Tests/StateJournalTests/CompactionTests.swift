@@ -1,6 +1,5 @@
 import Foundation
 import StateJournalTestSupport
-import Synchronization
 import Testing
 
 @testable import StateJournal
@@ -52,8 +51,8 @@ import Testing
     @Test func compactionWhileOtherThreadsCommitChangesNothingObservable() throws {
         let directory = TemporaryDirectory()
         let journal = try Journal.open(path: directory.path, options: Self.options(retention: RetentionPolicy(checkpoints: 100)), fileSystem: PosixFileSystem())
-        let committed = Mutex<[(UInt64, [JournalChange])]>([])
-        let done = Mutex(0)
+        let committed = Locked<[(UInt64, [JournalChange])]>([])
+        let done = Locked(0)
         let writerCount = 3
         for thread in 0..<writerCount {
             Thread {

@@ -1,7 +1,6 @@
 import Foundation
 import StateJournal
 import StateJournalTestSupport
-import Synchronization
 import Testing
 
 /// Everything that may run at once does: several threads commit (group commit under `everyCommit`,
@@ -20,10 +19,10 @@ import Testing
         options.retention = RetentionPolicy(checkpoints: 1000)
         options.compaction = CompactionPolicy(isAutomatic: true, growthRatio: 0.5, minimumJournalBytes: 4096)
         let journal = try openJournal(store, options)
-        let committed = Mutex<[(epoch: UInt64, changes: [JournalChange])]>([])
-        let seen = Mutex<[(epoch: UInt64, entries: [RestorationPath: [UInt8]])]>([])
-        let problems = Mutex<[String]>([])
-        let writersLeft = Mutex(Self.writerCount)
+        let committed = Locked<[(epoch: UInt64, changes: [JournalChange])]>([])
+        let seen = Locked<[(epoch: UInt64, entries: [RestorationPath: [UInt8]])]>([])
+        let problems = Locked<[String]>([])
+        let writersLeft = Locked(Self.writerCount)
         let group = DispatchGroup()
 
         for thread in 0..<Self.writerCount {
