@@ -86,6 +86,28 @@ import Testing
         try journal.close()
     }
 
+    @Test func closingWaitsForABackgroundCompactionSoNothingIsWrittenAfterTheLockIsReleased() throws {
+        for round in 0..<5 {
+            let directory = TemporaryDirectory()
+            var options = JournalOptions(durability: .none, retention: RetentionPolicy(checkpoints: 2))
+            options.compaction = CompactionPolicy(isAutomatic: true, growthRatio: 0, minimumJournalBytes: 1)
+            var generator = WorkloadGenerator(seed: UInt64(round), pathCount: 300, stateSizes: 200...400)
+            var model = JournalModel()
+            let journal = try Journal.open(path: directory.path, options: options, fileSystem: PosixFileSystem())
+            for _ in 0..<40 {
+                let changes = generator.nextEpoch()
+                model.commit(try journal.commit(changes).epoch, changes)
+            }
+            try journal.close()
+            let names = Set(try FileManager.default.contentsOfDirectory(atPath: directory.path))
+            let reopened = try Journal.open(path: directory.path, options: Self.options(), fileSystem: PosixFileSystem())
+            #expect(reopened.recoveryReport.isClean, "round \(round): \(reopened.recoveryReport)")
+            #expect(reopened.recoveredState.entries == model.latest)
+            try reopened.close()
+            #expect(Set(try FileManager.default.contentsOfDirectory(atPath: directory.path)) == names)
+        }
+    }
+
     @Test func theLZ4ToolAcceptsEveryCheckpoint() throws {
         let directory = TemporaryDirectory()
         var generator = WorkloadGenerator(seed: 3, pathCount: 200, stateSizes: 50...3000)

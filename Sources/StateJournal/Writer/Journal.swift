@@ -145,7 +145,8 @@ public final class Journal: @unchecked Sendable {
         try waitUntilDurable(written)
     }
 
-    /// Syncs (unless the policy is ``Durability/none``), stops the background sync, and releases the lock.
+    /// Syncs (unless the policy is ``Durability/none``), stops the background sync, waits for a
+    /// compaction that is running to finish, and releases the lock.
     ///
     /// - Throws: ``JournalError/Code/epochInProgress`` while an epoch is open, or the error of the final sync.
     public func close() throws {
@@ -167,7 +168,9 @@ public final class Journal: @unchecked Sendable {
         if syncing && poison == nil && synced < written {
             do { try waitUntilDurable(written) } catch { failure = error as? JournalError }
         }
-        while syncInProgress { condition.wait() }
+        // A compaction running in the background finishes first: it writes a checkpoint and a manifest,
+        // which must not happen after the lock is released.
+        while syncInProgress || compacting { condition.wait() }
         isClosed = true
         stopIntervalSync()
         fileSystem.close(segment.descriptor)
