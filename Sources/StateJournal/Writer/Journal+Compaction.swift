@@ -43,6 +43,9 @@ extension Journal {
             return nil
         }
         compacting = true
+        // Sync what is written first, with the lock released during the sync (commits go on), so that
+        // the fsync of the sealed segment inside the roll, which holds writers up, has little left to do.
+        if poison == nil && !syncInProgress && synced < written { try? syncWrittenBytes() }
         while (epochOpen || rolling) && !isClosed { condition.wait() }
         let sequence: UInt64
         let snapshot: Manifest
