@@ -90,14 +90,17 @@ struct StateRestorationServiceTests {
         let store = Store()
         let journal = try store.open()
         let app = MailApp(journal: journal)
-        let service = service(for: app, coalescingDelay: .seconds(1))
+        let service = service(for: app, coalescingDelay: .seconds(3))
 
         try await withThrowingTaskGroup(of: Void.self) { group in
             group.addTask { try await service.run() }
             try await waitUntil { service.restorationReport != nil }
             app.perform(.openMailbox("Inbox"))
             service.setNeedsPreservation()
-            try await waitUntil { journal.lastCommitted != nil }
+            // The pass asked for above, not a restoration marker, is the epoch the burst must follow.
+            try await waitUntil {
+                journal.lastCommitted?.metadata[EpochMetadataKey.kind] == RestorationEpochKind.preservation.rawValue
+            }
             let before = try #require(journal.lastCommitted).epoch
 
             for offset in 1...50 {

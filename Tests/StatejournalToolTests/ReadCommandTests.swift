@@ -116,14 +116,17 @@ import Glibc
         let store = directory.appending("store")
         let process = Process()
         process.executableURL = ToolRunner.binary
-        process.arguments = ["soak", store, "--seconds", "3", "--objects", "12"]
+        process.arguments = ["soak", store, "--seconds", "20", "--objects", "12"]
         process.standardOutput = FileHandle.nullDevice
         try process.run()
         defer {
             kill(process.processIdentifier, SIGKILL)
             process.waitUntilExit()
         }
-        usleep(300_000)
+        // Wait (up to 20 s, for a loaded machine) until the soak has created the store and committed.
+        for _ in 0..<400 where (try? JournalReader(at: URL(fileURLWithPath: store)).history().isEmpty) ?? true {
+            usleep(50_000)
+        }
         var reads = 0
         for _ in 0..<8 {
             let run = try ToolRunner.run(["show", store, "--json"])
