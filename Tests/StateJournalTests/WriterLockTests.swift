@@ -126,8 +126,14 @@ import Glibc
                 do {
                     let reader = try openReader(store, recovery: .strict)
                     let state = try reader.state()
-                    if let epoch = state.epoch?.epoch, states.state(epoch) != state.entries {
-                        readerProblems.add("epoch \(epoch) read with a state no commit made")
+                    if let epoch = state.epoch?.epoch {
+                        // The writer records an epoch's state just after its commit returns: wait for it.
+                        var expected = states.state(epoch)
+                        for _ in 0..<10_000 where expected == nil {
+                            usleep(200)
+                            expected = states.state(epoch)
+                        }
+                        if expected != state.entries { readerProblems.add("epoch \(epoch) read with a state no commit made") }
                     }
                 } catch {
                     readerProblems.add("read \(reads): \(error)")

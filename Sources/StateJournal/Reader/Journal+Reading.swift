@@ -1,3 +1,7 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+
 extension Journal {
     /// The state as of the latest committed epoch, or as of `epoch`.
     ///
@@ -6,28 +10,34 @@ extension Journal {
     /// - Throws: ``JournalError/Code/noSuchEpoch`` when `epoch` is not retained,
     ///   ``JournalError/Code/damaged`` in strict mode, or ``JournalError/Code/ioFailure``.
     public func state(through epoch: UInt64? = nil) throws -> JournalState {
-        let (manifest, limit) = readPosition()
-        return try JournalReading.state(
-            fileSystem: fileSystem, directory: store.path, manifest: manifest, through: epoch, lastSegmentLimit: limit,
-            recovery: options.recovery)
+        try JournalReading.consistently(readPosition) { manifest, limit in
+            try JournalReading.state(
+                fileSystem: fileSystem, directory: store.path, manifest: manifest, through: epoch, lastSegmentLimit: limit,
+                recovery: options.recovery)
+        }
     }
 
     /// Every retained epoch, oldest first.
     public func history() throws -> [EpochInfo] {
-        let (manifest, limit) = readPosition()
-        return try JournalReading.history(
-            fileSystem: fileSystem, directory: store.path, manifest: manifest, lastSegmentLimit: limit, recovery: options.recovery)
+        try JournalReading.consistently(readPosition) { manifest, limit in
+            try JournalReading.history(
+                fileSystem: fileSystem, directory: store.path, manifest: manifest, lastSegmentLimit: limit, recovery: options.recovery)
+        }
     }
 
     /// Calls `body` with each retained epoch and its changes, oldest first, until it returns `false`.
     public func forEachEpoch(_ body: (EpochInfo, [JournalChange]) throws -> Bool) throws {
-        let (manifest, limit) = readPosition()
-        try JournalReading.forEachEpoch(
-            fileSystem: fileSystem, directory: store.path, manifest: manifest, lastSegmentLimit: limit,
-            recovery: options.recovery, body)
+        try withoutActuallyEscaping(body) { body in
+            var visitor = JournalReading.ResumingVisitor(body)
+            try JournalReading.consistently(readPosition) { manifest, limit in
+                try JournalReading.forEachEpoch(
+                    fileSystem: fileSystem, directory: store.path, manifest: manifest, lastSegmentLimit: limit,
+                    recovery: options.recovery) { try visitor.visit($0, $1) }
+            }
+        }
     }
 
-    private func readPosition() -> (Manifest, Int64) {
+    private func readPosition() -> (Manifest, Int64?) {
         condition.lock()
         defer { condition.unlock() }
         return (manifest, committedSize)
@@ -36,6 +46,41 @@ extension Journal {
 
 /// The read operations shared by ``Journal`` and ``JournalReader``.
 enum JournalReading {
+    /// Runs `read` against the current manifest, and again when the manifest changed meanwhile.
+    ///
+    /// A writer that rolls a segment or compacts replaces the manifest, and may delete files the old
+    /// one named, while a read is under way. A read counts only if the manifest did not change during
+    /// it. The bound only stops a writer that replaces the manifest faster than a read can finish from
+    /// keeping a reader busy for ever.
+    static func consistently<T>(
+        _ position: () throws -> (Manifest, Int64?), _ read: (Manifest, Int64?) throws -> T
+    ) throws -> T {
+        let attempts = 100
+        var attempt = 0
+        while true {
+            let (manifest, limit) = try position()
+            let outcome = Result { try read(manifest, limit) }
+            attempt += 1
+            if attempt == attempts || (try? position().0) == manifest { return try outcome.get() }
+            if attempt > 10 { usleep(useconds_t(1_000 * min(attempt, 20))) }
+        }
+    }
+
+    /// Passes each epoch to a visitor once, when a read is run again after the manifest changed:
+    /// epochs are immutable, so a later attempt resumes after the last epoch already delivered.
+    struct ResumingVisitor {
+        let body: (EpochInfo, [JournalChange]) throws -> Bool
+        var delivered: UInt64?
+
+        init(_ body: @escaping (EpochInfo, [JournalChange]) throws -> Bool) { self.body = body }
+
+        mutating func visit(_ info: EpochInfo, _ changes: [JournalChange]) throws -> Bool {
+            if let delivered, info.epoch <= delivered { return true }
+            delivered = info.epoch
+            return try body(info, changes)
+        }
+    }
+
     static func state(
         fileSystem: any FileSystem, directory: String, manifest: Manifest, through epoch: UInt64?, lastSegmentLimit: Int64?,
         recovery: RecoveryMode

@@ -1,5 +1,9 @@
 import Foundation
 
+#if canImport(Glibc)
+import Glibc
+#endif
+
 /// A store opened read-only, beside a live writer or not.
 ///
 /// A reader takes no lock and writes nothing. It sees every epoch committed before each call; an
@@ -53,26 +57,18 @@ public struct JournalReader: Sendable {
 
     /// Calls `body` with each retained epoch and its changes, oldest first, until it returns `false`.
     public func forEachEpoch(_ body: (EpochInfo, [JournalChange]) throws -> Bool) throws {
-        try retrying { manifest in
-            try JournalReading.forEachEpoch(
-                fileSystem: fileSystem, directory: directory.path, manifest: manifest, lastSegmentLimit: nil, recovery: recovery,
-                body)
+        try withoutActuallyEscaping(body) { body in
+            var visitor = JournalReading.ResumingVisitor(body)
+            try retrying { manifest in
+                try JournalReading.forEachEpoch(
+                    fileSystem: fileSystem, directory: directory.path, manifest: manifest, lastSegmentLimit: nil, recovery: recovery
+                ) { try visitor.visit($0, $1) }
+            }
         }
     }
 
-    /// Runs a read against the current manifest, again when a writer replaced the manifest meanwhile
-    /// (a segment roll or a compaction), so that a read never mixes two sets of files.
+    /// Runs a read against the current manifest, again when a writer replaced it meanwhile.
     private func retrying<T>(_ read: (Manifest) throws -> T) throws -> T {
-        var attempt = 0
-        while true {
-            let manifest = try store.readManifest()
-            do {
-                let value = try read(manifest)
-                if attempt >= 3 || (try? store.readManifest()) == manifest { return value }
-            } catch {
-                if attempt >= 3 || (try? store.readManifest()) == manifest { throw error }
-            }
-            attempt += 1
-        }
+        try JournalReading.consistently({ (try store.readManifest(), nil) }) { manifest, _ in try read(manifest) }
     }
 }
