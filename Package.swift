@@ -74,7 +74,7 @@ let package = Package(
         ),
         .target(
             name: "StateJournalTestSupport",
-            dependencies: ["StateJournal", .product(name: "Logging", package: "swift-log")]
+            dependencies: ["StateJournal", "StateJournalComparison", .product(name: "Logging", package: "swift-log")]
         ),
         .testTarget(
             name: "StateJournalTests",

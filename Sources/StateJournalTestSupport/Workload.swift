@@ -1,19 +1,11 @@
 import StateJournal
+import StateJournalComparison
 
-/// SplitMix64: a small, fast, seeded generator, so that every workload is the same on every run.
-public struct SplitMix64: RandomNumberGenerator, Sendable {
-    private var state: UInt64
+/// The seeded generator every workload uses, shared with `statejournal bench` and `soak`, so that every
+/// workload is the same on every run.
+public typealias SplitMix64 = StateJournalComparison.SplitMix64
 
-    public init(seed: UInt64) { state = seed }
-
-    public mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
-
+extension SplitMix64 {
     /// `count` random bytes.
     public mutating func bytes(_ count: Int) -> [UInt8] {
         var bytes = [UInt8](repeating: 0, count: count)
