@@ -91,6 +91,7 @@ package final class FaultInjectingFileSystem: FileSystem {
 
     private let base = PosixFileSystem()
     private let state: Locked<State>
+    private let gate = CallGate()
     private let keepsLog: Bool
     private let passesSyncsOn: Bool
 
@@ -135,8 +136,18 @@ package final class FaultInjectingFileSystem: FileSystem {
     /// The calls made, when created with `keepsLog`.
     package var log: [String] { state.withLock { $0.log.map { "\($0.0) \($0.1)" } } }
 
+    /// Makes every call of `kinds` wait, from now until ``release()``: a disk that stops answering.
+    package func hold(_ kinds: Set<IOCallKind>) { gate.hold(kinds) }
+
+    /// Lets the held calls, and every later call, go on.
+    package func release() { gate.release() }
+
+    /// Waits until a call is held, or until `deadline`; returns whether one is.
+    package func waitForHeldCall(until deadline: Date) -> Bool { gate.waitForHeldCall(until: deadline) }
+
     /// Counts the call and says which fault to inject into it, if any.
     private func enter(_ kind: IOCallKind, _ detail: @autoclosure () -> String) -> InjectedFault? {
+        gate.pass(kind)
         let entry = keepsLog ? detail() : nil
         return state.withLock { s in
             s.totalCalls += 1
@@ -295,5 +306,43 @@ package final class FaultInjectingFileSystem: FileSystem {
             if let length = durable[source], Int(length) < bytes.count { bytes.removeLast(bytes.count - Int(length)) }
             try Corruption.writeFile(target + "/" + name, bytes)
         }
+    }
+}
+
+/// Holds calls of chosen kinds until released (``FaultInjectingFileSystem/hold(_:)``).
+private final class CallGate: @unchecked Sendable {
+    // @unchecked Sendable: both properties are read and written with `condition` locked.
+    private let condition = NSCondition()
+    private var held: Set<IOCallKind> = []
+    private var waiting = 0
+
+    func hold(_ kinds: Set<IOCallKind>) {
+        condition.lock()
+        held = kinds
+        condition.unlock()
+    }
+
+    func release() {
+        condition.lock()
+        held = []
+        condition.broadcast()
+        condition.unlock()
+    }
+
+    func pass(_ kind: IOCallKind) {
+        condition.lock()
+        defer { condition.unlock() }
+        guard held.contains(kind) else { return }
+        waiting += 1
+        condition.broadcast()
+        while held.contains(kind) { condition.wait() }
+        waiting -= 1
+    }
+
+    func waitForHeldCall(until deadline: Date) -> Bool {
+        condition.lock()
+        defer { condition.unlock() }
+        while waiting == 0 && condition.wait(until: deadline) {}
+        return waiting > 0
     }
 }

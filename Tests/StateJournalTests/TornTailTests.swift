@@ -163,12 +163,17 @@ import Testing
 
     @Test func aLeftoverTemporaryManifestAndAnUnnamedSegmentAreRemovedOnOpen() throws {
         let fixture = try Fixture(epochs: 3, lastEpochPuts: 2, seed: 4)
-        // What a crash in the middle of a segment roll leaves: a new segment and a temporary manifest.
-        try Corruption.writeFile(fixture.store + "/segment-00000000000000ff.sjl", Corruption.garbage(100, seed: 1))
+        // What a crash in the middle of a segment roll leaves: a new segment holding at most its
+        // header, and a temporary manifest.
+        try Corruption.writeFile(fixture.store + "/segment-00000000000000ff.sjl", Corruption.garbage(44, seed: 1))
         try Corruption.writeFile(fixture.store + "/MANIFEST.tmp", Corruption.garbage(30, seed: 2))
+        // More than a header is never a crash's leftover: it is set aside, not deleted.
+        try Corruption.writeFile(fixture.store + "/segment-00000000000000fe.sjl", Corruption.garbage(100, seed: 3))
         #expect(try openReader(fixture.store, recovery: .strict).state().entries == fixture.model.latest)
         let journal = try openJournal(fixture.store)
         #expect(Set(journal.recoveryReport.removedLeftovers) == ["segment-00000000000000ff.sjl", "MANIFEST.tmp"])
+        #expect(journal.recoveryReport.quarantinedFiles == ["damaged-00000000000000fe-at-0.bin"])
+        #expect(try Corruption.readFile(fixture.store + "/damaged-00000000000000fe-at-0.bin") == Corruption.garbage(100, seed: 3))
         #expect(journal.recoveredState.entries == fixture.model.latest)
         try journal.close()
         #expect(try Corruption.segmentNames(in: fixture.store).count == 1)

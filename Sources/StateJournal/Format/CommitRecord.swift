@@ -91,6 +91,10 @@ struct CommitRecord: Equatable, Sendable {
 /// The payload of the seal record that ends a sealed segment: `last epoch: varint |
 /// next segment sequence: varint`.
 struct SealRecord: Equatable, Sendable {
+    /// Two varints: at least one byte each, at most ten.
+    static let minimumPayloadSize = 2
+    static let maximumPayloadSize = 20
+
     var lastEpoch: UInt64
     var nextSegment: UInt64
 

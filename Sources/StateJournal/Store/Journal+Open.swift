@@ -43,9 +43,27 @@ extension Journal {
         let fileSystem = store.fileSystem
         let names = try store.names() ?? []
         if !names.contains(FileNames.manifest) { try createStore(store, names: names, id: options.newStoreID.map { StoreID(bytes: $0()) } ?? .random()) }
-        var manifest = try store.readManifest()
+        let stored = try store.readStoredManifest()
+        var manifest = try store.followingSealedSegments(of: stored)
+        if manifest != stored {
+            // Segments a writer started after its last manifest: name them before anything else, once
+            // the seals that lead to them and their headers are durable (the writer may have stopped
+            // before syncing them).
+            for sequence in manifest.segments[(stored.segments.count - 1)...] {
+                let descriptor = try fileSystem.open(store.file(FileNames.segment(sequence)), .read)
+                defer { fileSystem.close(descriptor) }
+                try fileSystem.fullSync(descriptor)
+            }
+            manifest.generation += 1
+            try store.writeManifest(manifest)
+        }
         var report = RecoveryReport()
-        report.removedLeftovers = try store.removeLeftovers(keeping: manifest, names: try store.names() ?? [])
+        let present = try store.names() ?? []
+        // A file name is never used twice, not even the name of a leftover.
+        if let highest = present.compactMap({ FileNames.segmentSequence($0) ?? FileNames.checkpointSequence($0) }).max() {
+            manifest.nextFileSequence = max(manifest.nextFileSequence, highest + 1)
+        }
+        (report.removedLeftovers, report.quarantinedFiles) = try store.removeLeftovers(keeping: manifest, names: present)
 
         let replayStart = JournalMetrics.now()
         let scan = try JournalScanner(
@@ -55,7 +73,9 @@ extension Journal {
         let replayNanoseconds = JournalMetrics.now() &- replayStart
         var tail = scan.tail
         if !scan.damagedCheckpoints.isEmpty {
-            (manifest, report.quarantinedFiles) = try setAsideCheckpoints(scan.damagedCheckpoints.map(\.reference), manifest: manifest, store: store)
+            let setAside: [String]
+            (manifest, setAside) = try setAsideCheckpoints(scan.damagedCheckpoints.map(\.reference), manifest: manifest, store: store)
+            report.quarantinedFiles += setAside
             report.damagedCheckpoints = scan.damagedCheckpoints.map(\.report)
         }
         if let damage = scan.damagePosition {
@@ -103,8 +123,9 @@ extension Journal {
             }
             if segment.isSealed {
                 journal.condition.lock()
-                defer { journal.condition.unlock() }
-                try journal.rollSegment()
+                journal.claimRoll()
+                journal.condition.unlock()
+                _ = try journal.performClaimedRoll(reservingCheckpoint: false)
             }
         } catch {
             // `open` releases the lock when this throws; the journal, going away, must not close it again.

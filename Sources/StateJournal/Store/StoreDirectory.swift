@@ -22,10 +22,22 @@ struct StoreDirectory {
         }
     }
 
-    /// Reads and checks the manifest.
+    /// Reads and checks the manifest, with the segments that continue its last one (see
+    /// ``followingSealedSegments(of:)``).
     ///
     /// - Throws: ``JournalError`` only: a failed system call becomes ``JournalError/Code/ioFailure``.
     func readManifest() throws -> Manifest {
+        do {
+            return try followingSealedSegments(of: try readManifestFile())
+        } catch let error as SystemError {
+            throw Journal.ioError(error, "read the manifest of the store at \(path)", file: file(FileNames.manifest))
+        }
+    }
+
+    /// Reads and checks the manifest file alone, as it was last written.
+    ///
+    /// - Throws: ``JournalError`` only: a failed system call becomes ``JournalError/Code/ioFailure``.
+    func readStoredManifest() throws -> Manifest {
         do {
             return try readManifestFile()
         } catch let error as SystemError {
@@ -68,6 +80,20 @@ struct StoreDirectory {
         try fileSystem.replaceAtomically(file(FileNames.manifest), in: path, with: manifest.encoded())
     }
 
+    /// Creates an empty segment file, ahead of the roll that writes its header, and syncs the
+    /// directory, so that the file's name is durable before anything is committed in it.
+    func createEmptySegment(_ sequence: UInt64) throws -> Int32 {
+        let descriptor = try fileSystem.open(file(FileNames.segment(sequence)), .createNew)
+        do {
+            try fileSystem.syncDirectory(path)
+        } catch {
+            fileSystem.close(descriptor)
+            try? fileSystem.remove(file(FileNames.segment(sequence)))
+            throw error
+        }
+        return descriptor
+    }
+
     /// Creates a segment file holding only its header, synced, and syncs the directory.
     func createSegment(_ header: SegmentHeader) throws -> Int32 {
         let name = file(FileNames.segment(header.sequence))
@@ -102,6 +128,16 @@ struct StoreDirectory {
         return try fileSystem.size(descriptor)
     }
 
+    /// Whether a segment file holds more than a header. A symbolic link planted under a segment's
+    /// name is never opened (the open refuses to follow it) and holds nothing.
+    private func holdsRecords(_ name: String) throws -> Bool {
+        do {
+            return try fileSize(name) > Int64(SegmentHeader.size)
+        } catch let error as SystemError where error.errno == ELOOP {
+            return false
+        }
+    }
+
     /// Whether a name is one this library writes (and so may delete as a leftover).
     static func isStoreFile(_ name: String) -> Bool {
         name == FileNames.manifest || name == FileNames.lock || name.hasSuffix(FileNames.temporarySuffix)
@@ -110,14 +146,28 @@ struct StoreDirectory {
 
     /// Removes segments, checkpoints and temporary files the manifest does not name: leftovers of a
     /// crash between writing a file and committing the manifest that names it.
-    func removeLeftovers(keeping manifest: Manifest, names: [String]) throws -> [String] {
+    ///
+    /// A segment newer than every segment the manifest names that holds more than its header is set
+    /// aside instead (renamed `damaged-…`): a crash during a roll leaves at most a header in a segment
+    /// that no manifest and no seal leads to, so records there mean damage, and the evidence is kept.
+    /// An older unnamed segment is one that retention dropped, whose deletion did not happen.
+    ///
+    /// - Returns: the names removed, and the names set aside.
+    func removeLeftovers(keeping manifest: Manifest, names: [String]) throws -> (removed: [String], setAside: [String]) {
         var removed: [String] = []
+        var setAside: [String] = []
         for name in names {
             let isLeftover: Bool
             if name.hasSuffix(FileNames.temporarySuffix) {
                 isLeftover = true
             } else if let sequence = FileNames.segmentSequence(name) {
                 isLeftover = !manifest.segments.contains(sequence)
+                if isLeftover, sequence > manifest.segments.max() ?? 0, try holdsRecords(name) {
+                    let target = FileNames.quarantine(sequence, offset: 0)
+                    try fileSystem.rename(file(name), to: file(target))
+                    setAside.append(target)
+                    continue
+                }
             } else if let sequence = FileNames.checkpointSequence(name) {
                 isLeftover = !manifest.checkpoints.contains { $0.sequence == sequence }
             } else {
@@ -128,7 +178,7 @@ struct StoreDirectory {
                 removed.append(name)
             }
         }
-        if !removed.isEmpty { try fileSystem.syncDirectory(path) }
-        return removed
+        if !removed.isEmpty || !setAside.isEmpty { try fileSystem.syncDirectory(path) }
+        return (removed, setAside)
     }
 }

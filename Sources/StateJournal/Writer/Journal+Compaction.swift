@@ -18,18 +18,20 @@ extension Journal {
     /// Folds the journal into a checkpoint of the state as of the latest committed epoch, then drops
     /// the history the retention policy does not keep.
     ///
-    /// Writers are held up only while the current segment is sealed and a new one started; folding and
-    /// writing the checkpoint happen while commits continue. The new manifest is the commit point: a
-    /// crash at any step leaves a store that opens to the same state, and files deleted only after it
-    /// is durable. Folding reads the journal, never the live objects.
+    /// Writers are held up only while the current segment is sealed and a new one started, which
+    /// writes two small records and waits for no sync; folding, writing the checkpoint and the
+    /// manifest happen while commits continue. The new manifest is the commit point: a crash at any
+    /// step leaves a store that opens to the same state, and files are deleted only after it is
+    /// durable. Folding reads the journal, never the live objects.
     ///
     /// - Returns: the report, or `nil` when nothing was committed since the current checkpoint.
     /// - Throws: ``JournalError/Code/damaged`` when the journal to fold is damaged (nothing changes),
-    ///   ``JournalError/Code/ioFailure``, or ``JournalError/Code/storePoisoned`` when the manifest could
-    ///   not be made durable.
+    ///   ``JournalError/Code/ioFailure`` when a file could not be written (the store keeps its
+    ///   previous checkpoint), or ``JournalError/Code/storePoisoned`` when sealing the segment failed.
     @discardableResult
     public func compact() throws -> CompactionReport? {
-        // Step 1, under the lock: the bounded pause. Seal the segment and reserve the checkpoint's number.
+        // Step 1: roll to a new segment, reserving the checkpoint's number. Writers wait only while the
+        // roll switches segments, which makes no system call that waits for the disk.
         condition.lock()
         while compacting && !isClosed { condition.wait() }
         do {
@@ -43,25 +45,10 @@ extension Journal {
             return nil
         }
         compacting = true
-        // Sync what is written first, with the lock released during the sync (commits go on), so that
-        // the fsync of the sealed segment inside the roll, which holds writers up, has little left to do.
+        claimRoll()
+        // Sync what is written first (commits go on meanwhile), so that the sync after the roll has
+        // little left to do.
         if poison == nil && !syncInProgress && synced < written { try? syncWrittenBytes() }
-        while (epochOpen || rolling) && !isClosed { condition.wait() }
-        let sequence: UInt64
-        let snapshot: Manifest
-        // The checkpoint is as of the last epoch of the segment being sealed, so that checkpoints always
-        // fall on segment boundaries: read it only now, after waiting for the open epoch.
-        let folded = lastCommittedInfo ?? latest
-        do {
-            try checkWritable()
-            sequence = try rollSegment(reservingCheckpoint: true)!
-            snapshot = manifest
-        } catch {
-            compacting = false
-            condition.broadcast()
-            condition.unlock()
-            throw error
-        }
         condition.unlock()
         defer {
             condition.lock()
@@ -69,6 +56,12 @@ extension Journal {
             condition.broadcast()
             condition.unlock()
         }
+        // The checkpoint is as of the last epoch of the segment the roll seals, so that checkpoints
+        // always fall on segment boundaries.
+        let roll = try performClaimedRoll(reservingCheckpoint: true)
+        let sequence = roll.checkpointSequence!
+        let snapshot = roll.manifest
+        guard let folded = roll.sealedThrough else { return nil }
 
         // Step 2, without the lock: fold the sealed segments into a checkpoint.
         var sealed = snapshot
@@ -98,29 +91,31 @@ extension Journal {
             throw Self.ioError(error, "write the checkpoint \(FileNames.checkpoint(sequence))")
         }
 
-        // Step 3, under the lock: the new manifest is the commit point.
+        // Step 3: the new manifest is the commit point. Retention reads the files' sizes and epochs
+        // before the lock is taken; segments rolled meanwhile are newer than anything it drops.
+        let reference = Manifest.CheckpointReference(
+            sequence: sequence, epoch: epoch.epoch, timestampMilliseconds: content.info.timestampMilliseconds)
+        var planned = readPositionManifest()
+        planned.checkpoints.append(reference)
+        let dropped: (checkpoints: [UInt64], segments: [UInt64])
+        do {
+            dropped = try retire(from: &planned, now: options.clock())
+        } catch {
+            throw Self.ioError(error, "read the sizes and epochs of the files retention chooses from")
+        }
         condition.lock()
         var next = manifest
         next.generation += 1
-        next.checkpoints.append(
-            Manifest.CheckpointReference(sequence: sequence, epoch: epoch.epoch, timestampMilliseconds: content.info.timestampMilliseconds))
-        let dropped: (checkpoints: [UInt64], segments: [UInt64])
-        do {
-            dropped = try retire(from: &next, now: options.clock())
-            try store.writeManifest(next)
-        } catch {
-            let failure = Self.ioError(error, "write the manifest naming the new checkpoint")
-            if let system = error as? SystemError, system.call == "fsync" || system.call == "rename" { poison(with: failure) }
-            condition.unlock()
-            // The checkpoint stays: the manifest may have been renamed into place before the failure
-            // (a failed directory sync), and then it names the checkpoint. When it does not, the next
-            // open removes the checkpoint as a leftover.
-            throw failure
-        }
+        next.checkpoints.append(reference)
+        next.checkpoints.removeAll { dropped.checkpoints.contains($0.sequence) }
+        next.segments.removeAll { dropped.segments.contains($0) }
         manifest = next
         checkpointBytes = size
         bytesSinceCheckpoint = segment.size - Int64(SegmentHeader.size)
         condition.unlock()
+        // Until the manifest is durable, the files retention let go stay: a crash now opens to the same
+        // state, from the previous manifest (which leaves the checkpoint a leftover) or from this one.
+        try persistManifest(naming: "the checkpoint \(FileNames.checkpoint(sequence))")
 
         // Step 4: delete what retention let go; the durable manifest no longer names it.
         var removed: [String] = []
@@ -170,6 +165,13 @@ extension Journal {
         next.checkpoints.removeFirst(keepFrom)
         next.segments.removeAll { bases[$0]! < oldestKept }
         return (droppedCheckpoints, droppedSegments)
+    }
+
+    /// The manifest in memory, read under the lock.
+    private func readPositionManifest() -> Manifest {
+        condition.lock()
+        defer { condition.unlock() }
+        return manifest
     }
 
     /// Starts a background compaction when the automatic policy says it is due. Called with

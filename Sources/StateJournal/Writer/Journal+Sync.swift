@@ -19,16 +19,30 @@ extension Journal {
     }
 
     /// Syncs the active segment up to what is written. Called with `condition` locked and no sync running.
-    func syncWrittenBytes() throws {
+    ///
+    /// After a roll, the sealed segment is synced first (``sealedPredecessor``): nothing in the new
+    /// segment counts as durable before the end of the old one, its seal included, is.
+    ///
+    /// - Parameter fully: sync the active segment with `fsync` rather than `fdatasync` (a roll's sync,
+    ///   which makes a new segment's header durable).
+    func syncWrittenBytes(fully: Bool = false) throws {
         syncInProgress = true
         let descriptor = segment.descriptor
+        let predecessor = sealedPredecessor
         let upTo = written
         condition.unlock()
         var failure: (any Error)?
-        do { try fileSystem.dataSync(descriptor) } catch { failure = error }
+        do {
+            if let predecessor { try fileSystem.fullSync(predecessor) }
+            if fully { try fileSystem.fullSync(descriptor) } else { try fileSystem.dataSync(descriptor) }
+        } catch { failure = error }
         condition.lock()
         syncInProgress = false
         defer { condition.broadcast() }
+        if failure == nil, let predecessor, sealedPredecessor == predecessor {
+            fileSystem.close(predecessor)
+            sealedPredecessor = nil
+        }
         if let failure {
             let error = JournalError(
                 .storePoisoned,
@@ -73,65 +87,5 @@ extension Journal {
         syncTimerStopped = true
         syncTimer.broadcast()
         syncTimer.unlock()
-    }
-
-    /// Seals the active segment and starts the next one. Called with `condition` locked, no epoch open.
-    ///
-    /// Order: seal record, fsync of the old segment, new segment with its header synced and its
-    /// directory entry synced, then the manifest that names it. A crash before the manifest leaves a
-    /// file no manifest names, which the next open removes.
-    ///
-    /// - Parameter reservingCheckpoint: also reserve a file sequence number for a checkpoint, and
-    ///   return it; the manifest records the reservation so that the number is never used twice.
-    @discardableResult
-    func rollSegment(reservingCheckpoint: Bool = false) throws -> UInt64? {
-        // Waiting for the sync unlocks `condition`: `rolling` keeps epochs from beginning meanwhile, so
-        // that the segment is sealed after the epoch its caller saw last, and never under an open epoch.
-        rolling = true
-        defer {
-            rolling = false
-            condition.broadcast()
-        }
-        while syncInProgress { condition.wait() }
-        let oldName = store.file(FileNames.segment(segment.header.sequence))
-        let lastEpoch = lastCommittedInfo?.epoch ?? manifest.newestCheckpointEpoch
-        var next = manifest
-        let sequence = next.nextFileSequence
-        next.nextFileSequence += reservingCheckpoint ? 2 : 1
-        next.generation += 1
-        next.segments.append(sequence)
-        next.epochFloor = max(next.epochFloor, lastEpoch)
-        let header = SegmentHeader(storeID: manifest.storeID, sequence: sequence, baseEpoch: lastEpoch)
-        let descriptor: Int32
-        do {
-            if !segment.isSealed {
-                let seal = RecordFraming.frame(.seal, payload: SealRecord(lastEpoch: lastEpoch, nextSegment: sequence).encoded())
-                try fileSystem.writeAll(segment.descriptor, seal, at: segment.size)
-                segment.size += Int64(seal.count)
-                segment.isSealed = true
-            }
-            try fileSystem.fullSync(segment.descriptor)
-            descriptor = try store.createSegment(header)
-        } catch {
-            let failure = Self.ioError(error, "start a new segment after \(oldName)")
-            poison(with: failure)
-            throw failure
-        }
-        do {
-            try store.writeManifest(next)
-        } catch {
-            fileSystem.close(descriptor)
-            let failure = Self.ioError(error, "write the manifest naming the new segment")
-            poison(with: failure)
-            throw failure
-        }
-        fileSystem.close(segment.descriptor)
-        manifest = next
-        segment = ActiveSegment(
-            descriptor: descriptor, header: header, size: Int64(SegmentHeader.size), paths: [], lastMetadata: nil)
-        committedSize = segment.size
-        written = JournalPosition(segment: sequence, offset: segment.size)
-        synced = written
-        return reservingCheckpoint ? sequence + 1 : nil
     }
 }

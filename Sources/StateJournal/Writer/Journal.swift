@@ -45,6 +45,15 @@ public final class Journal: @unchecked Sendable {
     /// A segment roll is under way; it may wait for a sync with `condition` unlocked, and no epoch
     /// may begin, and no other roll start, until it is done.
     var rolling = false
+    /// A thread is rolling to a new segment (preparing it, switching to it, or making it durable);
+    /// other rolls wait, or are skipped when the segment is about to change anyway.
+    var rollClaimed = false
+    /// The segment the last roll sealed, still open until a sync has made its end durable.
+    var sealedPredecessor: Int32?
+    /// Serializes manifest writes, which run without `condition` locked; guards ``durableGeneration``.
+    let manifestWriter = NSLock()
+    /// The generation of the last manifest made durable.
+    var durableGeneration: UInt64
     var poison: JournalError?
     var isClosed = false
     var written: JournalPosition
@@ -70,6 +79,7 @@ public final class Journal: @unchecked Sendable {
         self.fileSystem = fileSystem
         self.store = StoreDirectory(fileSystem: fileSystem, path: directory)
         self.manifest = manifest
+        self.durableGeneration = manifest.generation
         self.segment = segment
         self.committedSize = segment.size
         self.lock = lock
@@ -108,10 +118,17 @@ public final class Journal: @unchecked Sendable {
     public func beginEpoch() throws -> EpochWriter {
         condition.lock()
         defer { condition.unlock() }
-        while (epochOpen || rolling) && !isClosed { condition.wait() }
-        try checkWritable()
-        if segment.size >= Int64(options.segmentSizeLimit) && segment.size > Int64(SegmentHeader.size) {
-            try rollSegment()
+        while true {
+            while (epochOpen || rolling) && !isClosed { condition.wait() }
+            try checkWritable()
+            // A roll already under way (a compaction's) starts a new segment anyway.
+            guard segment.size >= Int64(options.segmentSizeLimit) && segment.size > Int64(SegmentHeader.size) && !rollClaimed
+            else { break }
+            claimRoll()
+            condition.unlock()
+            let rolled = Result { try performClaimedRoll(reservingCheckpoint: false) }
+            condition.lock()
+            _ = try rolled.get()
         }
         epochOpen = true
         return EpochWriter(
@@ -170,9 +187,14 @@ public final class Journal: @unchecked Sendable {
         }
         // A compaction running in the background finishes first: it writes a checkpoint and a manifest,
         // which must not happen after the lock is released.
-        while syncInProgress || compacting { condition.wait() }
+        while syncInProgress || compacting || rollClaimed { condition.wait() }
         isClosed = true
         stopIntervalSync()
+        if let predecessor = sealedPredecessor {
+            if syncing && poison == nil { try? fileSystem.fullSync(predecessor) }
+            fileSystem.close(predecessor)
+            sealedPredecessor = nil
+        }
         fileSystem.close(segment.descriptor)
         lock?.release(fileSystem)
         lock = nil

@@ -1,0 +1,182 @@
+import Foundation
+
+/// What a roll to a new segment did.
+struct SegmentRoll {
+    /// The last epoch committed before the seal: the sealed segment's last, the new segment's base.
+    var sealedThrough: EpochInfo?
+    /// A file sequence number reserved for a checkpoint, when the roll was asked for one.
+    var checkpointSequence: UInt64?
+    /// The manifest as of the switch, naming the new segment last.
+    var manifest: Manifest
+}
+
+extension Journal {
+    /// Takes the right to roll to a new segment, waiting while another roll is under way. Called
+    /// with `condition` locked.
+    func claimRoll() {
+        while rollClaimed && !isClosed { condition.wait() }
+        rollClaimed = true
+    }
+
+    /// Seals the active segment and continues in a new one. Called with the roll claimed
+    /// (``claimRoll()``) and `condition` unlocked; releases the claim.
+    ///
+    /// Three steps, of which only the second holds writers up, and it makes no system call that
+    /// waits for the disk:
+    /// 1. Create the next segment file, empty, and sync the directory, so that its name is durable.
+    /// 2. Under the lock, once the open epoch is committed: write the new segment's header, then a
+    ///    seal record at the end of the current segment naming the new one, and switch to it.
+    /// 3. Sync the sealed segment and the new one, then write the manifest naming the new segment.
+    ///
+    /// Between steps 2 and 3 the manifest does not name the new segment, and readers and the next
+    /// open find it by following the seal (``StoreDirectory/followingSealedSegments(of:)``). Nothing
+    /// committed in the new segment counts as durable before the sealed segment is synced
+    /// (``syncWrittenBytes()``). A crash after step 1 leaves an empty file no seal names, which the
+    /// next open removes.
+    ///
+    /// - Parameter reservingCheckpoint: also reserve a file sequence number for a checkpoint.
+    /// - Throws: ``JournalError/Code/ioFailure`` when the new segment cannot be created (nothing
+    ///   changed), or when the sealed segment or the manifest could not be written; a failed write
+    ///   or sync of the segments poisons the journal.
+    func performClaimedRoll(reservingCheckpoint: Bool) throws -> SegmentRoll {
+        defer {
+            condition.lock()
+            rollClaimed = false
+            condition.broadcast()
+            condition.unlock()
+        }
+        // Only rolls take file sequence numbers, and the claim keeps rolls one at a time.
+        condition.lock()
+        let sequence = manifest.nextFileSequence
+        do {
+            try checkWritable()
+        } catch {
+            condition.unlock()
+            throw error
+        }
+        condition.unlock()
+        let name = FileNames.segment(sequence)
+        let descriptor: Int32
+        do {
+            descriptor = try store.createEmptySegment(sequence)
+        } catch {
+            throw Self.ioError(error, "create the segment \(name)")
+        }
+
+        condition.lock()
+        let roll: SegmentRoll
+        do {
+            roll = try switchSegment(to: descriptor, sequence: sequence, reservingCheckpoint: reservingCheckpoint)
+        } catch {
+            condition.unlock()
+            throw error
+        }
+        condition.unlock()
+
+        try persistManifest(naming: "the segment \(name)")
+        return roll
+    }
+
+    /// Step 2 of a roll. Called with `condition` locked; waits for the open epoch to be committed.
+    private func switchSegment(to descriptor: Int32, sequence: UInt64, reservingCheckpoint: Bool) throws -> SegmentRoll {
+        let name = FileNames.segment(sequence)
+        rolling = true
+        defer {
+            rolling = false
+            condition.broadcast()
+        }
+        func abandon() {
+            fileSystem.close(descriptor)
+            try? fileSystem.remove(store.file(name))
+        }
+        do {
+            while epochOpen && !isClosed { condition.wait() }
+            try checkWritable()
+            // The previous roll's sealed segment is synced by the time that roll ends; only a failure
+            // (which poisons the journal) leaves it pending, so this loop does not run in practice.
+            while sealedPredecessor != nil {
+                if syncInProgress { condition.wait() } else { try syncWrittenBytes(fully: true) }
+            }
+        } catch {
+            abandon()
+            throw error
+        }
+        let sealedThrough = lastCommittedInfo
+        let lastEpoch = sealedThrough?.epoch ?? manifest.newestCheckpointEpoch
+        let header = SegmentHeader(storeID: manifest.storeID, sequence: sequence, baseEpoch: lastEpoch)
+        do {
+            try fileSystem.writeAll(descriptor, header.encoded(), at: 0)
+        } catch {
+            abandon()
+            throw Self.ioError(error, "start the segment \(name)")
+        }
+        if !segment.isSealed {
+            let seal = RecordFraming.frame(.seal, payload: SealRecord(lastEpoch: lastEpoch, nextSegment: sequence).encoded())
+            do {
+                try fileSystem.writeAll(segment.descriptor, seal, at: segment.size)
+            } catch {
+                // A part of the seal may be in the file: the segment's end is no longer known.
+                let failure = Self.ioError(error, "seal \(FileNames.segment(segment.header.sequence))")
+                poison(with: failure)
+                abandon()
+                throw failure
+            }
+            segment.size += Int64(seal.count)
+            segment.isSealed = true
+        }
+        var next = manifest
+        next.nextFileSequence = sequence + (reservingCheckpoint ? 2 : 1)
+        next.generation += 1
+        next.segments.append(sequence)
+        next.epochFloor = max(next.epochFloor, lastEpoch)
+        manifest = next
+        sealedPredecessor = segment.descriptor
+        segment = ActiveSegment(
+            descriptor: descriptor, header: header, size: Int64(SegmentHeader.size), paths: [], lastMetadata: nil)
+        committedSize = segment.size
+        // `synced` stays behind `written`: neither the seal nor the new header is durable yet.
+        written = JournalPosition(segment: sequence, offset: segment.size)
+        return SegmentRoll(sealedThrough: sealedThrough, checkpointSequence: reservingCheckpoint ? sequence + 1 : nil, manifest: next)
+    }
+
+    /// Makes the manifest in memory durable, unless one as new already is. Called with `condition`
+    /// unlocked; manifest writes run one at a time, and never hold writers up.
+    ///
+    /// A segment a roll sealed is synced first, with the new segment's header, so that a durable
+    /// manifest never names a segment whose predecessor may still lose its end.
+    ///
+    /// A failed manifest write does not poison the journal: the manifest on disk, with the seals
+    /// after it, still describes the store, and the next change writes the manifest again.
+    ///
+    /// - Parameter naming: what the new manifest names, for the error message.
+    func persistManifest(naming: String) throws {
+        manifestWriter.lock()
+        defer { manifestWriter.unlock() }
+        condition.lock()
+        let current: Manifest
+        do {
+            while true {
+                if let poison { throw poison }
+                if syncInProgress {
+                    condition.wait()
+                } else if sealedPredecessor != nil {
+                    try syncWrittenBytes(fully: true)
+                } else {
+                    break
+                }
+            }
+            current = manifest
+        } catch {
+            condition.unlock()
+            throw error
+        }
+        condition.unlock()
+        guard current.generation > durableGeneration else { return }
+        do {
+            try store.writeManifest(current)
+        } catch {
+            throw Self.ioError(error, "write the manifest naming \(naming)")
+        }
+        durableGeneration = current.generation
+    }
+}
