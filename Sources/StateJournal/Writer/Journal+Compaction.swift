@@ -63,32 +63,11 @@ extension Journal {
         let snapshot = roll.manifest
         guard let folded = roll.sealedThrough else { return nil }
 
-        // Step 2, without the lock: fold the sealed segments into a checkpoint.
+        // Step 2, without the lock and at a lower priority: fold the sealed segments into a checkpoint.
         var sealed = snapshot
         sealed.segments.removeLast()
-        let scan: ScanResult
-        do {
-            scan = try JournalScanner(
-                fileSystem: fileSystem, directory: store.path, manifest: sealed,
-                options: ScanOptions(through: folded.epoch, decode: true, recovery: .strict)
-            ).run()
-        } catch {
-            throw Self.ioError(error, "read the journal to fold it into a checkpoint")
-        }
-        guard let epoch = scan.lastEpoch, epoch.epoch == folded.epoch else {
-            throw JournalError(.damaged, "The journal to fold ends before epoch \(folded.epoch); nothing was compacted.")
-        }
-        let content = CheckpointContent(
-            storeID: snapshot.storeID, sequence: sequence,
-            info: .init(
-                epoch: epoch.epoch, timestampMilliseconds: UInt64(max(0, epoch.timestamp.timeIntervalSince1970 * 1000).rounded()),
-                entryCount: epoch.entryCount, bytes: epoch.bytes, metadata: epoch.metadata),
-            entries: scan.state)
-        let size: Int64
-        do {
-            size = try CheckpointFile.write(content, in: store)
-        } catch {
-            throw Self.ioError(error, "write the checkpoint \(FileNames.checkpoint(sequence))")
+        let (epoch, content, size) = try LowPriorityWork.run { [fileSystem, store, sealed] in
+            try Self.fold(sealed, through: folded.epoch, into: sequence, fileSystem: fileSystem, store: store)
         }
 
         // Step 3: the new manifest is the commit point. Retention reads the files' sizes and epochs
@@ -165,6 +144,36 @@ extension Journal {
         next.checkpoints.removeFirst(keepFrom)
         next.segments.removeAll { bases[$0]! < oldestKept }
         return (droppedCheckpoints, droppedSegments)
+    }
+
+    /// Folds the segments `sealed` names into the state as of `epoch` and writes it as the checkpoint
+    /// `sequence`: the part of a compaction that takes time, and needs nothing from the writer.
+    private static func fold(
+        _ sealed: Manifest, through epoch: UInt64, into sequence: UInt64, fileSystem: any FileSystem, store: StoreDirectory
+    ) throws -> (EpochInfo, CheckpointContent, Int64) {
+        let scan: ScanResult
+        do {
+            scan = try JournalScanner(
+                fileSystem: fileSystem, directory: store.path, manifest: sealed,
+                options: ScanOptions(through: epoch, decode: true, recovery: .strict)
+            ).run()
+        } catch {
+            throw Self.ioError(error, "read the journal to fold it into a checkpoint")
+        }
+        guard let last = scan.lastEpoch, last.epoch == epoch else {
+            throw JournalError(.damaged, "The journal to fold ends before epoch \(epoch); nothing was compacted.")
+        }
+        let content = CheckpointContent(
+            storeID: sealed.storeID, sequence: sequence,
+            info: .init(
+                epoch: last.epoch, timestampMilliseconds: UInt64(max(0, last.timestamp.timeIntervalSince1970 * 1000).rounded()),
+                entryCount: last.entryCount, bytes: last.bytes, metadata: last.metadata),
+            entries: scan.state)
+        do {
+            return (last, content, try CheckpointFile.write(content, in: store))
+        } catch {
+            throw Self.ioError(error, "write the checkpoint \(FileNames.checkpoint(sequence))")
+        }
     }
 
     /// The manifest in memory, read under the lock.

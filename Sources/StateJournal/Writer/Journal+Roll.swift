@@ -65,20 +65,29 @@ extension Journal {
 
         condition.lock()
         let roll: SegmentRoll
+        let sealedSegment: ActiveSegment
         do {
-            roll = try switchSegment(to: descriptor, sequence: sequence, reservingCheckpoint: reservingCheckpoint)
+            (roll, sealedSegment) = try switchSegment(to: descriptor, sequence: sequence, reservingCheckpoint: reservingCheckpoint)
         } catch {
             condition.unlock()
             throw error
         }
         condition.unlock()
+        // The sealed segment's path tables can hold a path per object of the app; freeing them takes
+        // milliseconds, which must not be spent holding writers up.
+        withExtendedLifetime(sealedSegment) {}
 
         try persistManifest(naming: "the segment \(name)")
         return roll
     }
 
     /// Step 2 of a roll. Called with `condition` locked; waits for the open epoch to be committed.
-    private func switchSegment(to descriptor: Int32, sequence: UInt64, reservingCheckpoint: Bool) throws -> SegmentRoll {
+    ///
+    /// - Returns: what the roll did, and the sealed segment's tables, for the caller to free after
+    ///   unlocking.
+    private func switchSegment(
+        to descriptor: Int32, sequence: UInt64, reservingCheckpoint: Bool
+    ) throws -> (SegmentRoll, ActiveSegment) {
         let name = FileNames.segment(sequence)
         rolling = true
         defer {
@@ -131,12 +140,13 @@ extension Journal {
         next.epochFloor = max(next.epochFloor, lastEpoch)
         manifest = next
         sealedPredecessor = segment.descriptor
+        let sealedSegment = segment
         segment = ActiveSegment(
             descriptor: descriptor, header: header, size: Int64(SegmentHeader.size), paths: [], lastMetadata: nil)
         committedSize = segment.size
         // `synced` stays behind `written`: neither the seal nor the new header is durable yet.
         written = JournalPosition(segment: sequence, offset: segment.size)
-        return SegmentRoll(sealedThrough: sealedThrough, checkpointSequence: reservingCheckpoint ? sequence + 1 : nil, manifest: next)
+        return (SegmentRoll(sealedThrough: sealedThrough, checkpointSequence: reservingCheckpoint ? sequence + 1 : nil, manifest: next), sealedSegment)
     }
 
     /// Makes the manifest in memory durable, unless one as new already is. Called with `condition`
