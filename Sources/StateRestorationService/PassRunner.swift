@@ -46,8 +46,9 @@ final class PassRunner {
         }
     }
 
-    /// Runs a pass.
-    func preserve(_ request: PassRequest) throws {
+    /// Runs a pass. A failure is logged here, once; `isFinal` marks the pass run at shutdown, after
+    /// which no pass follows.
+    func preserve(_ request: PassRequest, isFinal: Bool = false) throws {
         pending.remove(request)
         do {
             let report = try manager.preserveState(roots: roots(), mode: request.mode)
@@ -58,7 +59,11 @@ final class PassRunner {
                     "written": "\(report.writtenPaths.count)", "removed": "\(report.removedPaths.count)",
                 ])
         } catch {
-            logger.error("A preservation pass failed; the next one is full", metadata: ["error": "\(error)"])
+            if isFinal {
+                logger.error("The final preservation pass failed; the saved state is the last epoch that committed", metadata: ["error": "\(error)"])
+            } else {
+                logger.error("A preservation pass failed; the next one is full", metadata: ["error": "\(error)"])
+            }
             throw error
         }
     }

@@ -129,16 +129,16 @@ public final class StateRestorationService: Service {
         await cancelWhenGracefulShutdown { [self] in await preserveUntilCancelled() }
         requests.finish()
         let logger = configuration.logger
+        // The runner logs a failed pass itself.
+        try await passes.preserve(.full, isFinal: true)
         do {
-            try await passes.preserve(.full)
             try journal.sync()
-            logger.info(
-                "Preserved the final state and synced the journal",
-                metadata: ["epoch": "\(journal.lastCommitted?.epoch ?? 0)"])
         } catch {
-            logger.error("The final preservation failed", metadata: ["error": "\(error)"])
+            logger.error("Syncing the journal after the final preservation pass failed", metadata: ["error": "\(error)"])
             throw error
         }
+        logger.info(
+            "Preserved the final state and synced the journal", metadata: ["epoch": "\(journal.lastCommitted?.epoch ?? 0)"])
     }
 
     /// Runs the passes that requests ask for, until the task is cancelled.

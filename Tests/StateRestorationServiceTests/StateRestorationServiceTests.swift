@@ -86,6 +86,27 @@ struct StateRestorationServiceTests {
         #expect(try store.relaunched() == expected)
     }
 
+    @Test func aFinalPassThatFailsIsLoggedOnceAndMakesRunThrow() async throws {
+        let store = Store()
+        let journal = try store.open()
+        let app = MailApp(journal: journal)
+        let logs = CapturedLogs()
+        let service = service(for: app, logger: logs.logger)
+
+        try await withGracefulShutdownTrigger { trigger in
+            try await withThrowingTaskGroup(of: Void.self) { group in
+                group.addTask { try await service.run() }
+                try await waitUntil { service.restorationReport != nil }
+                // A journal closed under the service makes the final pass fail.
+                try journal.close()
+                trigger.triggerGracefulShutdown()
+                await #expect(throws: JournalError.self) { try await group.waitForAll() }
+            }
+        }
+        #expect(logs.all.filter { $0.level == .error }.count == 1, "\(logs.all.map(\.message))")
+        #expect(logs.entries(.error, containing: "final preservation pass failed").count == 1)
+    }
+
     @Test func aBurstOfFiftyInvalidationsIsSavedAsOneEpoch() async throws {
         let store = Store()
         let journal = try store.open()
