@@ -52,8 +52,9 @@ public enum CompactionBenchmark {
         sorted.isEmpty ? 0 : sorted[min(sorted.count - 1, Int(Double(sorted.count) * fraction))]
     }
 
-    /// Commits one-entry epochs (interval durability) and times each, alternating rounds without and
-    /// with a compaction running in another thread, until each side has `commits` samples.
+    /// Commits one-entry epochs (interval durability) and times each, alternating rounds with a
+    /// compaction running in another thread and rounds as long without one, until each side has at
+    /// least `commits` samples and three compactions ran.
     public static func latency(objects: Int, commits: Int) throws -> LatencyResult {
         let directory = try temporaryStore()
         defer { try? FileManager.default.removeItem(at: directory) }
@@ -79,13 +80,13 @@ public enum CompactionBenchmark {
         var during: [Double] = []
         var compactions = 0
         let running = Atomic<Bool>(false)
-        while without.count < commits || during.count < commits {
-            // A round without compaction.
-            for _ in 0..<min(500, max(0, commits - without.count)) { without.append(try timedCommit()) }
-            // A round with one compaction running: commit until it ends.
-            guard during.count < commits else { continue }
+        // Rounds alternate: one compaction with commits timed while it runs, then as long again with
+        // no compaction, so that both sides are exposed for as long to the rest of the machine (the
+        // interval's background sync, other processes) and their longest commits compare.
+        while without.count < commits || during.count < commits || compactions < 3 {
             running.store(true, ordering: .sequentiallyConsistent)
             let failure = Mutex<String?>(nil)
+            let started = clock.now
             let thread = Thread {
                 do { try journal.compact() } catch { failure.withLock { $0 = "\(error)" } }
                 running.store(false, ordering: .sequentiallyConsistent)
@@ -97,6 +98,9 @@ public enum CompactionBenchmark {
             }
             if let message = failure.withLock({ $0 }) { throw JournalError(.ioFailure, "A compaction failed during the benchmark: \(message)") }
             compactions += 1
+            let roundLength = clock.now - started
+            let quietStart = clock.now
+            while clock.now - quietStart < roundLength || without.count < min(commits, 500) { without.append(try timedCommit()) }
         }
         try journal.close()
         without.sort()
