@@ -2,9 +2,10 @@
 /// in the segment's path table (``BatchDecoder/paths``), so that a path is not looked up by value for
 /// every entry that names it.
 protocol BatchEntrySink {
-    /// The state of path number `index` as of the end of the previous batch (the committed state
-    /// overlaid with the earlier batches of the same epoch), or `nil` when the path has none.
-    func currentState(ofPath index: Int) -> [UInt8]?
+    /// Appends the state of path number `index` as of the end of the previous batch (the committed
+    /// state overlaid with the earlier batches of the same epoch) to `buffer`, or returns `false`
+    /// when the path has none.
+    func appendCurrentState(ofPath index: Int, to buffer: inout [UInt8]) -> Bool
     /// Path number ``BatchDecoder/paths``.count - 1 was just defined: called for each path a batch
     /// defines, in order, before that batch's entries are delivered.
     mutating func pathDefined(_ path: RestorationPath)
@@ -57,11 +58,10 @@ struct BatchDecoder {
             guard reference >= 1, reference <= UInt64(paths.count) else {
                 throw FormatViolation("previous-version reference \(reference) is not a path defined before this batch")
             }
-            guard let previous = sink.currentState(ofPath: Int(reference) - 1) else {
+            guard sink.appendCurrentState(ofPath: Int(reference) - 1, to: &previousVersions) else {
                 throw FormatViolation(
                     "entry is compressed against a previous version of \(paths[Int(reference) - 1]) that does not exist")
             }
-            previousVersions.append(contentsOf: previous)
             guard previousVersions.count <= BatchCodec.dictionaryLimit else {
                 throw FormatViolation("previous versions exceed the dictionary limit")
             }

@@ -2,9 +2,12 @@
 ///
 /// Within a segment, entries are applied to a table indexed by the segment's path numbers (see
 /// ``BatchEntrySink``) instead of to the state dictionary: a path changed a thousand times in a
-/// segment is hashed once, when the segment ends and its latest value is written to ``state``. Each
-/// change the epoch being read makes is remembered in an undo list, which ``commit()`` forgets and
-/// ``discard()`` plays back.
+/// segment is hashed once, when the segment ends and its latest value moves into the state.
+///
+/// Each path's value lives in its own array, which a put overwrites in place when it fits, so that
+/// replaying a change costs copies rather than an allocation and the release of the value it
+/// replaces. To take back the epoch being read, each change first saves what it overwrites in an
+/// undo list (and the bytes in ``undoBytes``), which ``commit()`` forgets and ``discard()`` plays back.
 struct EpochAssembler: BatchEntrySink {
     /// The state as of the end of the last segment (or of the checkpoint), without the changes in
     /// ``slots``: see ``finish()``.
@@ -12,27 +15,32 @@ struct EpochAssembler: BatchEntrySink {
     /// Per path number of the current segment, the path and its value as of the last change read.
     private var slots: [Slot] = []
     private var undo: [Undo] = []
+    /// The bytes of the values the epoch being read overwrote, one after another.
+    private var undoBytes: [UInt8] = []
     private var pendingChanges: [JournalChange] = []
     let keepsChanges: Bool
 
-    /// What a path's value is in the current segment.
-    private enum Value {
+    private enum Status {
         /// Not changed in this segment: as in ``state``.
         case inherited
-        case present([UInt8])
+        /// The value is the slot's ``Slot/bytes``.
+        case present
         case absent
     }
 
     private struct Slot {
         let path: RestorationPath
-        var value: Value
+        var status: Status
+        /// The value when ``status`` is ``Status/present``; otherwise memory kept for the next put.
+        var bytes: [UInt8]
     }
 
     /// How to take back one change of the epoch being read.
     private enum Undo {
-        case slot(Int, Value)
-        /// Undoes a `removeAll`: the state and the slots' values as they were before it.
-        case clear([RestorationPath: [UInt8]], [Value])
+        /// The slot's status before, and when it was present, where its bytes were saved.
+        case slot(Int, Status, start: Int, count: Int)
+        /// Undoes a `removeAll`: the state and the slots as they were before it.
+        case clear([RestorationPath: [UInt8]], [Slot])
     }
 
     init(keepsChanges: Bool) { self.keepsChanges = keepsChanges }
@@ -46,62 +54,72 @@ struct EpochAssembler: BatchEntrySink {
         return state
     }
 
-    /// Drops the pending changes and folds the segment's path table into ``state``: called when a
+    /// Drops the pending changes and moves the segment's values into the state: called when a
     /// segment's scan ends, however it ends, before the next segment numbers its paths anew.
     mutating func endSegment() {
         discard()
         for slot in slots {
-            switch slot.value {
+            switch slot.status {
             case .inherited: break
-            case .present(let bytes): state[slot.path] = bytes
+            case .present: state[slot.path] = slot.bytes
             case .absent: state.removeValue(forKey: slot.path)
             }
         }
         slots.removeAll(keepingCapacity: true)
     }
 
-    func currentState(ofPath index: Int) -> [UInt8]? {
-        switch slots[index].value {
-        case .inherited: state[slots[index].path]
-        case .present(let bytes): bytes
-        case .absent: nil
+    func appendCurrentState(ofPath index: Int, to buffer: inout [UInt8]) -> Bool {
+        switch slots[index].status {
+        case .inherited:
+            guard let bytes = state[slots[index].path] else { return false }
+            buffer.append(contentsOf: bytes)
+        case .present: buffer.append(contentsOf: slots[index].bytes)
+        case .absent: return false
         }
+        return true
     }
 
     mutating func pathDefined(_ path: RestorationPath) {
-        slots.append(Slot(path: path, value: .inherited))
+        slots.append(Slot(path: path, status: .inherited, bytes: []))
     }
 
     mutating func put(path index: Int, state bytes: UnsafeRawBufferPointer) {
-        set(index, .present(Array(bytes)))
+        saveForUndo(index)
+        slots[index].status = .present
+        // Reuse the slot's array unless it is shared or much larger than the new value (it becomes
+        // part of the state the caller keeps).
+        if slots[index].bytes.capacity > 2 * bytes.count + 64 {
+            slots[index].bytes = Array(bytes)
+        } else {
+            slots[index].bytes.removeAll(keepingCapacity: true)
+            slots[index].bytes.append(contentsOf: bytes)
+        }
+        if keepsChanges { pendingChanges.append(.put(slots[index].path, slots[index].bytes)) }
     }
 
     mutating func remove(path index: Int) {
-        set(index, .absent)
+        saveForUndo(index)
+        slots[index].status = .absent
+        if keepsChanges { pendingChanges.append(.remove(slots[index].path)) }
     }
 
     mutating func removeAll() {
-        undo.append(.clear(state, slots.map(\.value)))
+        undo.append(.clear(state, slots))
         state = [:]
-        for index in slots.indices { slots[index].value = .absent }
+        for index in slots.indices { slots[index].status = .absent }
         if keepsChanges { pendingChanges.append(.removeAll) }
     }
 
-    private mutating func set(_ index: Int, _ value: Value) {
-        let old = slots[index].value
-        slots[index].value = value
-        undo.append(.slot(index, old))
-        if keepsChanges {
-            switch value {
-            case .present(let bytes): pendingChanges.append(.put(slots[index].path, bytes))
-            default: pendingChanges.append(.remove(slots[index].path))
-            }
-        }
+    private mutating func saveForUndo(_ index: Int) {
+        let start = undoBytes.count
+        if slots[index].status == .present { undoBytes.append(contentsOf: slots[index].bytes) }
+        undo.append(.slot(index, slots[index].status, start: start, count: undoBytes.count - start))
     }
 
     /// Makes the pending changes part of the state and returns them (when ``keepsChanges``).
     mutating func commit() -> [JournalChange] {
         undo.removeAll(keepingCapacity: true)
+        undoBytes.removeAll(keepingCapacity: true)
         defer { pendingChanges.removeAll(keepingCapacity: true) }
         return pendingChanges
     }
@@ -110,12 +128,16 @@ struct EpochAssembler: BatchEntrySink {
     mutating func discard() {
         while let last = undo.popLast() {
             switch last {
-            case .slot(let index, let value): slots[index].value = value
-            case .clear(let previousState, let values):
+            case .slot(let index, let status, let start, let count):
+                slots[index].status = status
+                if status == .present { slots[index].bytes = Array(undoBytes[start..<start + count]) }
+            case .clear(let previousState, let previousSlots):
                 state = previousState
-                for index in slots.indices { slots[index].value = index < values.count ? values[index] : .inherited }
+                let defined = slots[previousSlots.count...].map { Slot(path: $0.path, status: .inherited, bytes: []) }
+                slots = previousSlots + defined
             }
         }
+        undoBytes.removeAll(keepingCapacity: true)
         pendingChanges.removeAll(keepingCapacity: true)
     }
 }
