@@ -19,6 +19,7 @@ struct ByteReader {
     var remaining: Int { base.count - position }
     var isAtEnd: Bool { position == base.count }
 
+    @inline(__always)
     mutating func u8() throws(FormatViolation) -> UInt8 {
         guard remaining >= 1 else { throw FormatViolation("unexpected end of record") }
         defer { position += 1 }
@@ -60,6 +61,7 @@ struct ByteReader {
 
     /// A varint that must not exceed `limit`, as an `Int`. `what` names the field in the error; it is
     /// only evaluated then, since this runs for every length of every entry read.
+    @inline(__always)
     mutating func count(atMost limit: Int, _ what: @autoclosure () -> String) throws(FormatViolation) -> Int {
         // One-byte varints are the common case: lengths of path components and of small states.
         if position < base.count, base[position] < 0x80 {
@@ -73,6 +75,7 @@ struct ByteReader {
         return Int(value)
     }
 
+    @inline(__always)
     mutating func bytes(_ count: Int) throws(FormatViolation) -> UnsafeRawBufferPointer {
         guard count >= 0, remaining >= count else { throw FormatViolation("length \(count) runs past the record") }
         defer { position += count }

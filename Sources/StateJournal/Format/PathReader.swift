@@ -24,23 +24,29 @@ struct PathReader {
         var components: [String] = []
         components.reserveCapacity(depth)
         for level in 0..<depth {
-            let length = try reader.count(atMost: JournalLimits.maximumComponentLength, "path component length")
-            let bytes = try reader.bytes(length)
-            if level < lastComponents.count, Self.equal(lastComponents[level].bytes, bytes) {
-                components.append(lastComponents[level].string)
-                continue
-            }
-            guard let string = ByteReader.validatedString(bytes) else {
-                throw FormatViolation("path component is not valid UTF-8")
-            }
-            components.append(string)
-            if level < lastComponents.count {
-                lastComponents[level] = (bytes, string)
-            } else {
-                lastComponents.append((bytes, string))
-            }
+            components.append(try component(at: level, from: &reader))
         }
         return RestorationPath(components)
+    }
+
+    /// Reads the component at depth `level`, reusing the last string read at that depth when the
+    /// bytes are the same.
+    @inline(__always)
+    private mutating func component(at level: Int, from reader: inout ByteReader) throws(FormatViolation) -> String {
+        let length = try reader.count(atMost: JournalLimits.maximumComponentLength, "path component length")
+        let bytes = try reader.bytes(length)
+        if level < lastComponents.count, Self.equal(lastComponents[level].bytes, bytes) {
+            return lastComponents[level].string
+        }
+        guard let string = ByteReader.validatedString(bytes) else {
+            throw FormatViolation("path component is not valid UTF-8")
+        }
+        if level < lastComponents.count {
+            lastComponents[level] = (bytes, string)
+        } else {
+            lastComponents.append((bytes, string))
+        }
+        return string
     }
 
     private static func equal(_ left: UnsafeRawBufferPointer, _ right: UnsafeRawBufferPointer) -> Bool {
