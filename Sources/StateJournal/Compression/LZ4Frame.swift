@@ -101,7 +101,8 @@ final class LZ4FrameDecompressor {
             }
             var sourceSize = input.count - consumed
             var destinationSize = capacity - produced
-            let hint = LZ4F_decompress(context, buffer! + produced, &destinationSize, input.baseAddress! + consumed, &sourceSize, nil)
+            let hint = LZ4F_decompress(
+                context, buffer! + produced, &destinationSize, input.baseAddress! + consumed, &sourceSize, nil)
             if LZ4F_isError(hint) != 0 {
                 throw FormatViolation("the LZ4 frame is damaged: \(String(cString: LZ4F_getErrorName(hint)))")
             }

@@ -59,8 +59,8 @@ struct BatchDecoder {
                 throw FormatViolation("previous-version reference \(reference) is not a path defined before this batch")
             }
             guard sink.appendCurrentState(ofPath: Int(reference) - 1, to: &previousVersions) else {
-                throw FormatViolation(
-                    "entry is compressed against a previous version of \(paths[Int(reference) - 1]) that does not exist")
+                let path = paths[Int(reference) - 1]
+                throw FormatViolation("entry is compressed against a previous version of \(path) that does not exist")
             }
             guard previousVersions.count <= BatchCodec.dictionaryLimit else {
                 throw FormatViolation("previous versions exceed the dictionary limit")
@@ -80,7 +80,8 @@ struct BatchDecoder {
             guard stored.count == bodyLength else { throw FormatViolation("raw body length does not match") }
             body.withUnsafeMutableBytes { $0.copyMemory(from: stored) }
         case 1:
-            BatchCodec.assembleDictionary(previousBody: previousBody, previousVersions: previousVersions, into: &dictionary)
+            BatchCodec.assembleDictionary(
+                previousBody: previousBody, previousVersions: previousVersions, into: &dictionary)
             let decoded = body.withUnsafeMutableBytes { destination in
                 dictionary.withUnsafeBytes { LZ4Decompressor.decompress(stored, dictionary: $0, into: destination) }
             }
@@ -88,7 +89,9 @@ struct BatchDecoder {
         default:
             throw FormatViolation("unknown body encoding \(encoding)")
         }
-        guard CRC32C.checksum(body) == bodyChecksum else { throw FormatViolation("body checksum mismatch after decoding") }
+        guard CRC32C.checksum(body) == bodyChecksum else {
+            throw FormatViolation("body checksum mismatch after decoding")
+        }
 
         let previousReferences = UnsafeRawBufferPointer(rebasing: payload[previousStart..<previousEnd])
         let decodedBody = body  // shares the buffer: `self` changes below while it is read
@@ -96,7 +99,8 @@ struct BatchDecoder {
         do {
             statesStart = try decodedBody.withUnsafeBytes { bodyBytes in
                 var entry = ByteReader(bodyBytes)
-                return try readHeaders(count, from: &entry, previousReferences: previousReferences, previousCount: previousCount)
+                return try readHeaders(
+                    count, from: &entry, previousReferences: previousReferences, previousCount: previousCount)
             }
         } catch {
             throw (error as? FormatViolation) ?? FormatViolation("\(error)")
@@ -108,7 +112,8 @@ struct BatchDecoder {
             for header in entries {
                 switch header.operation {
                 case .put:
-                    sink.put(path: header.path, state: UnsafeRawBufferPointer(rebasing: bodyBytes[position..<position + header.length]))
+                    let state = UnsafeRawBufferPointer(rebasing: bodyBytes[position..<position + header.length])
+                    sink.put(path: header.path, state: state)
                     position += header.length
                 case .remove: sink.remove(path: header.path)
                 case .removeAll: sink.removeAll()
