@@ -27,10 +27,12 @@ let package = Package(
             pkgConfig: "sqlite3",
             providers: [.apt(["libsqlite3-dev"])]
         ),
+        .target(name: "CCRC32C"),
         .target(
             name: "StateJournal",
             dependencies: [
                 "CLZ4",
+                "CCRC32C",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "Metrics", package: "swift-metrics"),
             ]

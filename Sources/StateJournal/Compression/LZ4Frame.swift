@@ -1,5 +1,11 @@
 import CLZ4
 
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
 /// The LZ4 frame format (what the `lz4` tool reads and writes), with a content checksum and linked
 /// 4 MiB blocks: the container of checkpoints.
 final class LZ4FrameCompressor {
@@ -49,12 +55,17 @@ final class LZ4FrameCompressor {
 }
 
 /// Decompresses one LZ4 frame fed in pieces, refusing to produce more than a limit.
+///
+/// The frame decompresses straight into one growing buffer. It grows with `realloc`, which moves a
+/// large buffer by remapping its pages rather than copying them, and is sized from the first feed
+/// so that a typical checkpoint needs no growth at all; pages reserved but never written cost nothing.
 final class LZ4FrameDecompressor {
     private var context: OpaquePointer?
-    private(set) var output: [UInt8] = []
+    private var buffer: UnsafeMutableRawPointer?
+    private var capacity = 0
+    private var produced = 0
     private(set) var finished = false
     private let limit: Int
-    private var scratch = [UInt8](repeating: 0, count: 1 << 20)
 
     init(limit: Int) throws {
         self.limit = limit
@@ -63,25 +74,43 @@ final class LZ4FrameDecompressor {
         }
     }
 
-    deinit { LZ4F_freeDecompressionContext(context) }
+    deinit {
+        LZ4F_freeDecompressionContext(context)
+        free(buffer)
+    }
+
+    /// Calls `body` with the bytes decompressed so far.
+    func withOutput<T, E: Error>(_ body: (UnsafeRawBufferPointer) throws(E) -> T) throws(E) -> T {
+        try body(UnsafeRawBufferPointer(start: produced > 0 ? buffer : nil, count: produced))
+    }
 
     /// Feeds compressed bytes; returns how many of them belong to the frame.
     func feed(_ input: UnsafeRawBufferPointer) throws(FormatViolation) -> Int {
         var consumed = 0
         while consumed < input.count && !finished {
-            var sourceSize = input.count - consumed
-            var destinationSize = scratch.count
-            let hint = scratch.withUnsafeMutableBytes { destination in
-                LZ4F_decompress(context, destination.baseAddress, &destinationSize, input.baseAddress! + consumed, &sourceSize, nil)
+            if produced == capacity {
+                // A checkpoint's content compresses about 5 to 10 times; 16 times the first piece
+                // fed (up to the limit, plus one byte to notice going beyond it) is rarely outgrown.
+                let wanted = capacity == 0 ? input.count * 16 : capacity * 2
+                let grown = min(max(wanted, 1 << 16), limit + 1)
+                guard grown > capacity, let moved = realloc(buffer, grown) else {
+                    throw FormatViolation("the LZ4 frame decompresses to more than \(limit) bytes")
+                }
+                buffer = moved
+                capacity = grown
             }
+            var sourceSize = input.count - consumed
+            var destinationSize = capacity - produced
+            let hint = LZ4F_decompress(
+                context, buffer! + produced, &destinationSize, input.baseAddress! + consumed, &sourceSize, nil)
             if LZ4F_isError(hint) != 0 {
                 throw FormatViolation("the LZ4 frame is damaged: \(String(cString: LZ4F_getErrorName(hint)))")
             }
             consumed += sourceSize
-            guard output.count + destinationSize <= limit else {
+            produced += destinationSize
+            guard produced <= limit else {
                 throw FormatViolation("the LZ4 frame decompresses to more than \(limit) bytes")
             }
-            output.append(contentsOf: scratch[0..<destinationSize])
             if hint == 0 { finished = true }
             if sourceSize == 0 && destinationSize == 0 { break }
         }

@@ -19,6 +19,7 @@ struct ByteReader {
     var remaining: Int { base.count - position }
     var isAtEnd: Bool { position == base.count }
 
+    @inline(__always)
     mutating func u8() throws(FormatViolation) -> UInt8 {
         guard remaining >= 1 else { throw FormatViolation("unexpected end of record") }
         defer { position += 1 }
@@ -58,25 +59,54 @@ struct ByteReader {
         }
     }
 
-    /// A varint that must not exceed `limit`, as an `Int`.
-    mutating func count(atMost limit: Int, _ what: String) throws(FormatViolation) -> Int {
+    /// A varint that must not exceed `limit`, as an `Int`. `what` names the field in the error; it is
+    /// only evaluated then, since this runs for every length of every entry read.
+    @inline(__always)
+    mutating func count(atMost limit: Int, _ what: @autoclosure () -> String) throws(FormatViolation) -> Int {
+        // One-byte varints are the common case: lengths of path components and of small states.
+        if position < base.count, base[position] < 0x80 {
+            let value = Int(base[position])
+            guard value <= limit else { throw FormatViolation("\(what()) \(value) exceeds the limit \(limit)") }
+            position += 1
+            return value
+        }
         let value = try varint()
-        guard value <= UInt64(limit) else { throw FormatViolation("\(what) \(value) exceeds the limit \(limit)") }
+        guard value <= UInt64(limit) else { throw FormatViolation("\(what()) \(value) exceeds the limit \(limit)") }
         return Int(value)
     }
 
+    @inline(__always)
     mutating func bytes(_ count: Int) throws(FormatViolation) -> UnsafeRawBufferPointer {
         guard count >= 0, remaining >= count else { throw FormatViolation("length \(count) runs past the record") }
         defer { position += count }
         return UnsafeRawBufferPointer(rebasing: base[position..<position + count])
     }
 
-    mutating func string(atMost limit: Int, _ what: String) throws(FormatViolation) -> String {
-        let length = try count(atMost: limit, "\(what) length")
+    mutating func string(atMost limit: Int, _ what: @autoclosure () -> String) throws(FormatViolation) -> String {
+        let length = try count(atMost: limit, "\(what()) length")
         let raw = try bytes(length)
-        guard let string = String(validating: raw, as: UTF8.self) else {
-            throw FormatViolation("\(what) is not valid UTF-8")
+        guard let string = Self.validatedString(raw) else {
+            throw FormatViolation("\(what()) is not valid UTF-8")
         }
         return string
+    }
+
+    /// The string `bytes` encode, or `nil` when they are not valid UTF-8: the same answer as
+    /// `String(validating:as:)`, sooner for ASCII, which every byte below 0x80 is and which
+    /// restoration paths almost always are.
+    static func validatedString(_ bytes: UnsafeRawBufferPointer) -> String? {
+        var index = 0
+        let count = bytes.count
+        var high: UInt64 = 0
+        while count - index >= 8 {
+            high |= bytes.loadUnaligned(fromByteOffset: index, as: UInt64.self)
+            index += 8
+        }
+        while index < count {
+            high |= UInt64(bytes[index])
+            index += 1
+        }
+        if high & 0x8080_8080_8080_8080 == 0 { return String(decoding: bytes, as: UTF8.self) }
+        return String(validating: bytes, as: UTF8.self)
     }
 }

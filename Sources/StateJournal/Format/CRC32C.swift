@@ -1,7 +1,14 @@
+import CCRC32C
+
 /// CRC-32C (Castagnoli), the checksum of every record, header and manifest.
 ///
-/// Table-driven, eight bytes at a time ("slicing by 8").
+/// With the processor's CRC-32C instruction where there is one (SSE 4.2 on x86-64, the CRC
+/// extension on 64-bit ARM), several times faster than the table; otherwise table-driven, eight
+/// bytes at a time ("slicing by 8").
 enum CRC32C {
+    /// Whether ``checksum(_:continuing:)`` uses the processor's instruction.
+    static let usesHardware = sj_crc32c_hardware_available()
+
     private static let polynomial: UInt32 = 0x82F6_3B78
 
     private static let tables: [UInt32] = {
@@ -23,6 +30,14 @@ enum CRC32C {
 
     /// The checksum of `bytes`, continuing from `crc` (the checksum of what came before).
     static func checksum(_ bytes: UnsafeRawBufferPointer, continuing crc: UInt32 = 0) -> UInt32 {
+        if usesHardware, let start = bytes.baseAddress {
+            return ~sj_crc32c_hardware(~crc, start, bytes.count)
+        }
+        return tableChecksum(bytes, continuing: crc)
+    }
+
+    /// ``checksum(_:continuing:)`` without the processor's instruction.
+    static func tableChecksum(_ bytes: UnsafeRawBufferPointer, continuing crc: UInt32 = 0) -> UInt32 {
         tables.withUnsafeBufferPointer { table in
             var crc = ~crc
             var index = 0

@@ -89,15 +89,11 @@ struct CheckpointContent: Sendable {
         let count = try reader.count(atMost: reader.remaining / 3, "live path count")
         var entries: [RestorationPath: [UInt8]] = [:]
         entries.reserveCapacity(count)
+        var paths = PathReader()
         for _ in 0..<count {
-            let depth = try reader.count(atMost: JournalLimits.maximumPathDepth, "path depth")
-            guard depth > 0 else { throw FormatViolation("a path has no components") }
-            var components: [String] = []
-            for _ in 0..<depth {
-                components.append(try reader.string(atMost: JournalLimits.maximumComponentLength, "path component"))
-            }
+            let path = try paths.read(from: &reader)
             let length = try reader.count(atMost: JournalLimits.maximumStateSize, "state length")
-            entries[RestorationPath(components)] = Array(try reader.bytes(length))
+            entries[path] = Array(try reader.bytes(length))
         }
         guard reader.isAtEnd, entries.count == count else { throw FormatViolation("checkpoint content has trailing bytes or repeated paths") }
         return CheckpointContent(

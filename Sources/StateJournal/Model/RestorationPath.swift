@@ -79,6 +79,41 @@ public struct RestorationPath: Hashable, Comparable, Sendable, CustomStringConve
             && zip(prefix.components, components).allSatisfy { $0 == $1 }
     }
 
+    /// Feeds `hasher` exactly what hashing ``components`` feeds it (the count, then each component
+    /// as `String` hashes itself: its NFC UTF-8 bytes and a 0xFF terminator), so a path hashes to the
+    /// same value as its components and stays consistent with `==`. ASCII components, NFC as they
+    /// are, go to the hasher together in one call instead of one call or more each.
+    public func hash(into hasher: inout Hasher) {
+        hasher.combine(components.count)
+        withUnsafeTemporaryAllocation(byteCount: 256, alignment: 1) { buffer in
+            var used = 0
+            for component in components {
+                let gathered = component.utf8.withContiguousStorageIfAvailable { utf8 -> Bool in
+                    guard utf8.count < buffer.count - used, Self.isASCII(utf8) else { return false }
+                    UnsafeMutableRawBufferPointer(rebasing: buffer[used..<used + utf8.count]).copyMemory(
+                        from: UnsafeRawBufferPointer(utf8))
+                    buffer[used + utf8.count] = 0xFF
+                    used += utf8.count + 1
+                    return true
+                }
+                if gathered == true { continue }
+                if used > 0 {
+                    hasher.combine(bytes: UnsafeRawBufferPointer(rebasing: buffer[..<used]))
+                    used = 0
+                }
+                // Not ASCII, or too long to gather: hashed by String itself, which normalizes.
+                hasher.combine(component)
+            }
+            if used > 0 { hasher.combine(bytes: UnsafeRawBufferPointer(rebasing: buffer[..<used])) }
+        }
+    }
+
+    private static func isASCII(_ bytes: UnsafeBufferPointer<UInt8>) -> Bool {
+        var high: UInt8 = 0
+        for byte in bytes { high |= byte }
+        return high < 0x80
+    }
+
     /// Orders paths component by component, comparing components by their UTF-8 bytes.
     public static func < (lhs: RestorationPath, rhs: RestorationPath) -> Bool {
         for (left, right) in zip(lhs.components, rhs.components) where left != right {

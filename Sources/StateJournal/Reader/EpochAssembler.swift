@@ -1,51 +1,143 @@
-/// Applies decoded changes epoch by epoch: the changes of the epoch being read wait in an overlay
-/// and reach the state only when its commit record is read, so an epoch applies wholly or not at all.
-struct EpochAssembler {
-    private(set) var state: [RestorationPath: [UInt8]] = [:]
-    private var overlay: [RestorationPath: [UInt8]?] = [:]
-    private var overlayCleared = false
-    private(set) var pendingChanges: [JournalChange] = []
+/// Applies decoded entries epoch by epoch, so that an epoch applies wholly or not at all.
+///
+/// Within a segment, entries are applied to a table indexed by the segment's path numbers (see
+/// ``BatchEntrySink``) instead of to the state dictionary: a path changed a thousand times in a
+/// segment is hashed once, when the segment ends and its latest value moves into the state.
+///
+/// Each path's value lives in its own array, which a put overwrites in place when it fits, so that
+/// replaying a change costs copies rather than an allocation and the release of the value it
+/// replaces. To take back the epoch being read, each change first saves what it overwrites in an
+/// undo list (and the bytes in ``undoBytes``), which ``commit()`` forgets and ``discard()`` plays back.
+struct EpochAssembler: BatchEntrySink {
+    /// The state as of the end of the last segment (or of the checkpoint), without the changes in
+    /// ``slots``: see ``finish()``.
+    private var state: [RestorationPath: [UInt8]] = [:]
+    /// Per path number of the current segment, the path and its value as of the last change read.
+    private var slots: [Slot] = []
+    private var undo: [Undo] = []
+    /// The bytes of the values the epoch being read overwrote, one after another.
+    private var undoBytes: [UInt8] = []
+    private var pendingChanges: [JournalChange] = []
     let keepsChanges: Bool
+
+    private enum Status {
+        /// Not changed in this segment: as in ``state``.
+        case inherited
+        /// The value is the slot's ``Slot/bytes``.
+        case present
+        case absent
+    }
+
+    private struct Slot {
+        let path: RestorationPath
+        var status: Status
+        /// The value when ``status`` is ``Status/present``; otherwise memory kept for the next put.
+        var bytes: [UInt8]
+    }
+
+    /// How to take back one change of the epoch being read.
+    private enum Undo {
+        /// The slot's status before, and when it was present, where its bytes were saved.
+        case slot(Int, Status, start: Int, count: Int)
+        /// Undoes a `removeAll`: the state and the slots as they were before it.
+        case clear([RestorationPath: [UInt8]], [Slot])
+    }
 
     init(keepsChanges: Bool) { self.keepsChanges = keepsChanges }
 
     /// Starts from a checkpoint's state.
     mutating func load(_ entries: [RestorationPath: [UInt8]]) { state = entries }
 
-    /// A path's state as of the last change read, committed or not.
-    func current(_ path: RestorationPath) -> [UInt8]? {
-        if let pending = overlay[path] { return pending }
-        return overlayCleared ? nil : state[path]
+    /// The committed state, once the pending changes are dropped and the segment's table folded in.
+    mutating func finish() -> [RestorationPath: [UInt8]] {
+        endSegment()
+        return state
     }
 
-    mutating func apply(_ changes: [JournalChange]) {
-        for change in changes {
-            switch change {
-            case .put(let path, let bytes): overlay[path] = .some(bytes)
-            case .remove(let path): overlay[path] = .some(nil)
-            case .removeAll:
-                overlay.removeAll()
-                overlayCleared = true
+    /// Drops the pending changes and moves the segment's values into the state: called when a
+    /// segment's scan ends, however it ends, before the next segment numbers its paths anew.
+    mutating func endSegment() {
+        discard()
+        for slot in slots {
+            switch slot.status {
+            case .inherited: break
+            case .present: state[slot.path] = slot.bytes
+            case .absent: state.removeValue(forKey: slot.path)
             }
         }
-        if keepsChanges { pendingChanges.append(contentsOf: changes) }
+        slots.removeAll(keepingCapacity: true)
     }
 
-    /// Makes the pending changes part of the state and returns them.
-    mutating func commit() -> [JournalChange] {
-        if overlayCleared { state.removeAll() }
-        for (path, value) in overlay {
-            if let value { state[path] = value } else { state.removeValue(forKey: path) }
+    func appendCurrentState(ofPath index: Int, to buffer: inout [UInt8]) -> Bool {
+        switch slots[index].status {
+        case .inherited:
+            guard let bytes = state[slots[index].path] else { return false }
+            buffer.append(contentsOf: bytes)
+        case .present: buffer.append(contentsOf: slots[index].bytes)
+        case .absent: return false
         }
-        return discard()
+        return true
     }
 
-    /// Drops the pending changes.
-    @discardableResult
-    mutating func discard() -> [JournalChange] {
-        overlay.removeAll(keepingCapacity: true)
-        overlayCleared = false
+    mutating func pathDefined(_ path: RestorationPath) {
+        slots.append(Slot(path: path, status: .inherited, bytes: []))
+    }
+
+    mutating func put(path index: Int, state bytes: UnsafeRawBufferPointer) {
+        saveForUndo(index)
+        slots[index].status = .present
+        // Reuse the slot's array unless it is shared or much larger than the new value (it becomes
+        // part of the state the caller keeps).
+        if slots[index].bytes.capacity > 2 * bytes.count + 64 {
+            slots[index].bytes = Array(bytes)
+        } else {
+            slots[index].bytes.removeAll(keepingCapacity: true)
+            slots[index].bytes.append(contentsOf: bytes)
+        }
+        if keepsChanges { pendingChanges.append(.put(slots[index].path, slots[index].bytes)) }
+    }
+
+    mutating func remove(path index: Int) {
+        saveForUndo(index)
+        slots[index].status = .absent
+        if keepsChanges { pendingChanges.append(.remove(slots[index].path)) }
+    }
+
+    mutating func removeAll() {
+        undo.append(.clear(state, slots))
+        state = [:]
+        for index in slots.indices { slots[index].status = .absent }
+        if keepsChanges { pendingChanges.append(.removeAll) }
+    }
+
+    private mutating func saveForUndo(_ index: Int) {
+        let start = undoBytes.count
+        if slots[index].status == .present { undoBytes.append(contentsOf: slots[index].bytes) }
+        undo.append(.slot(index, slots[index].status, start: start, count: undoBytes.count - start))
+    }
+
+    /// Makes the pending changes part of the state and returns them (when ``keepsChanges``).
+    mutating func commit() -> [JournalChange] {
+        undo.removeAll(keepingCapacity: true)
+        undoBytes.removeAll(keepingCapacity: true)
         defer { pendingChanges.removeAll(keepingCapacity: true) }
         return pendingChanges
+    }
+
+    /// Takes back the pending changes.
+    mutating func discard() {
+        while let last = undo.popLast() {
+            switch last {
+            case .slot(let index, let status, let start, let count):
+                slots[index].status = status
+                if status == .present { slots[index].bytes = Array(undoBytes[start..<start + count]) }
+            case .clear(let previousState, let previousSlots):
+                state = previousState
+                let defined = slots[previousSlots.count...].map { Slot(path: $0.path, status: .inherited, bytes: []) }
+                slots = previousSlots + defined
+            }
+        }
+        undoBytes.removeAll(keepingCapacity: true)
+        pendingChanges.removeAll(keepingCapacity: true)
     }
 }

@@ -66,28 +66,33 @@ struct JournalScanner {
         var result = ScanResult()
         var assembler = EpochAssembler(keepsChanges: options.keepsChanges)
         result.highestEpochSeen = manifest.newestCheckpointEpoch
-        let start = try chooseStart(&result)
-        var previousLastEpoch = start?.info.epoch ?? 0
+        var start = try chooseStart(&result)
+        let startEpoch = start?.info.epoch ?? 0
+        var previousLastEpoch = startEpoch
         do {
-            if let start {
-                assembler.load(start.entries)
-                let info = start.info.epochInfo
+            if let info = start?.info.epochInfo, let entries = start?.entries {
+                var changes: [JournalChange] = []
+                if visit != nil && options.keepsChanges {
+                    changes = [.removeAll] + entries.keys.sorted().map { JournalChange.put($0, entries[$0]!) }
+                }
+                assembler.load(entries)
+                // The assembler then holds the only reference, so that replay changes the state in place.
+                start?.entries = [:]
                 result.lastEpoch = info
                 if let visit {
-                    let changes = options.keepsChanges ? [.removeAll] + start.entries.keys.sorted().map { JournalChange.put($0, start.entries[$0]!) } : []
                     if try !visit(info, changes) { throw Stop() }
                 }
                 if let through = options.through, info.epoch >= through { throw Stop() }
             }
             for (index, sequence) in manifest.segments.enumerated() {
                 let finished = try scanSegment(
-                    index: index, sequence: sequence, startEpoch: start?.info.epoch ?? 0, expectedBase: previousLastEpoch,
+                    index: index, sequence: sequence, startEpoch: startEpoch, expectedBase: previousLastEpoch,
                     result: &result, assembler: &assembler, visit: visit)
                 previousLastEpoch = result.lastEpoch?.epoch ?? previousLastEpoch
                 if finished { break }
             }
         } catch is Stop {}
-        result.state = assembler.state
+        result.state = assembler.finish()
         return result
     }
 
@@ -186,6 +191,8 @@ struct JournalScanner {
             return true
         }
 
+        // However the segment's scan ends, its committed changes reach the state before the next one.
+        defer { assembler.endSegment() }
         var tail = TailPosition(
             segmentIndex: index, header: header, committedEnd: Int64(SegmentHeader.size), fileSize: fileSize, sealed: false,
             paths: [], lastMetadata: nil)
@@ -246,17 +253,14 @@ struct JournalScanner {
                 switch record.type {
                 case .batch:
                     if options.decode {
-                        let changes: [JournalChange]
                         do {
-                            changes = try record.payload.withUnsafeBytes { payload in
-                                try decoder.decode(payload) { assembler.current($0) }
+                            entries += try record.payload.withUnsafeBytes { payload in
+                                try decoder.decode(payload, into: &assembler)
                             }
                         } catch {
                             try damage(record.offset, (error as? FormatViolation)?.reason ?? "\(error)")
                             return true
                         }
-                        entries += changes.count
-                        assembler.apply(changes)
                     } else {
                         let count = record.payload.withUnsafeBytes { payload in
                             var reader = ByteReader(payload)
@@ -274,22 +278,19 @@ struct JournalScanner {
                         let decoded = try record.payload.withUnsafeBytes { payload in
                             let (commit, inlineStart) = try CommitRecord.decode(payload, previousTimestamp: previousTimestamp)
                             let inline = UnsafeRawBufferPointer(rebasing: payload[inlineStart...])
-                            var inlineChanges: [JournalChange]?
                             var inlineCount = 0
                             if !inline.isEmpty {
                                 if options.decode {
-                                    inlineChanges = try decoder.decode(inline) { assembler.current($0) }
-                                    inlineCount = inlineChanges!.count
+                                    inlineCount = try decoder.decode(inline, into: &assembler)
                                 } else {
                                     var reader = ByteReader(inline)
                                     inlineCount = try reader.count(atMost: JournalLimits.maximumBatchEntries, "batch entry count")
                                 }
                             }
-                            return (commit, inlineChanges, inlineCount)
+                            return (commit, inlineCount)
                         }
                         commit = decoded.0
-                        if let inlineChanges = decoded.1 { assembler.apply(inlineChanges) }
-                        entries += decoded.2
+                        entries += decoded.1
                     } catch {
                         try damage(record.offset, (error as? FormatViolation)?.reason ?? "\(error)")
                         return true

@@ -1,0 +1,189 @@
+/// Where a ``BatchDecoder`` delivers the entries of a batch, by path number: the position of the path
+/// in the segment's path table (``BatchDecoder/paths``), so that a path is not looked up by value for
+/// every entry that names it.
+protocol BatchEntrySink {
+    /// Appends the state of path number `index` as of the end of the previous batch (the committed
+    /// state overlaid with the earlier batches of the same epoch) to `buffer`, or returns `false`
+    /// when the path has none.
+    func appendCurrentState(ofPath index: Int, to buffer: inout [UInt8]) -> Bool
+    /// Path number ``BatchDecoder/paths``.count - 1 was just defined: called for each path a batch
+    /// defines, in order, before that batch's entries are delivered.
+    mutating func pathDefined(_ path: RestorationPath)
+    /// The path now holds `state`, which is valid only during the call.
+    mutating func put(path index: Int, state: UnsafeRawBufferPointer)
+    mutating func remove(path index: Int)
+    mutating func removeAll()
+}
+
+/// Decodes batch records on the reader's side. Keeps the segment's path table and the previous
+/// batch's body, which the next batch of the same epoch compresses against.
+///
+/// A batch is checked whole (checksum, entry headers, path definitions, state lengths) before any of
+/// its entries reaches the sink, so a damaged batch delivers nothing.
+struct BatchDecoder {
+    private(set) var paths: [RestorationPath] = []
+    /// The paths in `paths`: a writer defines each path once per segment.
+    private var definedPaths: Set<RestorationPath> = []
+    private var previousBody: [UInt8] = []
+    private var body: [UInt8] = []
+    private var dictionary: [UInt8] = []
+    private var previousVersions: [UInt8] = []
+    /// The entries of the batch being decoded, between checking and delivering them.
+    private var entries: [Entry] = []
+    private var newPaths: [RestorationPath] = []
+
+    /// One entry header: `path` is a path number, `length` a put's state length.
+    private struct Entry {
+        var operation: EntryOperation
+        var path: Int
+        var length: Int
+    }
+
+    /// Forgets the previous body: called at each epoch boundary.
+    mutating func startEpoch() { previousBody.removeAll(keepingCapacity: true) }
+
+    /// Decodes one batch payload, delivers its entries to `sink` in order and returns how many there
+    /// were.
+    mutating func decode<Sink: BatchEntrySink>(
+        _ payload: UnsafeRawBufferPointer, into sink: inout Sink
+    ) throws(FormatViolation) -> Int {
+        var reader = ByteReader(payload)
+        let count = try reader.count(atMost: JournalLimits.maximumBatchEntries, "batch entry count")
+        guard count > 0 else { throw FormatViolation("batch has no entries") }
+        let previousCount = try reader.count(atMost: count, "previous-version count")
+        let previousStart = reader.position
+        previousVersions.removeAll(keepingCapacity: true)
+        for _ in 0..<previousCount {
+            let reference = try reader.varint()
+            guard reference >= 1, reference <= UInt64(paths.count) else {
+                throw FormatViolation("previous-version reference \(reference) is not a path defined before this batch")
+            }
+            guard sink.appendCurrentState(ofPath: Int(reference) - 1, to: &previousVersions) else {
+                let path = paths[Int(reference) - 1]
+                throw FormatViolation("entry is compressed against a previous version of \(path) that does not exist")
+            }
+            guard previousVersions.count <= BatchCodec.dictionaryLimit else {
+                throw FormatViolation("previous versions exceed the dictionary limit")
+            }
+        }
+        let previousEnd = reader.position
+        let encoding = try reader.u8()
+        let bodyLength = try reader.count(atMost: JournalLimits.maximumRecordLength, "body length")
+        let bodyChecksum = try reader.u32()
+        let stored = try reader.bytes(reader.remaining)
+
+        // The body's buffer is the one the body before last used, zeroed to the new length.
+        body.removeAll(keepingCapacity: true)
+        body.append(contentsOf: repeatElement(0, count: bodyLength))
+        switch encoding {
+        case 0:
+            guard stored.count == bodyLength else { throw FormatViolation("raw body length does not match") }
+            body.withUnsafeMutableBytes { $0.copyMemory(from: stored) }
+        case 1:
+            BatchCodec.assembleDictionary(
+                previousBody: previousBody, previousVersions: previousVersions, into: &dictionary)
+            let decoded = body.withUnsafeMutableBytes { destination in
+                dictionary.withUnsafeBytes { LZ4Decompressor.decompress(stored, dictionary: $0, into: destination) }
+            }
+            guard decoded else { throw FormatViolation("LZ4 block does not decode to the body length") }
+        default:
+            throw FormatViolation("unknown body encoding \(encoding)")
+        }
+        guard CRC32C.checksum(body) == bodyChecksum else {
+            throw FormatViolation("body checksum mismatch after decoding")
+        }
+
+        let previousReferences = UnsafeRawBufferPointer(rebasing: payload[previousStart..<previousEnd])
+        let decodedBody = body  // shares the buffer: `self` changes below while it is read
+        let statesStart: Int
+        do {
+            statesStart = try decodedBody.withUnsafeBytes { bodyBytes in
+                var entry = ByteReader(bodyBytes)
+                return try readHeaders(
+                    count, from: &entry, previousReferences: previousReferences, previousCount: previousCount)
+            }
+        } catch {
+            throw (error as? FormatViolation) ?? FormatViolation("\(error)")
+        }
+        decodedBody.withUnsafeBytes { bodyBytes in
+            paths.append(contentsOf: newPaths)
+            for path in newPaths { sink.pathDefined(path) }
+            var position = statesStart
+            for header in entries {
+                switch header.operation {
+                case .put:
+                    let state = UnsafeRawBufferPointer(rebasing: bodyBytes[position..<position + header.length])
+                    sink.put(path: header.path, state: state)
+                    position += header.length
+                case .remove: sink.remove(path: header.path)
+                case .removeAll: sink.removeAll()
+                }
+            }
+        }
+        swap(&previousBody, &body)
+        return count
+    }
+
+    /// Reads and checks the `count` entry headers into ``entries`` and the paths they define into
+    /// ``newPaths``, and returns where the states start. On failure the segment's paths are as before.
+    private mutating func readHeaders(
+        _ count: Int, from entry: inout ByteReader, previousReferences: UnsafeRawBufferPointer, previousCount: Int
+    ) throws(FormatViolation) -> Int {
+        entries.removeAll(keepingCapacity: true)
+        newPaths.removeAll(keepingCapacity: true)
+        do throws(FormatViolation) {
+            var previous = ByteReader(previousReferences)
+            var nextPrevious = 0
+            var stateTotal = 0
+            var pathReader = PathReader()
+            for _ in 0..<count {
+                let flags = try entry.u8()
+                guard flags & ~0x07 == 0, let operation = EntryOperation(rawValue: flags & 0x03) else {
+                    throw FormatViolation("unknown entry flags \(flags)")
+                }
+                if operation == .removeAll {
+                    guard flags == operation.rawValue else { throw FormatViolation("a clear entry carries flags") }
+                    entries.append(Entry(operation: .removeAll, path: 0, length: 0))
+                    continue
+                }
+                let path: Int
+                if flags & BatchCodec.flagUsesPrevious != 0 {
+                    guard operation == .put, nextPrevious < previousCount else {
+                        throw FormatViolation("entry claims a previous version that the batch does not list")
+                    }
+                    // Checked to be a defined path number when the previous versions were gathered.
+                    path = Int(try previous.varint()) - 1
+                    nextPrevious += 1
+                } else {
+                    let reference = try entry.varint()
+                    if reference == 0 {
+                        let defined = try pathReader.read(from: &entry)
+                        guard definedPaths.insert(defined).inserted else {
+                            throw FormatViolation("path \(defined) is defined twice in the segment")
+                        }
+                        newPaths.append(defined)
+                        path = paths.count + newPaths.count - 1
+                    } else if reference <= UInt64(paths.count + newPaths.count) {
+                        path = Int(reference) - 1
+                    } else {
+                        throw FormatViolation("entry refers to path \(reference), which is not defined yet")
+                    }
+                }
+                var length = 0
+                if operation == .put {
+                    length = try entry.count(atMost: JournalLimits.maximumStateSize, "state length")
+                    stateTotal += length
+                }
+                entries.append(Entry(operation: operation, path: path, length: length))
+            }
+            guard entry.remaining == stateTotal, nextPrevious == previousCount else {
+                throw FormatViolation("batch body does not hold exactly the states of its entries")
+            }
+            return entry.position
+        } catch {
+            for path in newPaths { definedPaths.remove(path) }
+            newPaths.removeAll()
+            throw error
+        }
+    }
+}
