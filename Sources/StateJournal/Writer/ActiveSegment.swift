@@ -31,6 +31,13 @@ struct ActiveSegment {
         return (0, true)
     }
 
+    /// Makes room for `count` paths, so that defining them never grows the tables on a commit: with
+    /// many paths a table's growth rehashes every path in it, which takes milliseconds.
+    mutating func reserveCapacity(forPaths count: Int) {
+        pathIDs.reserveCapacity(count)
+        pathOrder.reserveCapacity(count)
+    }
+
     /// Forgets paths defined after the first `count`, when an epoch is abandoned.
     mutating func rollBackPaths(to count: Int) {
         while pathOrder.count > count { pathIDs.removeValue(forKey: pathOrder.removeLast()) }

@@ -48,6 +48,8 @@ extension Journal {
         // Only rolls take file sequence numbers, and the claim keeps rolls one at a time.
         condition.lock()
         let sequence = manifest.nextFileSequence
+        let expectedPaths = segment.pathOrder.count
+        let storeID = manifest.storeID
         do {
             try checkWritable()
         } catch {
@@ -62,12 +64,18 @@ extension Journal {
         } catch {
             throw Self.ioError(error, "create the segment \(name)")
         }
+        // The new segment's tables, sized for as many paths as the current one defines, are made
+        // before the pause.
+        var next = ActiveSegment(
+            descriptor: descriptor, header: SegmentHeader(storeID: storeID, sequence: sequence, baseEpoch: 0),
+            size: Int64(SegmentHeader.size), paths: [], lastMetadata: nil)
+        next.reserveCapacity(forPaths: expectedPaths)
 
         condition.lock()
         let roll: SegmentRoll
         let sealedSegment: ActiveSegment
         do {
-            (roll, sealedSegment) = try switchSegment(to: descriptor, sequence: sequence, reservingCheckpoint: reservingCheckpoint)
+            (roll, sealedSegment) = try switchSegment(to: next, reservingCheckpoint: reservingCheckpoint)
         } catch {
             condition.unlock()
             throw error
@@ -86,8 +94,10 @@ extension Journal {
     /// - Returns: what the roll did, and the sealed segment's tables, for the caller to free after
     ///   unlocking.
     private func switchSegment(
-        to descriptor: Int32, sequence: UInt64, reservingCheckpoint: Bool
+        to fresh: ActiveSegment, reservingCheckpoint: Bool
     ) throws -> (SegmentRoll, ActiveSegment) {
+        let descriptor = fresh.descriptor
+        let sequence = fresh.header.sequence
         let name = FileNames.segment(sequence)
         rolling = true
         defer {
@@ -141,8 +151,8 @@ extension Journal {
         manifest = next
         sealedPredecessor = segment.descriptor
         let sealedSegment = segment
-        segment = ActiveSegment(
-            descriptor: descriptor, header: header, size: Int64(SegmentHeader.size), paths: [], lastMetadata: nil)
+        segment = fresh
+        segment.header = header
         committedSize = segment.size
         // `synced` stays behind `written`: neither the seal nor the new header is durable yet.
         written = JournalPosition(segment: sequence, offset: segment.size)
