@@ -8,7 +8,7 @@ public struct BenchReport: Sendable, Codable {
         public var system: String
     }
 
-    /// One target of issue 6, checked against the ratio measured in this run.
+    /// One performance target of the project, checked against the ratio measured in this run.
     public struct Target: Sendable, Codable {
         public var target: String
         /// `atLeast` or `atMost`.
@@ -76,7 +76,7 @@ extension BenchReport {
         preservation.first { $0.objects == objects && $0.changed == changed.rawValue }?.contenders.first { $0.name == name }
     }
 
-    /// The targets of issue 6, each as a ratio measured in this run. A target whose figure this run
+    /// The performance targets, each as a ratio measured in this run. A target whose figure this run
     /// did not measure (a quick run has no 100,000 objects) has no `measured` value.
     func evaluateTargets() -> [Target] {
         let journal = PreservationBenchmark.reference
@@ -134,9 +134,9 @@ extension BenchReport {
                 "bytes on disk: journal / lz4 -1 of the same raw entries concatenated, worst scenario", atMost: 1,
                 compression.map(\.ratioToLZ4Entries).max()),
             target(
-                "commit latency during compaction (issue 4): p99 during / p99 without", atMost: 2, compactionLatency?.p99Ratio),
+                "commit latency during compaction: p99 during / p99 without", atMost: 2, compactionLatency?.p99Ratio),
             target(
-                "commit latency during compaction (issue 4): longest commit during compaction, ms", atMost: 5,
+                "commit latency during compaction: longest commit during compaction, ms", atMost: 5,
                 compactionLatency.map { $0.maxDuringMicroseconds / 1000 }),
             target(
                 "peak memory of restoring 100,000 objects: journal / JSON snapshot load", atMost: 1,
