@@ -37,7 +37,8 @@ extension Journal {
         }
     }
 
-    private func readPosition() -> (Manifest, Int64?) {
+    /// The manifest in memory and the end of the last commit, read together under the lock.
+    func readPosition() -> (Manifest, Int64?) {
         condition.lock()
         defer { condition.unlock() }
         return (manifest, committedSize)

@@ -98,11 +98,12 @@ struct JournalScanner {
 
     private func path(_ sequence: UInt64) -> String { directory + "/" + FileNames.segment(sequence) }
 
+    private var store: StoreDirectory { StoreDirectory(fileSystem: fileSystem, path: directory) }
+
     /// The checkpoint replay starts from: the newest one at or before ``ScanOptions/through`` (or the
     /// oldest, for history), falling back to older ones when it is damaged. `nil` means "from the
     /// first epoch", which is possible only while the segments from epoch 0 are retained.
     private func chooseStart(_ result: inout ScanResult) throws -> CheckpointContent? {
-        let store = StoreDirectory(fileSystem: fileSystem, path: directory)
         // History starts at epoch 1 for as long as the segments from the beginning are retained.
         if options.fromOldest, let first = manifest.segments.first, try segmentBase(first) == 0 { return nil }
         var candidates = manifest.checkpoints.filter { options.through == nil || $0.epoch <= options.through! }
@@ -142,10 +143,7 @@ struct JournalScanner {
 
     /// The base epoch in a segment's header, or 0 when it cannot be read (the scan reports that).
     private func segmentBase(_ sequence: UInt64) throws -> UInt64 {
-        guard let descriptor = try openIfPresent(path(sequence)) else { return 0 }
-        defer { fileSystem.close(descriptor) }
-        let bytes = try fileSystem.read(descriptor, count: SegmentHeader.size, at: 0)
-        return (try? bytes.withUnsafeBytes { try SegmentHeader.decode($0) })?.baseEpoch ?? 0
+        try store.header(of: sequence)?.baseEpoch ?? 0
     }
 
     /// Scans one segment; returns `true` when the scan must not continue to the next one.
@@ -362,7 +360,7 @@ struct JournalScanner {
         var highest = result.highestEpochSeen
         try countIntactCommits(segmentIndex: index, after: offset, lost: &lost, highest: &highest)
         for later in manifest.segments.dropFirst(index + 1) {
-            if let descriptor = try openIfPresent(path(later)) {
+            if let descriptor = try openIfPresent(later) {
                 defer { fileSystem.close(descriptor) }
                 dropped += try fileSystem.size(descriptor)
             }
@@ -378,17 +376,13 @@ struct JournalScanner {
     /// Opens a segment for reading, or returns `nil` when it does not exist. Any other failure throws:
     /// the epochs counted beyond damage decide which numbers are never used again, so a segment that
     /// could not be read must not pass for one without epochs.
-    private func openIfPresent(_ path: String) throws -> Int32? {
-        do {
-            return try fileSystem.open(path, .read)
-        } catch let error as SystemError where error.errno == ENOENT {
-            return nil
-        }
+    private func openIfPresent(_ sequence: UInt64) throws -> Int32? {
+        try store.openIfPresent(FileNames.segment(sequence))
     }
 
     /// Counts intact commit records after `offset`, skipping over damage, to say what damage cost.
     private func countIntactCommits(segmentIndex: Int, after offset: Int64, lost: inout Int, highest: inout UInt64) throws {
-        guard let descriptor = try openIfPresent(path(manifest.segments[segmentIndex])) else { return }
+        guard let descriptor = try openIfPresent(manifest.segments[segmentIndex]) else { return }
         defer { fileSystem.close(descriptor) }
         let size = try fileSystem.size(descriptor)
         var reader = FileWindowReader(fileSystem: fileSystem, descriptor: descriptor, limit: size)

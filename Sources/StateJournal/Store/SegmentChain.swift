@@ -59,20 +59,4 @@ extension StoreDirectory {
             return nil
         }
     }
-
-    /// A segment's header, or `nil` when the file is missing or its header is not intact.
-    private func header(of sequence: UInt64) throws -> SegmentHeader? {
-        guard let descriptor = try openIfPresent(FileNames.segment(sequence)) else { return nil }
-        defer { fileSystem.close(descriptor) }
-        let bytes = try fileSystem.read(descriptor, count: SegmentHeader.size, at: 0)
-        return try? bytes.withUnsafeBytes { try SegmentHeader.decode($0) }
-    }
-
-    private func openIfPresent(_ name: String) throws -> Int32? {
-        do {
-            return try fileSystem.open(file(name), .read)
-        } catch let error as SystemError where error.errno == ENOENT {
-            return nil
-        }
-    }
 }

@@ -109,6 +109,24 @@ struct StoreDirectory {
         return descriptor
     }
 
+    /// Opens a file of the store for reading, or returns `nil` when it does not exist. Any other
+    /// failure throws: a file that could not be read must not pass for one that is not there.
+    func openIfPresent(_ name: String) throws -> Int32? {
+        do {
+            return try fileSystem.open(file(name), .read)
+        } catch let error as SystemError where error.errno == ENOENT {
+            return nil
+        }
+    }
+
+    /// A segment's header, or `nil` when the file is missing or its header is not intact.
+    func header(of sequence: UInt64) throws -> SegmentHeader? {
+        guard let descriptor = try openIfPresent(FileNames.segment(sequence)) else { return nil }
+        defer { fileSystem.close(descriptor) }
+        let bytes = try fileSystem.read(descriptor, count: SegmentHeader.size, at: 0)
+        return try? bytes.withUnsafeBytes { try SegmentHeader.decode($0) }
+    }
+
     /// The base epoch in a segment's header.
     func segmentBase(_ sequence: UInt64) throws -> UInt64 {
         let descriptor = try fileSystem.open(file(FileNames.segment(sequence)), .read)

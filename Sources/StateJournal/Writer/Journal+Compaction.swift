@@ -74,7 +74,7 @@ extension Journal {
         // before the lock is taken; segments rolled meanwhile are newer than anything it drops.
         let reference = Manifest.CheckpointReference(
             sequence: sequence, epoch: epoch.epoch, timestampMilliseconds: content.info.timestampMilliseconds)
-        var planned = readPositionManifest()
+        var planned = readPosition().0
         planned.checkpoints.append(reference)
         let dropped: (checkpoints: [UInt64], segments: [UInt64])
         do {
@@ -174,13 +174,6 @@ extension Journal {
         } catch {
             throw Self.ioError(error, "write the checkpoint \(FileNames.checkpoint(sequence))")
         }
-    }
-
-    /// The manifest in memory, read under the lock.
-    private func readPositionManifest() -> Manifest {
-        condition.lock()
-        defer { condition.unlock() }
-        return manifest
     }
 
     /// Starts a background compaction when the automatic policy says it is due. Called with

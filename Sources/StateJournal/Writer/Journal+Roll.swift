@@ -112,10 +112,8 @@ extension Journal {
             while epochOpen && !isClosed { condition.wait() }
             try checkWritable()
             // The previous roll's sealed segment is synced by the time that roll ends; only a failure
-            // (which poisons the journal) leaves it pending, so this loop does not run in practice.
-            while sealedPredecessor != nil {
-                if syncInProgress { condition.wait() } else { try syncWrittenBytes(fully: true) }
-            }
+            // (which poisons the journal) leaves it pending, so this does nothing in practice.
+            try syncSealedPredecessor()
         } catch {
             abandon()
             throw error
@@ -175,16 +173,8 @@ extension Journal {
         condition.lock()
         let current: Manifest
         do {
-            while true {
-                if let poison { throw poison }
-                if syncInProgress {
-                    condition.wait()
-                } else if sealedPredecessor != nil {
-                    try syncWrittenBytes(fully: true)
-                } else {
-                    break
-                }
-            }
+            try syncSealedPredecessor()
+            if let poison { throw poison }
             current = manifest
         } catch {
             condition.unlock()
@@ -198,5 +188,15 @@ extension Journal {
             throw Self.ioError(error, "write the manifest naming \(naming)")
         }
         durableGeneration = current.generation
+    }
+
+    /// Waits until the segment the last roll sealed is synced, with the new segment's header,
+    /// syncing it when no other thread is. Called with `condition` locked; throws once the journal is
+    /// poisoned.
+    private func syncSealedPredecessor() throws {
+        while sealedPredecessor != nil {
+            if let poison { throw poison }
+            if syncInProgress { condition.wait() } else { try syncWrittenBytes(fully: true) }
+        }
     }
 }
