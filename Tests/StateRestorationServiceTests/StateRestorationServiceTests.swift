@@ -41,6 +41,18 @@ struct StateRestorationServiceTests {
         }
     }
 
+    /// Runs `service` in a task group, waits until its restoration at start is done, then runs `body`
+    /// with the group.
+    private func running(
+        _ service: StateRestorationService, _ body: @MainActor (inout ThrowingTaskGroup<Void, any Error>) async throws -> Void
+    ) async throws {
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            group.addTask { try await service.run() }
+            try await waitUntil { service.restorationReport != nil }
+            try await body(&group)
+        }
+    }
+
     /// Runs `body` on the main actor with the test kit's trigger of graceful shutdown.
     private nonisolated func withGracefulShutdownTrigger(
         _ body: @escaping @Sendable @MainActor (GracefulShutdownTestTrigger) async throws -> Void
@@ -66,9 +78,7 @@ struct StateRestorationServiceTests {
         let service = service(for: app, logger: logs.logger)
 
         try await withGracefulShutdownTrigger { trigger in
-            try await withThrowingTaskGroup(of: Void.self) { group in
-                group.addTask { try await service.run() }
-                try await waitUntil { service.restorationReport != nil }
+            try await running(service) { group in
                 app.perform(.openMailbox("Archive"))
                 app.perform(.selectMessage(42))
                 service.setNeedsPreservation()
@@ -94,9 +104,7 @@ struct StateRestorationServiceTests {
         let service = service(for: app, logger: logs.logger)
 
         try await withGracefulShutdownTrigger { trigger in
-            try await withThrowingTaskGroup(of: Void.self) { group in
-                group.addTask { try await service.run() }
-                try await waitUntil { service.restorationReport != nil }
+            try await running(service) { group in
                 // A journal closed under the service makes the final pass fail.
                 try journal.close()
                 trigger.triggerGracefulShutdown()
@@ -113,9 +121,7 @@ struct StateRestorationServiceTests {
         let app = MailApp(journal: journal)
         let service = service(for: app, coalescingDelay: .seconds(3))
 
-        try await withThrowingTaskGroup(of: Void.self) { group in
-            group.addTask { try await service.run() }
-            try await waitUntil { service.restorationReport != nil }
+        try await running(service) { group in
             app.perform(.openMailbox("Inbox"))
             service.setNeedsPreservation()
             // The pass asked for above, not a restoration marker, is the epoch the burst must follow.
@@ -145,9 +151,7 @@ struct StateRestorationServiceTests {
         let app = MailApp(journal: journal)
         let service = service(for: app, fullPassInterval: .milliseconds(20))
 
-        try await withThrowingTaskGroup(of: Void.self) { group in
-            group.addTask { try await service.run() }
-            try await waitUntil { service.restorationReport != nil }
+        try await running(service) { group in
             try await waitUntil { journal.lastCommitted != nil }
             let first = try #require(journal.lastCommitted).epoch
             // The service is not told: only its timer runs a pass.
@@ -193,9 +197,7 @@ struct StateRestorationServiceTests {
         journal = try store.open()
         let app = MailApp(journal: journal)
         let service = service(for: app)
-        try await withThrowingTaskGroup(of: Void.self) { group in
-            group.addTask { try await service.run() }
-            try await waitUntil { service.restorationReport != nil }
+        try await running(service) { group in
             #expect(service.restorationReport?.outcome == .restored)
             #expect(app.snapshot == expected)
             group.cancelAll()
