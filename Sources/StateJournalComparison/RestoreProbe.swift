@@ -39,7 +39,7 @@ public enum RestoreProbe {
         switch kind {
         case .journal:
             let state = try JournalReader(at: URL(fileURLWithPath: path)).state()
-            objects = state.entries.count
+            objects = state.visitEveryEntry()
             withExtendedLifetime(state) {}
         case .jsonSnapshot, .propertyListSnapshot:
             let records = try SnapshotContender.load(kind == .jsonSnapshot ? .json : .propertyList, from: URL(fileURLWithPath: path))

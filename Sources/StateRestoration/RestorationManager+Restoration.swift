@@ -50,11 +50,11 @@ extension RestorationManager {
         let state = try journal.state(through: target)
         guard let info = state.epoch else { return report }
         report.epoch = info
-        let entries = state.entries
-        guard entries.keys.contains(where: { $0 != Self.applicationPath }) else { return report }
+        let applicationBytes = state[Self.applicationPath]
+        guard state.count > (applicationBytes == nil ? 0 : 1) else { return report }
 
         var appValues: [String: RestorableValue] = [:]
-        if let bytes = entries[Self.applicationPath], let entry = try? RestorableEntry(decoding: bytes) {
+        if let bytes = applicationBytes, let entry = try? RestorableEntry(decoding: bytes) {
             appValues = entry.values
         }
         let coder = applicationCoder(
@@ -74,7 +74,7 @@ extension RestorationManager {
 
         let pass = RestorationPass(
             RestorationPass.Input(
-                entries: entries, roots: roots, registry: registry, typeNames: typeNames, delegate: delegate,
+                state: state, roots: roots, registry: registry, typeNames: typeNames, delegate: delegate,
                 savedBundleVersion: info.metadata[EpochMetadataKey.bundleVersion],
                 currentBundleVersion: configuration.bundleVersion),
             report: report)

@@ -50,9 +50,8 @@ public final class RestorationManager {
         self.journal = journal
         self.configuration = configuration
         self.metrics = RestorationMetrics(factory: configuration.metricsFactory)
-        for (path, bytes) in journal.recoveredState.entries {
-            written[path] = StateDigest(bytes)
-        }
+        written.digests.reserveCapacity(journal.recoveredState.count)
+        journal.recoveredState.forEachEntry { path, bytes in written[path] = StateDigest(bytes) }
         if let last = journal.lastCommitted,
             last.metadata[EpochMetadataKey.kind] == RestorationEpochKind.preservation.rawValue
         {

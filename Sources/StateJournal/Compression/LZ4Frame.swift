@@ -79,9 +79,14 @@ final class LZ4FrameDecompressor {
         free(buffer)
     }
 
-    /// Calls `body` with the bytes decompressed so far.
-    func withOutput<T, E: Error>(_ body: (UnsafeRawBufferPointer) throws(E) -> T) throws(E) -> T {
-        try body(UnsafeRawBufferPointer(start: produced > 0 ? buffer : nil, count: produced))
+    /// Hands the bytes decompressed so far to a ``StateArena``; the decompressor is empty afterwards.
+    func takeOutput() -> StateArena {
+        let output = buffer.map { realloc($0, max(produced, 1)) ?? $0 } ?? malloc(1)!
+        let arena = StateArena(adopting: output, count: produced)
+        buffer = nil
+        capacity = 0
+        produced = 0
+        return arena
     }
 
     /// Feeds compressed bytes; returns how many of them belong to the frame.
@@ -101,8 +106,12 @@ final class LZ4FrameDecompressor {
             }
             var sourceSize = input.count - consumed
             var destinationSize = capacity - produced
+            // The frame's content checksum (XXH32) is not checked: the content ends in its own
+            // CRC-32C, which the caller checks over every byte, so a second pass would add nothing.
+            var options = LZ4F_decompressOptions_t()
+            options.skipChecksums = 1
             let hint = LZ4F_decompress(
-                context, buffer! + produced, &destinationSize, input.baseAddress! + consumed, &sourceSize, nil)
+                context, buffer! + produced, &destinationSize, input.baseAddress! + consumed, &sourceSize, &options)
             if LZ4F_isError(hint) != 0 {
                 throw FormatViolation("the LZ4 frame is damaged: \(String(cString: LZ4F_getErrorName(hint)))")
             }

@@ -39,4 +39,6 @@ struct ByteWriter {
     }
 
     mutating func raw(_ other: [UInt8]) { bytes.append(contentsOf: other) }
+
+    mutating func raw(_ other: UnsafeRawBufferPointer) { bytes.append(contentsOf: other) }
 }

@@ -5,7 +5,7 @@
 /// epoch: u64 | timestamp ms: u64 | epoch entry count: varint | epoch bytes: varint |
 /// metadata: count varint, then length-prefixed key and value pairs sorted by key |
 /// live path count: varint |
-/// per path, sorted: component count varint, (length varint, UTF-8)*, state length varint, state |
+/// per path, in path order: component count varint, (length varint, UTF-8)*, state length varint, state |
 /// crc32c of all the preceding content: u32
 /// ```
 struct CheckpointContent: Sendable {
@@ -14,7 +14,7 @@ struct CheckpointContent: Sendable {
     var storeID: StoreID
     var sequence: UInt64
     var info: EpochInfoFields
-    var entries: [RestorationPath: [UInt8]]
+    var entries: StateTable
 
     /// The fields of an ``EpochInfo`` as stored.
     struct EpochInfoFields: Sendable, Equatable {
@@ -44,16 +44,16 @@ struct CheckpointContent: Sendable {
             writer.lengthPrefixed(info.metadata[key]!)
         }
         writer.varint(entries.count)
-        for path in entries.keys.sorted() {
-            writer.varint(path.components.count)
-            for component in path.components { writer.lengthPrefixed(component) }
-            let state = entries[path]!
-            writer.varint(state.count)
-            writer.raw(state)
-            if writer.bytes.count >= chunk {
-                crc = CRC32C.checksum(writer.bytes, continuing: crc)
-                try emit(writer.bytes)
-                writer.bytes.removeAll(keepingCapacity: true)
+        try entries.withSlots { slots in
+            for slot in slots {
+                writer.raw(slot.encodedPath.bytes)
+                writer.varint(Int(slot.valueCount))
+                writer.raw(slot.state)
+                if writer.bytes.count >= chunk {
+                    crc = CRC32C.checksum(writer.bytes, continuing: crc)
+                    try emit(writer.bytes)
+                    writer.bytes.removeAll(keepingCapacity: true)
+                }
             }
         }
         crc = CRC32C.checksum(writer.bytes, continuing: crc)
@@ -61,7 +61,10 @@ struct CheckpointContent: Sendable {
         try emit(writer.bytes)
     }
 
-    static func decode(_ bytes: UnsafeRawBufferPointer) throws(FormatViolation) -> CheckpointContent {
+    /// Decodes a checkpoint's content, which stays in `arena`: the state's paths and states are
+    /// read where they are, not copied.
+    static func decode(_ arena: StateArena) throws(FormatViolation) -> CheckpointContent {
+        let bytes = arena.bytes
         guard bytes.count >= 4 + 52 else { throw FormatViolation("checkpoint content is too short") }
         let body = UnsafeRawBufferPointer(rebasing: bytes[0..<bytes.count - 4])
         guard CRC32C.checksum(body) == ByteReader.littleEndianU32(bytes, at: bytes.count - 4) else {
@@ -87,15 +90,25 @@ struct CheckpointContent: Sendable {
             metadata[key] = try reader.string(atMost: JournalLimits.maximumMetadataItemLength, "metadata value")
         }
         let count = try reader.count(atMost: reader.remaining / 3, "live path count")
-        var entries: [RestorationPath: [UInt8]] = [:]
-        entries.reserveCapacity(count)
+        var slots: [StateTable.Slot] = []
+        slots.reserveCapacity(count)
         var paths = PathReader()
         for _ in 0..<count {
-            let path = try paths.read(from: &reader)
+            let path = try paths.check(from: &reader)
             let length = try reader.count(atMost: JournalLimits.maximumStateSize, "state length")
-            entries[path] = Array(try reader.bytes(length))
+            let state = try reader.bytes(length)
+            slots.append(
+                StateTable.Slot(
+                    path: path.baseAddress!, value: state.baseAddress ?? path.baseAddress!, pathCount: Int32(path.count),
+                    valueCount: Int32(length)))
         }
-        guard reader.isAtEnd, entries.count == count else { throw FormatViolation("checkpoint content has trailing bytes or repeated paths") }
+        guard reader.isAtEnd else { throw FormatViolation("checkpoint content has trailing bytes") }
+        let entries: StateTable
+        do {
+            entries = try StateTable(arenas: [arena], slots: slots)
+        } catch {
+            throw FormatViolation("checkpoint content: \(error.reason)")
+        }
         return CheckpointContent(
             storeID: id, sequence: sequence,
             info: EpochInfoFields(epoch: epoch, timestampMilliseconds: timestamp, entryCount: entryCount, bytes: epochBytes, metadata: metadata),

@@ -29,6 +29,30 @@ struct PathReader {
         return RestorationPath(components)
     }
 
+    /// Checks one path exactly as ``read(from:)`` does (the same limits, the same errors) without
+    /// building it, and returns its stored bytes.
+    mutating func check(from reader: inout ByteReader) throws(FormatViolation) -> UnsafeRawBufferPointer {
+        let start = reader.position
+        let depth = try reader.count(atMost: JournalLimits.maximumPathDepth, "path depth")
+        guard depth > 0 else { throw FormatViolation("a path has no components") }
+        for level in 0..<depth {
+            let length = try reader.count(atMost: JournalLimits.maximumComponentLength, "path component length")
+            let bytes = try reader.bytes(length)
+            if EncodedPath.isASCII(bytes) { continue }
+            if level < lastComponents.count, Self.equal(lastComponents[level].bytes, bytes) { continue }
+            guard let string = ByteReader.validatedString(bytes) else {
+                throw FormatViolation("path component is not valid UTF-8")
+            }
+            if level < lastComponents.count {
+                lastComponents[level] = (bytes, string)
+            } else {
+                while lastComponents.count < level { lastComponents.append((UnsafeRawBufferPointer(start: nil, count: 0), "")) }
+                lastComponents.append((bytes, string))
+            }
+        }
+        return UnsafeRawBufferPointer(rebasing: reader.base[start..<reader.position])
+    }
+
     /// Reads the component at depth `level`, reusing the last string read at that depth when the
     /// bytes are the same.
     @inline(__always)

@@ -21,7 +21,7 @@ extension StoreInspector {
         var metadata = state.epoch?.metadata ?? [:]
         metadata[Self.rewoundFromKey] = "\(reader.directory.path)@\(epoch)"
         let writer = try journal.beginEpoch()
-        for path in state.entries.keys.sorted() { try writer.put(path, state.entries[path]!) }
+        for (path, bytes) in state { try writer.put(path, bytes) }
         let info = try writer.commit(metadata: metadata)
         try journal.close()
         return info

@@ -1,8 +1,9 @@
 /// Applies decoded entries epoch by epoch, so that an epoch applies wholly or not at all.
 ///
 /// Within a segment, entries are applied to a table indexed by the segment's path numbers (see
-/// ``BatchEntrySink``) instead of to the state dictionary: a path changed a thousand times in a
-/// segment is hashed once, when the segment ends and its latest value moves into the state.
+/// ``BatchEntrySink``) instead of to the state: a path changed a thousand times in a segment is
+/// looked up once, when the segment ends and its latest value moves into the state in one merge
+/// (``StateTable/applying(_:)``).
 ///
 /// Each path's value lives in its own array, which a put overwrites in place when it fits, so that
 /// replaying a change costs copies rather than an allocation and the release of the value it
@@ -11,7 +12,7 @@
 struct EpochAssembler: BatchEntrySink {
     /// The state as of the end of the last segment (or of the checkpoint), without the changes in
     /// ``slots``: see ``finish()``.
-    private var state: [RestorationPath: [UInt8]] = [:]
+    private var state = StateTable()
     /// Per path number of the current segment, the path and its value as of the last change read.
     private var slots: [Slot] = []
     private var undo: [Undo] = []
@@ -40,16 +41,16 @@ struct EpochAssembler: BatchEntrySink {
         /// The slot's status before, and when it was present, where its bytes were saved.
         case slot(Int, Status, start: Int, count: Int)
         /// Undoes a `removeAll`: the state and the slots as they were before it.
-        case clear([RestorationPath: [UInt8]], [Slot])
+        case clear(StateTable, [Slot])
     }
 
     init(keepsChanges: Bool) { self.keepsChanges = keepsChanges }
 
     /// Starts from a checkpoint's state.
-    mutating func load(_ entries: [RestorationPath: [UInt8]]) { state = entries }
+    mutating func load(_ entries: StateTable) { state = entries }
 
     /// The committed state, once the pending changes are dropped and the segment's table folded in.
-    mutating func finish() -> [RestorationPath: [UInt8]] {
+    mutating func finish() -> StateTable {
         endSegment()
         return state
     }
@@ -58,21 +59,22 @@ struct EpochAssembler: BatchEntrySink {
     /// segment's scan ends, however it ends, before the next segment numbers its paths anew.
     mutating func endSegment() {
         discard()
+        var changes: [StateTable.Change] = []
         for slot in slots {
             switch slot.status {
             case .inherited: break
-            case .present: state[slot.path] = slot.bytes
-            case .absent: state.removeValue(forKey: slot.path)
+            case .present: changes.append(StateTable.Change(path: slot.path, state: slot.bytes))
+            case .absent: changes.append(StateTable.Change(path: slot.path, state: nil))
             }
         }
         slots.removeAll(keepingCapacity: true)
+        state = state.applying(changes)
     }
 
     func appendCurrentState(ofPath index: Int, to buffer: inout [UInt8]) -> Bool {
         switch slots[index].status {
         case .inherited:
-            guard let bytes = state[slots[index].path] else { return false }
-            buffer.append(contentsOf: bytes)
+            guard state.withState(of: slots[index].path, { buffer.append(contentsOf: $0) }) != nil else { return false }
         case .present: buffer.append(contentsOf: slots[index].bytes)
         case .absent: return false
         }
@@ -105,7 +107,7 @@ struct EpochAssembler: BatchEntrySink {
 
     mutating func removeAll() {
         undo.append(.clear(state, slots))
-        state = [:]
+        state = StateTable()
         for index in slots.indices { slots[index].status = .absent }
         if keepsChanges { pendingChanges.append(.removeAll) }
     }

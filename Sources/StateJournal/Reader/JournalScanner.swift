@@ -2,7 +2,7 @@ import Foundation
 
 /// What a scan of the store's segments found.
 struct ScanResult {
-    var state: [RestorationPath: [UInt8]] = [:]
+    var state = StateTable()
     var lastEpoch: EpochInfo?
     var damage: DamageReport?
     var uncommittedTailBytes: Int64 = 0
@@ -66,18 +66,21 @@ struct JournalScanner {
         var result = ScanResult()
         var assembler = EpochAssembler(keepsChanges: options.keepsChanges)
         result.highestEpochSeen = manifest.newestCheckpointEpoch
-        var start = try chooseStart(&result)
+        let start = try chooseStart(&result)
         let startEpoch = start?.info.epoch ?? 0
         var previousLastEpoch = startEpoch
         do {
             if let info = start?.info.epochInfo, let entries = start?.entries {
                 var changes: [JournalChange] = []
                 if visit != nil && options.keepsChanges {
-                    changes = [.removeAll] + entries.keys.sorted().map { JournalChange.put($0, entries[$0]!) }
+                    changes = [.removeAll]
+                    changes.reserveCapacity(entries.count + 1)
+                    var paths = EncodedPathDecoder()
+                    entries.withSlots { slots in
+                        for slot in slots { changes.append(.put(paths.decode(slot.encodedPath), Array(slot.state))) }
+                    }
                 }
                 assembler.load(entries)
-                // The assembler then holds the only reference, so that replay changes the state in place.
-                start?.entries = [:]
                 result.lastEpoch = info
                 if let visit {
                     if try !visit(info, changes) { throw Stop() }

@@ -54,7 +54,7 @@ enum CheckpointFile {
             }
         }
         guard decompressor.finished else { throw FormatViolation("the checkpoint's LZ4 frame is cut short") }
-        let content = try decompressor.withOutput { bytes throws(FormatViolation) in try CheckpointContent.decode(bytes) }
+        let content = try CheckpointContent.decode(decompressor.takeOutput())
         guard content.storeID == storeID, content.sequence == reference.sequence, content.info.epoch == reference.epoch else {
             throw FormatViolation("the checkpoint does not belong to this store or position")
         }

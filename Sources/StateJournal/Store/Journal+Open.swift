@@ -111,7 +111,7 @@ extension Journal {
             (manifest, segment) = try startFreshSegment(store: store, manifest: manifest, baseEpoch: scan.lastEpoch?.epoch ?? manifest.newestCheckpointEpoch)
         }
 
-        let recovered = JournalState(epoch: scan.lastEpoch, entries: scan.state, damage: scan.damage, uncommittedTailBytes: scan.uncommittedTailBytes)
+        let recovered = JournalState(epoch: scan.lastEpoch, table: scan.state, damage: scan.damage, uncommittedTailBytes: scan.uncommittedTailBytes)
         let next = max(scan.lastEpoch?.epoch ?? 0, manifest.epochFloor, scan.highestEpochSeen, manifest.newestCheckpointEpoch) + 1
         let journal = Journal(
             directory: store.path, options: options, fileSystem: fileSystem, manifest: manifest, segment: segment,

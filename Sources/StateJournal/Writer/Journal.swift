@@ -82,7 +82,7 @@ public final class Journal: @unchecked Sendable {
         self.durableGeneration = manifest.generation
         var segment = segment
         // Room for a path per live object, so that commits do not rehash the segment's path table.
-        segment.reserveCapacity(forPaths: max(segment.pathOrder.count, recovered.entries.count))
+        segment.reserveCapacity(forPaths: max(segment.pathOrder.count, recovered.count))
         self.segment = segment
         self.committedSize = segment.size
         self.lock = lock
@@ -94,7 +94,7 @@ public final class Journal: @unchecked Sendable {
         let position = JournalPosition(segment: segment.header.sequence, offset: segment.size)
         self.written = position
         self.synced = position
-        for (path, value) in recovered.entries where cache.bytes + value.count <= cache.limit {
+        for (path, value) in recovered where cache.bytes + value.count <= cache.limit {
             cache.set(path, value)
         }
     }

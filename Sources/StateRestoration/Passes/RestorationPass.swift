@@ -4,7 +4,7 @@ import StateJournal
 /// order, decodes the obtained objects, then runs the finish pass.
 final class RestorationPass: ReferenceResolving {
     struct Input {
-        let entries: [RestorationPath: [UInt8]]
+        let state: JournalState
         let roots: [any RestorableController]
         let registry: RestorationRegistry
         let typeNames: TypeNameCache
@@ -84,9 +84,10 @@ final class RestorationPass: ReferenceResolving {
 
     private func readEntries() -> [(RestorationPath, RestorableEntry)] {
         var result: [(RestorationPath, RestorableEntry)] = []
-        for path in PathOrder.sorted(input.entries.keys) where path != RestorationManager.applicationPath {
+        // The state lists its paths in path order: parents before their descendants.
+        for (path, bytes) in input.state where path != RestorationManager.applicationPath {
             do {
-                var entry = try RestorableEntry(decoding: input.entries[path]!)
+                var entry = try RestorableEntry(decoding: bytes)
                 guard entry.kind != .application else {
                     throw RestorationError(
                         .corruptEntry, "An application entry is only allowed at \(RestorationManager.applicationPath).")

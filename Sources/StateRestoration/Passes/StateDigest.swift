@@ -10,27 +10,29 @@ struct StateDigest: Hashable {
     let second: UInt64
 
     init(_ bytes: [UInt8]) {
+        self = bytes.withUnsafeBytes { StateDigest($0) }
+    }
+
+    init(_ raw: UnsafeRawBufferPointer) {
         var first: UInt64 = 0x9E37_79B9_7F4A_7C15
-        var second: UInt64 = 0xC2B2_AE3D_27D4_EB4F ^ UInt64(bytes.count)
-        bytes.withUnsafeBytes { raw in
-            var offset = 0
-            while offset + 8 <= raw.count {
-                let word = raw.loadUnaligned(fromByteOffset: offset, as: UInt64.self)
-                first = Self.rotate(first ^ word, 29) &* 0x9FB2_1C65_1E98_DF25
-                second = Self.rotate(second &+ word, 37) &* 0xD6E8_FEB8_6659_FD93
-                offset += 8
-            }
-            var tail: UInt64 = 0
-            var shift: UInt64 = 0
-            while offset < raw.count {
-                tail |= UInt64(raw[offset]) << shift
-                shift += 8
-                offset += 1
-            }
-            first = Self.rotate(first ^ tail, 29) &* 0x9FB2_1C65_1E98_DF25
-            second = Self.rotate(second &+ tail, 37) &* 0xD6E8_FEB8_6659_FD93
+        var second: UInt64 = 0xC2B2_AE3D_27D4_EB4F ^ UInt64(raw.count)
+        var offset = 0
+        while offset + 8 <= raw.count {
+            let word = raw.loadUnaligned(fromByteOffset: offset, as: UInt64.self)
+            first = Self.rotate(first ^ word, 29) &* 0x9FB2_1C65_1E98_DF25
+            second = Self.rotate(second &+ word, 37) &* 0xD6E8_FEB8_6659_FD93
+            offset += 8
         }
-        self.count = bytes.count
+        var tail: UInt64 = 0
+        var shift: UInt64 = 0
+        while offset < raw.count {
+            tail |= UInt64(raw[offset]) << shift
+            shift += 8
+            offset += 1
+        }
+        first = Self.rotate(first ^ tail, 29) &* 0x9FB2_1C65_1E98_DF25
+        second = Self.rotate(second &+ tail, 37) &* 0xD6E8_FEB8_6659_FD93
+        self.count = raw.count
         self.first = Self.finalize(first)
         self.second = Self.finalize(second)
     }

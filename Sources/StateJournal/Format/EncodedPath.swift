@@ -1,0 +1,222 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// A restoration path in the form checkpoints and batches store it (a component count, then each
+/// component as a length and UTF-8 bytes), in memory a ``StateArena`` owns.
+///
+/// The bytes must have been checked already (``PathReader`` does, as does encoding a
+/// ``RestorationPath``): the varints are read without bounds checks.
+///
+/// Equality and hashing follow `RestorationPath`'s: components are `String`s, equal when
+/// canonically equivalent. Byte-identical components are equal without building a `String`, and a
+/// path whose components are ASCII hashes from its bytes.
+struct EncodedPath {
+    let start: UnsafeRawPointer
+    let count: Int
+
+    init(start: UnsafeRawPointer, count: Int) {
+        self.start = start
+        self.count = count
+    }
+
+    var bytes: UnsafeRawBufferPointer { UnsafeRawBufferPointer(start: start, count: count) }
+
+    @inline(__always)
+    private static func varint(_ base: UnsafeRawPointer, _ offset: inout Int) -> Int {
+        var value = 0
+        var shift = 0
+        while true {
+            let byte = base.load(fromByteOffset: offset, as: UInt8.self)
+            offset += 1
+            value |= Int(byte & 0x7F) << shift
+            if byte < 0x80 { return value }
+            shift += 7
+        }
+    }
+
+    /// The number of components.
+    var depth: Int {
+        var offset = 0
+        return Self.varint(start, &offset)
+    }
+
+    /// Calls `body` with the bytes of each component, outermost first.
+    @inline(__always)
+    func forEachComponent(_ body: (UnsafeRawBufferPointer) throws -> Void) rethrows {
+        var offset = 0
+        let depth = Self.varint(start, &offset)
+        for _ in 0..<depth {
+            let length = Self.varint(start, &offset)
+            try body(UnsafeRawBufferPointer(start: start + offset, count: length))
+            offset += length
+        }
+    }
+
+    /// Appends `path` in stored form to `builder`.
+    static func append(_ path: RestorationPath, to builder: StateArenaBuilder) {
+        builder.appendVarint(path.components.count)
+        for component in path.components {
+            var component = component
+            component.withUTF8 { utf8 in
+                builder.appendVarint(utf8.count)
+                builder.append(UnsafeRawBufferPointer(utf8))
+            }
+        }
+    }
+
+    /// Whether `path` precedes `other`: component by component, each compared by its UTF-8 bytes,
+    /// a path before the paths it is a prefix of. The order of checkpoints and of ``StateTable``.
+    static func precedes(_ path: EncodedPath, _ other: EncodedPath) -> Bool {
+        compare(path, other) < 0
+    }
+
+    /// -1, 0 or 1 as `path` sorts before, the same as, or after `other`, by bytes.
+    static func compare(_ path: EncodedPath, _ other: EncodedPath) -> Int {
+        var left = 0
+        var right = 0
+        let leftDepth = varint(path.start, &left)
+        let rightDepth = varint(other.start, &right)
+        for _ in 0..<min(leftDepth, rightDepth) {
+            let leftLength = varint(path.start, &left)
+            let rightLength = varint(other.start, &right)
+            let common = min(leftLength, rightLength)
+            if let offset = firstDifference(path.start + left, other.start + right, common) {
+                return path.start.load(fromByteOffset: left + offset, as: UInt8.self)
+                    < other.start.load(fromByteOffset: right + offset, as: UInt8.self) ? -1 : 1
+            }
+            if leftLength != rightLength { return leftLength < rightLength ? -1 : 1 }
+            left += leftLength
+            right += rightLength
+        }
+        return leftDepth == rightDepth ? 0 : (leftDepth < rightDepth ? -1 : 1)
+    }
+
+    /// Whether this is the same path as `path`, as `RestorationPath`'s `==` decides.
+    func matches(_ path: RestorationPath) -> Bool {
+        var offset = 0
+        guard Self.varint(start, &offset) == path.components.count else { return false }
+        for component in path.components {
+            let length = Self.varint(start, &offset)
+            let stored = UnsafeRawBufferPointer(start: start + offset, count: length)
+            offset += length
+            let identical = component.utf8.withContiguousStorageIfAvailable { utf8 in
+                EncodedPath.equal(UnsafeRawBufferPointer(utf8), stored)
+            }
+            if identical == true { continue }
+            if Self.isASCII(stored) && component.utf8.allSatisfy({ $0 < 0x80 }) { return false }
+            guard String(decoding: stored, as: UTF8.self) == component else { return false }
+        }
+        return true
+    }
+
+    /// The same hash value as the equal `RestorationPath`'s `hashValue`: the component count, then
+    /// each component as `String` hashes itself (ASCII bytes and a 0xFF terminator, gathered and
+    /// fed together).
+    var pathHashValue: Int {
+        var hasher = Hasher()
+        var offset = 0
+        let depth = Self.varint(start, &offset)
+        hasher.combine(depth)
+        withUnsafeTemporaryAllocation(byteCount: 256, alignment: 1) { buffer in
+            var used = 0
+            for _ in 0..<depth {
+                let length = Self.varint(start, &offset)
+                let component = UnsafeRawBufferPointer(start: start + offset, count: length)
+                offset += length
+                if length < buffer.count - used, Self.isASCII(component) {
+                    if length > 0 { (buffer.baseAddress! + used).copyMemory(from: component.baseAddress!, byteCount: length) }
+                    buffer[used + length] = 0xFF
+                    used += length + 1
+                    continue
+                }
+                if used > 0 {
+                    hasher.combine(bytes: UnsafeRawBufferPointer(rebasing: buffer[..<used]))
+                    used = 0
+                }
+                hasher.combine(String(decoding: component, as: UTF8.self))
+            }
+            if used > 0 { hasher.combine(bytes: UnsafeRawBufferPointer(rebasing: buffer[..<used])) }
+        }
+        return hasher.finalize()
+    }
+
+    /// Whether every component is ASCII.
+    var isASCII: Bool { Self.isASCII(bytes) }
+
+    static func isASCII(_ bytes: UnsafeRawBufferPointer) -> Bool {
+        var index = 0
+        var high: UInt64 = 0
+        let count = bytes.count
+        while count - index >= 8 {
+            high |= bytes.loadUnaligned(fromByteOffset: index, as: UInt64.self)
+            index += 8
+        }
+        while index < count {
+            high |= UInt64(bytes[index])
+            index += 1
+        }
+        return high & 0x8080_8080_8080_8080 == 0
+    }
+}
+
+/// Builds `RestorationPath`s from stored paths, reusing the string of a component that repeats the
+/// one before it at the same depth (`Main`, `Window-1`, …), as ``PathReader`` does.
+///
+/// It remembers where the last components' bytes are: a decoder must not outlive the arenas of the
+/// paths it decoded.
+struct EncodedPathDecoder {
+    private var last: [(bytes: UnsafeRawBufferPointer, string: String)] = []
+
+    mutating func decode(_ path: EncodedPath) -> RestorationPath {
+        var components: [String] = []
+        components.reserveCapacity(path.depth)
+        path.forEachComponent { bytes in
+            let level = components.count
+            if level < last.count, EncodedPath.equal(last[level].bytes, bytes) {
+                components.append(last[level].string)
+                return
+            }
+            let string = String(decoding: bytes, as: UTF8.self)
+            if level < last.count {
+                last[level] = (bytes, string)
+            } else {
+                last.append((bytes, string))
+            }
+            components.append(string)
+        }
+        return RestorationPath(components)
+    }
+}
+
+extension EncodedPath {
+    /// Whether two byte ranges hold the same bytes, compared eight at a time: components are short,
+    /// and calling `memcmp` costs more than comparing them.
+    @inline(__always)
+    static func equal(_ left: UnsafeRawBufferPointer, _ right: UnsafeRawBufferPointer) -> Bool {
+        guard left.count == right.count else { return false }
+        guard let leftStart = left.baseAddress, let rightStart = right.baseAddress else { return true }
+        return firstDifference(leftStart, rightStart, left.count) == nil
+    }
+
+    /// The offset of the first byte that differs in the `count` bytes at `left` and `right`.
+    @inline(__always)
+    static func firstDifference(_ left: UnsafeRawPointer, _ right: UnsafeRawPointer, _ count: Int) -> Int? {
+        var offset = 0
+        while count - offset >= 8 {
+            let a = left.loadUnaligned(fromByteOffset: offset, as: UInt64.self)
+            let b = right.loadUnaligned(fromByteOffset: offset, as: UInt64.self)
+            if a != b { return offset + (a ^ b).littleEndian.trailingZeroBitCount / 8 }
+            offset += 8
+        }
+        while offset < count {
+            if left.load(fromByteOffset: offset, as: UInt8.self) != right.load(fromByteOffset: offset, as: UInt8.self) {
+                return offset
+            }
+            offset += 1
+        }
+        return nil
+    }
+}

@@ -1,0 +1,142 @@
+/// The state of a store as of one epoch: every live path with its latest state.
+///
+/// A state is a sequence of its paths and their state bytes, in path order: component by
+/// component, each compared by its UTF-8 bytes, so that a parent comes immediately before its
+/// descendants. It keeps paths and states in their stored form, in a few large blocks, and builds
+/// a `RestorationPath` or a state's array only when one is asked for. Look a path up with
+/// ``subscript(_:)``, walk every entry with ``forEachEntry(_:)`` or `for (path, state) in state`,
+/// or take a dictionary with ``entries``.
+public struct JournalState: Sendable, Sequence {
+    /// The epoch the state is as of, or `nil` when no epoch was ever committed.
+    public var epoch: EpochInfo?
+    /// Damage met on the way, or `nil` when everything read was intact.
+    public var damage: DamageReport?
+    /// Bytes after the last commit of the journal that belong to no committed epoch: an epoch being
+    /// written, or one a crash cut short. They are not damage; a writer cuts them off when it opens.
+    public var uncommittedTailBytes: Int64
+    var table: StateTable
+
+    /// Creates a state.
+    public init(
+        epoch: EpochInfo?, entries: [RestorationPath: [UInt8]], damage: DamageReport? = nil,
+        uncommittedTailBytes: Int64 = 0
+    ) {
+        self.init(epoch: epoch, table: StateTable(entries), damage: damage, uncommittedTailBytes: uncommittedTailBytes)
+    }
+
+    init(epoch: EpochInfo?, table: StateTable, damage: DamageReport?, uncommittedTailBytes: Int64) {
+        self.epoch = epoch
+        self.table = table
+        self.damage = damage
+        self.uncommittedTailBytes = uncommittedTailBytes
+    }
+
+    /// The number of live paths.
+    public var count: Int { table.count }
+
+    /// Whether no path is live.
+    public var isEmpty: Bool { table.count == 0 }
+
+    /// The number of live paths: the sequence's exact length.
+    public var underestimatedCount: Int { table.count }
+
+    /// The state bytes of `path`, or `nil` when the path is not live.
+    ///
+    /// - Complexity: O(1) on average; the first lookup in a state builds its index, O(*n*).
+    public subscript(path: RestorationPath) -> [UInt8]? {
+        table.withState(of: path) { Array($0) }
+    }
+
+    /// Whether `path` is live.
+    public func contains(_ path: RestorationPath) -> Bool {
+        table.slotNumber(of: path) != nil
+    }
+
+    /// Calls `body` with the state bytes of `path`, without copying them, or returns `nil` when
+    /// the path is not live. The bytes are valid only during the call.
+    public func withState<Result>(
+        of path: RestorationPath, _ body: (UnsafeRawBufferPointer) throws -> Result
+    ) rethrows -> Result? {
+        try table.withState(of: path, body)
+    }
+
+    /// Every live path, in path order.
+    public var paths: [RestorationPath] {
+        var decoder = EncodedPathDecoder()
+        return table.withSlots { slots in slots.map { decoder.decode($0.encodedPath) } }
+    }
+
+    /// Calls `body` with each live path and its state bytes, in path order, without copying the
+    /// states: the bytes are valid only during the call.
+    public func forEachEntry(_ body: (RestorationPath, UnsafeRawBufferPointer) throws -> Void) rethrows {
+        var decoder = EncodedPathDecoder()
+        try table.withSlots { slots in
+            for slot in slots { try body(decoder.decode(slot.encodedPath), slot.state) }
+        }
+    }
+
+    /// Every live path and its state bytes, as a dictionary.
+    ///
+    /// Getting it builds the dictionary, O(*n*): prefer ``subscript(_:)`` and iteration for large
+    /// states. Setting it replaces the state's entries.
+    public var entries: [RestorationPath: [UInt8]] {
+        get {
+            var dictionary: [RestorationPath: [UInt8]] = [:]
+            dictionary.reserveCapacity(count)
+            forEachEntry { dictionary[$0] = Array($1) }
+            return dictionary
+        }
+        set { table = StateTable(newValue) }
+    }
+
+    /// Walks a state's entries in path order.
+    public struct Iterator: IteratorProtocol {
+        private let owner: AnyObject
+        private let slots: [StateTable.Slot]
+        private var position = 0
+        private var decoder = EncodedPathDecoder()
+
+        fileprivate init(_ table: StateTable) {
+            owner = table.owner
+            slots = table.slots
+        }
+
+        /// The next path and its state bytes, or `nil` after the last.
+        public mutating func next() -> (path: RestorationPath, state: [UInt8])? {
+            guard position < slots.count else { return nil }
+            defer { position += 1 }
+            let slot = slots[position]
+            return withExtendedLifetime(owner) { (decoder.decode(slot.encodedPath), Array(slot.state)) }
+        }
+    }
+
+    /// An iterator over the entries, in path order.
+    public func makeIterator() -> Iterator { Iterator(table) }
+}
+
+extension StateTable {
+    /// A table holding the entries of `dictionary`.
+    init(_ dictionary: [RestorationPath: [UInt8]]) {
+        guard !dictionary.isEmpty else {
+            self.init()
+            return
+        }
+        let builder = StateArenaBuilder(capacity: dictionary.reduce(0) { $0 + $1.value.count + 32 })
+        var offsets: [(path: Int, pathCount: Int, value: Int, valueCount: Int)] = []
+        offsets.reserveCapacity(dictionary.count)
+        for (path, state) in dictionary {
+            let pathOffset = builder.count
+            EncodedPath.append(path, to: builder)
+            let pathCount = builder.count - pathOffset
+            offsets.append((pathOffset, pathCount, state.withUnsafeBytes { builder.append($0) }, state.count))
+        }
+        let arena = builder.finish()
+        let slots = offsets.map {
+            Slot(
+                path: UnsafeRawPointer(arena.base + $0.path), value: UnsafeRawPointer(arena.base + $0.value),
+                pathCount: Int32($0.pathCount), valueCount: Int32($0.valueCount))
+        }
+        // A dictionary's keys are distinct paths, so the table cannot find a repeat.
+        self = (try? StateTable(arenas: [arena], slots: slots)) ?? StateTable()
+    }
+}

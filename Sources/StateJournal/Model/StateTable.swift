@@ -1,0 +1,300 @@
+import Foundation
+
+/// The live paths of a state and their state bytes: what ``JournalState`` holds and replay builds.
+///
+/// Paths and states stay in the stored form, in a few ``StateArena``s (the checkpoint's
+/// decompressed content is the first), and each entry is a slot pointing into them, kept in path
+/// order (``EncodedPath/precedes(_:_:)``). A `RestorationPath` is built only when one is asked for.
+/// Lookups by path go through a hash index built on the first lookup; replay applies a segment's
+/// changes in one merge (``applying(_:)``).
+///
+/// The table is immutable and shared: copies share one storage, and a change makes a new table.
+struct StateTable: Sendable {
+    /// One entry: where its path and its state are.
+    struct Slot {
+        var path: UnsafeRawPointer
+        var value: UnsafeRawPointer
+        var pathCount: Int32
+        /// The state's length, or -1 while a merge marks the slot removed.
+        var valueCount: Int32
+
+        var encodedPath: EncodedPath { EncodedPath(start: path, count: Int(pathCount)) }
+        var state: UnsafeRawBufferPointer { UnsafeRawBufferPointer(start: value, count: Int(valueCount)) }
+    }
+
+    /// One change a segment made to a path: its new state, or `nil` when it was removed.
+    struct Change {
+        var path: RestorationPath
+        var state: [UInt8]?
+    }
+
+    fileprivate final class Storage: @unchecked Sendable {
+        // Unchecked: everything is immutable after init except `index`, which `lock` guards.
+        let arenas: [StateArena]
+        let slots: [Slot]
+        /// The bytes of the paths and states the slots point to.
+        let liveBytes: Int
+        private let lock = NSLock()
+        private var index: [UInt64]?
+
+        init(arenas: [StateArena], slots: [Slot], liveBytes: Int, index: [UInt64]? = nil) {
+            self.arenas = arenas
+            self.slots = slots
+            self.liveBytes = liveBytes
+            self.index = index
+        }
+
+        var arenaBytes: Int { arenas.reduce(0) { $0 + $1.count } }
+
+        /// The hash index: per bucket, the slot number plus one in the low 32 bits (0 when empty)
+        /// and the high 32 bits of the path's hash.
+        func hashIndex() -> [UInt64] {
+            lock.lock()
+            defer { lock.unlock() }
+            if let index { return index }
+            let built = StateTable.buildIndex(slots).index
+            index = built
+            return built
+        }
+    }
+
+    private let storage: Storage
+
+    private init(storage: Storage) { self.storage = storage }
+
+    /// An empty state.
+    init() { storage = Storage(arenas: [], slots: [], liveBytes: 0) }
+
+    /// Builds a table from paths and states in `arenas`, and checks that no path repeats.
+    ///
+    /// `slots` are sorted here unless they already are in path order, as a checkpoint's are.
+    /// - Throws: ``FormatViolation`` when a path repeats.
+    init(arenas: [StateArena], slots unsorted: [Slot]) throws(FormatViolation) {
+        var slots = unsorted
+        var ordered = true
+        var liveBytes = 0
+        var allASCII = true
+        for index in slots.indices {
+            liveBytes += Int(slots[index].pathCount) + Int(slots[index].valueCount)
+            if allASCII && !slots[index].encodedPath.isASCII { allASCII = false }
+            if index > 0 && ordered {
+                let order = EncodedPath.compare(slots[index - 1].encodedPath, slots[index].encodedPath)
+                if order == 0 { throw FormatViolation("the path \(slots[index].encodedPath.restorationPath) repeats") }
+                if order > 0 { ordered = false }
+            }
+        }
+        if !ordered {
+            slots.sort { EncodedPath.precedes($0.encodedPath, $1.encodedPath) }
+            for index in slots.indices.dropFirst()
+            where EncodedPath.compare(slots[index - 1].encodedPath, slots[index].encodedPath) == 0 {
+                throw FormatViolation("the path \(slots[index].encodedPath.restorationPath) repeats")
+            }
+        }
+        // Paths with different bytes are the same path only when a component is not ASCII
+        // (canonically equivalent strings); the index finds those.
+        var index: [UInt64]?
+        if !allASCII {
+            let built = Self.buildIndex(slots)
+            if let repeated = built.repeated {
+                throw FormatViolation("the path \(slots[repeated].encodedPath.restorationPath) repeats")
+            }
+            index = built.index
+        }
+        storage = Storage(arenas: arenas, slots: slots, liveBytes: liveBytes, index: index)
+    }
+
+    /// The number of live paths.
+    var count: Int { storage.slots.count }
+
+    /// The bytes of the live paths and states.
+    var liveBytes: Int { storage.liveBytes }
+
+    /// Calls `body` with the slots, in path order, while the arenas they point into are alive.
+    func withSlots<R>(_ body: (UnsafeBufferPointer<Slot>) throws -> R) rethrows -> R {
+        try withExtendedLifetime(storage) { try storage.slots.withUnsafeBufferPointer(body) }
+    }
+
+    /// Keeps the arenas alive as long as `owner` is: for iterators that hold slots.
+    var owner: AnyObject { storage }
+
+    /// The slots, in path order; they point into arenas that live as long as ``owner``.
+    var slots: [Slot] { storage.slots }
+
+    /// The slot number of `path`, or `nil` when the state has no such path.
+    func slotNumber(of path: RestorationPath) -> Int? {
+        let slots = storage.slots
+        guard !slots.isEmpty else { return nil }
+        let index = storage.hashIndex()
+        let hash = path.hashValue
+        let mask = index.count - 1
+        let tag = UInt64(truncatingIfNeeded: hash) & 0xFFFF_FFFF_0000_0000
+        var bucket = hash & mask
+        return withExtendedLifetime(storage) {
+            while index[bucket] != 0 {
+                let entry = index[bucket]
+                if entry & 0xFFFF_FFFF_0000_0000 == tag {
+                    let number = Int(entry & 0xFFFF_FFFF) - 1
+                    if slots[number].encodedPath.matches(path) { return number }
+                }
+                bucket = (bucket + 1) & mask
+            }
+            return nil
+        }
+    }
+
+    /// Calls `body` with the state of `path`, or returns `nil` when the state has no such path.
+    func withState<R>(of path: RestorationPath, _ body: (UnsafeRawBufferPointer) throws -> R) rethrows -> R? {
+        guard let number = slotNumber(of: path) else { return nil }
+        return try withExtendedLifetime(storage) { try body(storage.slots[number].state) }
+    }
+
+    /// The table with a segment's changes applied: one merge for all of them.
+    ///
+    /// New states and paths go to one new arena. When the arenas hold more than twice the live
+    /// bytes (states that later ones replaced), the live ones move into a single arena.
+    func applying(_ changes: [Change]) -> StateTable {
+        guard !changes.isEmpty else { return self }
+        let builder = StateArenaBuilder(capacity: changes.reduce(0) { $0 + ($1.state?.count ?? 0) + 32 })
+        var slots = storage.slots
+        var liveBytes = storage.liveBytes
+        var updates: [(number: Int, offset: Int, count: Int)] = []
+        var insertions: [(pathOffset: Int, pathCount: Int, offset: Int, count: Int)] = []
+        var removals = false
+        for change in changes {
+            let existing = slotNumber(of: change.path)
+            if let state = change.state {
+                let offset = state.withUnsafeBytes { builder.append($0) }
+                if let existing {
+                    liveBytes += state.count - Int(slots[existing].valueCount)
+                    updates.append((existing, offset, state.count))
+                } else {
+                    let pathOffset = builder.count
+                    EncodedPath.append(change.path, to: builder)
+                    let pathCount = builder.count - pathOffset
+                    liveBytes += pathCount + state.count
+                    insertions.append((pathOffset, pathCount, offset, state.count))
+                }
+            } else if let existing, slots[existing].valueCount >= 0 {
+                liveBytes -= Int(slots[existing].pathCount) + Int(slots[existing].valueCount)
+                slots[existing].valueCount = -1
+                removals = true
+            }
+        }
+        let arena = builder.finish()
+        for update in updates {
+            slots[update.number].value = UnsafeRawPointer(arena.base + update.offset)
+            slots[update.number].valueCount = Int32(update.count)
+        }
+        var inserted = insertions.map {
+            Slot(
+                path: UnsafeRawPointer(arena.base + $0.pathOffset), value: UnsafeRawPointer(arena.base + $0.offset),
+                pathCount: Int32($0.pathCount), valueCount: Int32($0.count))
+        }
+        if removals { slots.removeAll { $0.valueCount < 0 } }
+        if !inserted.isEmpty {
+            inserted.sort { EncodedPath.precedes($0.encodedPath, $1.encodedPath) }
+            slots = Self.merge(slots, inserted)
+        }
+        let table = StateTable(storage: Storage(arenas: storage.arenas + [arena], slots: slots, liveBytes: liveBytes))
+        return table.storage.arenaBytes > 2 * liveBytes + (1 << 20) ? table.compacted() : table
+    }
+
+    /// The same table with every live path and state copied into one arena.
+    private func compacted() -> StateTable {
+        let builder = StateArenaBuilder(capacity: storage.liveBytes)
+        var offsets: [(path: Int, value: Int)] = []
+        offsets.reserveCapacity(count)
+        withSlots { slots in
+            for slot in slots {
+                let path = builder.append(slot.encodedPath.bytes)
+                offsets.append((path, builder.append(slot.state)))
+            }
+        }
+        let arena = builder.finish()
+        var slots = storage.slots
+        for index in slots.indices {
+            slots[index].path = UnsafeRawPointer(arena.base + offsets[index].path)
+            slots[index].value = UnsafeRawPointer(arena.base + offsets[index].value)
+        }
+        return StateTable(storage: Storage(arenas: [arena], slots: slots, liveBytes: storage.liveBytes))
+    }
+
+    /// Merges two runs of slots in path order; no path is in both.
+    private static func merge(_ left: [Slot], _ right: [Slot]) -> [Slot] {
+        var merged: [Slot] = []
+        merged.reserveCapacity(left.count + right.count)
+        var leftIndex = 0
+        var rightIndex = 0
+        while leftIndex < left.count && rightIndex < right.count {
+            if EncodedPath.precedes(right[rightIndex].encodedPath, left[leftIndex].encodedPath) {
+                merged.append(right[rightIndex])
+                rightIndex += 1
+            } else {
+                merged.append(left[leftIndex])
+                leftIndex += 1
+            }
+        }
+        merged.append(contentsOf: left[leftIndex...])
+        merged.append(contentsOf: right[rightIndex...])
+        return merged
+    }
+
+    /// Builds the open-addressing hash index of `slots`, at most half full, and notes the first
+    /// slot whose path equals an earlier one's.
+    fileprivate static func buildIndex(_ slots: [Slot]) -> (index: [UInt64], repeated: Int?) {
+        var capacity = 16
+        while capacity < 2 * slots.count { capacity *= 2 }
+        var index = [UInt64](repeating: 0, count: capacity)
+        let mask = capacity - 1
+        var repeated: Int?
+        for (number, slot) in slots.enumerated() {
+            let path = slot.encodedPath
+            let hash = path.pathHashValue
+            let tag = UInt64(truncatingIfNeeded: hash) & 0xFFFF_FFFF_0000_0000
+            var bucket = hash & mask
+            while index[bucket] != 0 {
+                let entry = index[bucket]
+                if repeated == nil, entry & 0xFFFF_FFFF_0000_0000 == tag,
+                    path.isSamePath(as: slots[Int(entry & 0xFFFF_FFFF) - 1].encodedPath)
+                {
+                    repeated = number
+                }
+                bucket = (bucket + 1) & mask
+            }
+            index[bucket] = tag | UInt64(number + 1)
+        }
+        return (index, repeated)
+    }
+}
+
+extension EncodedPath {
+    /// Whether this is the same path as `other`, as `RestorationPath`'s `==` decides.
+    func isSamePath(as other: EncodedPath) -> Bool {
+        guard depth == other.depth else { return false }
+        if EncodedPath.equal(bytes, other.bytes) { return true }
+        var components: [UnsafeRawBufferPointer] = []
+        other.forEachComponent { components.append($0) }
+        var level = 0
+        var same = true
+        forEachComponent { mine in
+            defer { level += 1 }
+            guard same else { return }
+            let theirs = components[level]
+            if EncodedPath.equal(mine, theirs) { return }
+            if EncodedPath.isASCII(mine) && EncodedPath.isASCII(theirs) {
+                same = false
+            } else {
+                same = String(decoding: mine, as: UTF8.self) == String(decoding: theirs, as: UTF8.self)
+            }
+        }
+        return same
+    }
+}
+
+extension EncodedPath {
+    /// The path as a `RestorationPath`.
+    var restorationPath: RestorationPath {
+        var decoder = EncodedPathDecoder()
+        return decoder.decode(self)
+    }
+}
