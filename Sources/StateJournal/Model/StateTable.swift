@@ -109,6 +109,9 @@ struct StateTable: Sendable {
     /// The bytes of the live paths and states.
     var liveBytes: Int { storage.liveBytes }
 
+    /// The bytes of the arenas, replaced states included.
+    var arenaBytes: Int { storage.arenaBytes }
+
     /// Calls `body` with the slots, in path order, while the arenas they point into are alive.
     func withSlots<R>(_ body: (UnsafeBufferPointer<Slot>) throws -> R) rethrows -> R {
         try withExtendedLifetime(storage) { try storage.slots.withUnsafeBufferPointer(body) }

@@ -1,0 +1,190 @@
+import Foundation
+import StateJournalTestSupport
+import Testing
+
+@testable import StateJournal
+
+/// The restored state's table: the same answers as a dictionary keyed by `RestorationPath`, in
+/// path order, whatever the paths hold.
+@Suite struct StateTableTests {
+    /// Components that include canonically equivalent spellings: `é` composed and decomposed, the
+    /// Kelvin sign and `K`, the Greek question mark and `;`.
+    private static let pieces = [
+        "Main", "Window-1", "Item-42", "caf\u{E9}", "cafe\u{301}", "\u{212A}", "K", "a;b", "a\u{37E}b", "", "\u{1F600}",
+        String(repeating: "x", count: 300), String(repeating: "\u{E9}", count: 150),
+    ]
+
+    private static func randomPath(_ random: inout SplitMix64) -> RestorationPath {
+        let depth = Int(random.next() % 4) + 1
+        return RestorationPath((0..<depth).map { _ in pieces[Int(random.next() % UInt64(pieces.count))] })
+    }
+
+    /// Builds a table from `entries` in the given order, as a checkpoint's content would hold them.
+    private static func table(_ entries: [(RestorationPath, [UInt8])]) throws(FormatViolation) -> StateTable {
+        let builder = StateArenaBuilder()
+        var offsets: [(path: Int, pathCount: Int, value: Int, valueCount: Int)] = []
+        for (path, state) in entries {
+            let start = builder.count
+            EncodedPath.append(path, to: builder)
+            let pathCount = builder.count - start
+            offsets.append((start, pathCount, state.withUnsafeBytes { builder.append($0) }, state.count))
+        }
+        let arena = builder.finish()
+        let slots = offsets.map {
+            StateTable.Slot(
+                path: UnsafeRawPointer(arena.base + $0.path), value: UnsafeRawPointer(arena.base + $0.value),
+                pathCount: Int32($0.pathCount), valueCount: Int32($0.valueCount))
+        }
+        return try StateTable(arenas: [arena], slots: slots)
+    }
+
+    private static func paths(of table: StateTable) -> [RestorationPath] {
+        JournalState(epoch: nil, table: table, damage: nil, uncommittedTailBytes: 0).paths
+    }
+
+    @Test func aTableAgreesWithADictionaryThroughRandomMergesOfEquivalentSpellings() throws {
+        var random = SplitMix64(seed: 7)
+        var model: [RestorationPath: [UInt8]] = [:]
+        var table = StateTable()
+        for round in 0..<300 {
+            // One segment's changes: distinct paths, as a segment's path table defines each once.
+            var changes: [RestorationPath: [UInt8]?] = [:]
+            for _ in 0..<Int(random.next() % 12) {
+                let path = Self.randomPath(&random)
+                if random.next() % 4 == 0 {
+                    changes[path] = .some(nil)
+                } else {
+                    changes[path] = Array("\(round)-\(random.next() % 1000)".utf8)
+                }
+            }
+            if random.next() % 50 == 0 {
+                model = [:]
+                table = StateTable()
+            }
+            for (path, state) in changes {
+                // The model keeps the spelling it first saw, as a dictionary does; the table may keep
+                // either, and both must find it.
+                if let state { model[path] = state } else { model.removeValue(forKey: path) }
+            }
+            table = table.applying(changes.map { StateTable.Change(path: $0.key, state: $0.value) })
+            let state = JournalState(epoch: nil, table: table, damage: nil, uncommittedTailBytes: 0)
+            #expect(state.count == model.count, "round \(round)")
+            #expect(state.entries == model, "round \(round)")
+            for path in changes.keys {
+                #expect(state[path] == model[path], "round \(round): \(path)")
+            }
+            let listed = state.paths
+            #expect(zip(listed, listed.dropFirst()).allSatisfy { pair in
+                let first = EncodedPathDecoderTestSupport.encoded(pair.0)
+                let second = EncodedPathDecoderTestSupport.encoded(pair.1)
+                return first.withUnsafeBytes { a in
+                    second.withUnsafeBytes { b in
+                        EncodedPath.compare(EncodedPath(start: a.baseAddress!, count: a.count), EncodedPath(start: b.baseAddress!, count: b.count)) < 0
+                    }
+                }
+            }, "round \(round): paths out of order")
+            #expect(table.arenaBytes <= 2 * table.liveBytes + (1 << 20) + 64 << 10, "round \(round): replaced states pile up")
+        }
+    }
+
+    @Test func equivalentSpellingsOfAPathInTwoSegmentsAreOneEntry() throws {
+        let directory = TemporaryDirectory()
+        let store = directory.appending("store")
+        let composed = RestorationPath("Main", "caf\u{E9}", "\u{212A}")
+        let decomposed = RestorationPath("Main", "cafe\u{301}", "K")
+        do {
+            let journal = try openJournal(store, testOptions(segmentSizeLimit: 4096))
+            try journal.commit([.put(decomposed, Array("first".utf8))])
+            // Enough other state to roll into a new segment, which defines the path anew.
+            let sequence = journal.manifest.segments.last
+            var filler = 0
+            while journal.manifest.segments.last == sequence {
+                try journal.commit([.put(RestorationPath("Filler", "\(filler)"), [UInt8](repeating: UInt8(filler % 251), count: 900))])
+                filler += 1
+            }
+            try journal.commit([.put(composed, Array("second".utf8))])
+            let state = try journal.state()
+            #expect(state[composed] == Array("second".utf8))
+            #expect(state[decomposed] == Array("second".utf8))
+            #expect(state.paths.filter { $0 == composed }.count == 1)
+            try journal.compact()
+            try journal.close()
+        }
+        let reopened = try openJournal(store)
+        defer { try? reopened.close() }
+        let state = reopened.recoveredState
+        #expect(state[decomposed] == Array("second".utf8))
+        #expect(state.paths.filter { $0 == composed }.count == 1)
+        #expect(state.entries.count == state.count)
+    }
+
+    @Test func aCheckpointWhosePathsAreOutOfOrderIsReadInPathOrder() throws {
+        let entries = [
+            (RestorationPath("Main", "b"), [UInt8]([2])), (RestorationPath("Main"), [1]), (RestorationPath("A"), [0]),
+            (RestorationPath("Main", "a", "x"), [3]),
+        ]
+        let table = try Self.table(entries)
+        #expect(Self.paths(of: table) == [RestorationPath("A"), RestorationPath("Main"), RestorationPath("Main", "a", "x"), RestorationPath("Main", "b")])
+        let state = JournalState(epoch: nil, table: table, damage: nil, uncommittedTailBytes: 0)
+        #expect(state[RestorationPath("Main", "a", "x")] == [3])
+    }
+
+    @Test(arguments: [
+        [RestorationPath("Main", "a"), RestorationPath("Main", "a")],
+        [RestorationPath("Main", "caf\u{E9}"), RestorationPath("Main", "cafe\u{301}")],
+        [RestorationPath("\u{212A}"), RestorationPath("Main"), RestorationPath("K")],
+    ])
+    func aCheckpointThatRepeatsAPathIsRejected(paths: [RestorationPath]) {
+        #expect(throws: FormatViolation.self) { try Self.table(paths.map { ($0, [1]) }) }
+    }
+
+    @Test func aStateAnswersLookupsAndListsItsEntriesInPathOrder() {
+        let model: [RestorationPath: [UInt8]] = [
+            RestorationPath("Main"): [1], RestorationPath("Main", "List"): [2, 2], RestorationPath("Main", "List", "Item-1"): [],
+            RestorationPath("Settings"): Array("dark".utf8), RestorationPath("Main", "Editor"): [5],
+        ]
+        var state = JournalState(epoch: nil, entries: model)
+        #expect(state.count == 5 && !state.isEmpty && state.underestimatedCount == 5)
+        #expect(state.paths == model.keys.sorted())
+        #expect(state.map(\.path) == model.keys.sorted())
+        #expect(state.map(\.state) == model.keys.sorted().map { model[$0]! })
+        var visited: [RestorationPath] = []
+        state.forEachEntry { path, bytes in
+            visited.append(path)
+            #expect(Array(bytes) == model[path])
+        }
+        #expect(visited == model.keys.sorted())
+        #expect(state[RestorationPath("Main", "List", "Item-1")] == [])
+        #expect(state[RestorationPath("Nowhere")] == nil)
+        #expect(state.contains(RestorationPath("Settings")) && !state.contains(RestorationPath("Main", "Gone")))
+        #expect(state.withState(of: RestorationPath("Main", "List")) { $0.count } == 2)
+        #expect(state.withState(of: RestorationPath("Gone")) { $0.count } == nil)
+        state.entries[RestorationPath("New")] = [9]
+        #expect(state.count == 6 && state[RestorationPath("New")] == [9])
+        #expect(JournalState(epoch: nil, entries: [:]).isEmpty)
+    }
+
+    @Test func anIteratorKeepsItsStatesAliveAfterTheStateIsGone() {
+        var iterator: JournalState.Iterator
+        do {
+            let table = StateTable().applying((0..<100).map { StateTable.Change(path: RestorationPath("Item-\($0)"), state: Array("state \($0)".utf8)) })
+            iterator = JournalState(epoch: nil, table: table, damage: nil, uncommittedTailBytes: 0).makeIterator()
+        }
+        var count = 0
+        while let (path, state) = iterator.next() {
+            #expect(state == Array("state \(path.components[0].dropFirst(5))".utf8))
+            count += 1
+        }
+        #expect(count == 100)
+    }
+}
+
+/// Encodes paths for comparisons in the tests.
+enum EncodedPathDecoderTestSupport {
+    static func encoded(_ path: RestorationPath) -> [UInt8] {
+        let builder = StateArenaBuilder()
+        EncodedPath.append(path, to: builder)
+        let arena = builder.finish()
+        return Array(arena.bytes)
+    }
+}
