@@ -67,13 +67,18 @@ struct EncodedPath {
         }
     }
 
-    /// Whether `path` precedes `other`: component by component, each compared by its UTF-8 bytes,
-    /// a path before the paths it is a prefix of. The order of checkpoints and of ``StateTable``.
+    /// Whether `path` precedes `other` in path order, `RestorationPath`'s `<`: the order of
+    /// checkpoints and of ``StateTable``.
     static func precedes(_ path: EncodedPath, _ other: EncodedPath) -> Bool {
         compare(path, other) < 0
     }
 
-    /// -1, 0 or 1 as `path` sorts before, the same as, or after `other`, by bytes.
+    /// -1, 0 or 1 as `path` sorts before, is the same path as, or sorts after `other`.
+    ///
+    /// Component by component, a path before the paths it is a prefix of. Components compare as
+    /// `String`s do: ASCII ones by their bytes, others through `String`, so that canonically
+    /// equivalent spellings are the same component and descendants follow their parent whatever the
+    /// spelling.
     static func compare(_ path: EncodedPath, _ other: EncodedPath) -> Int {
         var left = 0
         var right = 0
@@ -82,16 +87,32 @@ struct EncodedPath {
         for _ in 0..<min(leftDepth, rightDepth) {
             let leftLength = varint(path.start, &left)
             let rightLength = varint(other.start, &right)
-            let common = min(leftLength, rightLength)
-            if let offset = firstDifference(path.start + left, other.start + right, common) {
-                return path.start.load(fromByteOffset: left + offset, as: UInt8.self)
-                    < other.start.load(fromByteOffset: right + offset, as: UInt8.self) ? -1 : 1
-            }
-            if leftLength != rightLength { return leftLength < rightLength ? -1 : 1 }
+            let leftBytes = UnsafeRawBufferPointer(start: path.start + left, count: leftLength)
+            let rightBytes = UnsafeRawBufferPointer(start: other.start + right, count: rightLength)
             left += leftLength
             right += rightLength
+            if let offset = firstDifference(leftBytes.baseAddress!, rightBytes.baseAddress!, min(leftLength, rightLength)) {
+                if isASCII(leftBytes) && isASCII(rightBytes) { return leftBytes[offset] < rightBytes[offset] ? -1 : 1 }
+                if let order = compareAsStrings(leftBytes, rightBytes) { return order }
+                continue
+            }
+            if leftLength == rightLength { continue }
+            guard isASCII(leftBytes) && isASCII(rightBytes) else {
+                if let order = compareAsStrings(leftBytes, rightBytes) { return order }
+                continue
+            }
+            return leftLength < rightLength ? -1 : 1
         }
         return leftDepth == rightDepth ? 0 : (leftDepth < rightDepth ? -1 : 1)
+    }
+
+    /// -1 or 1 as one component sorts before or after the other as `String`s, or `nil` when they are
+    /// canonically equivalent.
+    private static func compareAsStrings(_ left: UnsafeRawBufferPointer, _ right: UnsafeRawBufferPointer) -> Int? {
+        let leftString = String(decoding: left, as: UTF8.self)
+        let rightString = String(decoding: right, as: UTF8.self)
+        if leftString == rightString { return nil }
+        return leftString < rightString ? -1 : 1
     }
 
     /// Whether this is the same path as `path`, as `RestorationPath`'s `==` decides.

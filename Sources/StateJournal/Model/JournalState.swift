@@ -17,6 +17,9 @@ public struct JournalState: Sendable, Sequence {
     var table: StateTable
 
     /// Creates a state.
+    ///
+    /// - Precondition: Each state is smaller than 2 GiB (a journal stores at most
+    ///   ``JournalLimits/maximumStateSize`` bytes per path).
     public init(
         epoch: EpochInfo?, entries: [RestorationPath: [UInt8]], damage: DamageReport? = nil,
         uncommittedTailBytes: Int64 = 0
@@ -125,6 +128,7 @@ extension StateTable {
         var offsets: [(path: Int, pathCount: Int, value: Int, valueCount: Int)] = []
         offsets.reserveCapacity(dictionary.count)
         for (path, state) in dictionary {
+            precondition(state.count <= Int32.max, "A state of \(state.count) bytes at \(path) is larger than a JournalState holds (2 GiB).")
             let pathOffset = builder.count
             EncodedPath.append(path, to: builder)
             let pathCount = builder.count - pathOffset

@@ -114,10 +114,12 @@ public struct RestorationPath: Hashable, Comparable, Sendable, CustomStringConve
         return high < 0x80
     }
 
-    /// Orders paths component by component, comparing components by their UTF-8 bytes.
+    /// Orders paths component by component, comparing components as `String`s compare (by their
+    /// Unicode scalars once normalized, which for ASCII is by their bytes), so that a parent sorts
+    /// before its descendants and canonically equivalent spellings sort as the same path.
     public static func < (lhs: RestorationPath, rhs: RestorationPath) -> Bool {
         for (left, right) in zip(lhs.components, rhs.components) where left != right {
-            return left.utf8.lexicographicallyPrecedes(right.utf8)
+            return left < right
         }
         return lhs.components.count < rhs.components.count
     }

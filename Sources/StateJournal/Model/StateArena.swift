@@ -77,7 +77,9 @@ final class StateArenaBuilder {
 
     /// The arena, holding everything appended. The builder is empty afterwards.
     func finish() -> StateArena {
-        let arena = StateArena(adopting: base ?? malloc(1)!, count: count)
+        // Gives back the room grown for and not used.
+        let block = base.map { realloc($0, max(count, 1)) ?? $0 } ?? malloc(1)!
+        let arena = StateArena(adopting: block, count: count)
         base = nil
         capacity = 0
         count = 0

@@ -46,13 +46,20 @@ struct StateTable: Sendable {
 
         var arenaBytes: Int { arenas.reduce(0) { $0 + $1.count } }
 
+        /// The hash index if it was built.
+        var builtIndex: [UInt64]? {
+            lock.lock()
+            defer { lock.unlock() }
+            return index
+        }
+
         /// The hash index: per bucket, the slot number plus one in the low 32 bits (0 when empty)
         /// and the high 32 bits of the path's hash.
         func hashIndex() -> [UInt64] {
             lock.lock()
             defer { lock.unlock() }
             if let index { return index }
-            let built = StateTable.buildIndex(slots).index
+            let built = StateTable.buildIndex(slots)
             index = built
             return built
         }
@@ -73,10 +80,8 @@ struct StateTable: Sendable {
         var slots = unsorted
         var ordered = true
         var liveBytes = 0
-        var allASCII = true
         for index in slots.indices {
             liveBytes += Int(slots[index].pathCount) + Int(slots[index].valueCount)
-            if allASCII && !slots[index].encodedPath.isASCII { allASCII = false }
             if index > 0 && ordered {
                 let order = EncodedPath.compare(slots[index - 1].encodedPath, slots[index].encodedPath)
                 if order == 0 { throw FormatViolation("the path \(slots[index].encodedPath.restorationPath) repeats") }
@@ -90,17 +95,9 @@ struct StateTable: Sendable {
                 throw FormatViolation("the path \(slots[index].encodedPath.restorationPath) repeats")
             }
         }
-        // Paths with different bytes are the same path only when a component is not ASCII
-        // (canonically equivalent strings); the index finds those.
-        var index: [UInt64]?
-        if !allASCII {
-            let built = Self.buildIndex(slots)
-            if let repeated = built.repeated {
-                throw FormatViolation("the path \(slots[repeated].encodedPath.restorationPath) repeats")
-            }
-            index = built.index
-        }
-        storage = Storage(arenas: arenas, slots: slots, liveBytes: liveBytes, index: index)
+        // Path order treats canonically equivalent spellings as the same path, so a repeat in any
+        // spelling ends up next to the path it repeats.
+        storage = Storage(arenas: arenas, slots: slots, liveBytes: liveBytes)
     }
 
     /// The number of live paths.
@@ -153,8 +150,9 @@ struct StateTable: Sendable {
 
     /// The table with a segment's changes applied: one merge for all of them.
     ///
-    /// New states and paths go to one new arena. When the arenas hold more than twice the live
-    /// bytes (states that later ones replaced), the live ones move into a single arena.
+    /// `changes` names each path at most once, as a segment's path table does. New states and paths
+    /// go to one new arena. When the arenas hold more than twice the live bytes (states that later
+    /// ones replaced), the live ones move into a single arena.
     func applying(_ changes: [Change]) -> StateTable {
         guard !changes.isEmpty else { return self }
         let builder = StateArenaBuilder(capacity: changes.reduce(0) { $0 + ($1.state?.count ?? 0) + 32 })
@@ -193,12 +191,14 @@ struct StateTable: Sendable {
                 path: UnsafeRawPointer(arena.base + $0.pathOffset), value: UnsafeRawPointer(arena.base + $0.offset),
                 pathCount: Int32($0.pathCount), valueCount: Int32($0.count))
         }
+        // When only states changed, every slot keeps its number and the index still holds.
+        let index = removals || !inserted.isEmpty ? nil : storage.builtIndex
         if removals { slots.removeAll { $0.valueCount < 0 } }
         if !inserted.isEmpty {
             inserted.sort { EncodedPath.precedes($0.encodedPath, $1.encodedPath) }
             slots = Self.merge(slots, inserted)
         }
-        let table = StateTable(storage: Storage(arenas: storage.arenas + [arena], slots: slots, liveBytes: liveBytes))
+        let table = StateTable(storage: Storage(arenas: storage.arenas + [arena], slots: slots, liveBytes: liveBytes, index: index))
         return table.storage.arenaBytes > 2 * liveBytes + (1 << 20) ? table.compacted() : table
     }
 
@@ -219,7 +219,7 @@ struct StateTable: Sendable {
             slots[index].path = UnsafeRawPointer(arena.base + offsets[index].path)
             slots[index].value = UnsafeRawPointer(arena.base + offsets[index].value)
         }
-        return StateTable(storage: Storage(arenas: [arena], slots: slots, liveBytes: storage.liveBytes))
+        return StateTable(storage: Storage(arenas: [arena], slots: slots, liveBytes: storage.liveBytes, index: storage.builtIndex))
     }
 
     /// Merges two runs of slots in path order; no path is in both.
@@ -242,55 +242,22 @@ struct StateTable: Sendable {
         return merged
     }
 
-    /// Builds the open-addressing hash index of `slots`, at most half full, and notes the first
-    /// slot whose path equals an earlier one's.
-    fileprivate static func buildIndex(_ slots: [Slot]) -> (index: [UInt64], repeated: Int?) {
+    /// Builds the open-addressing hash index of `slots`, at most half full. The slots hold no path
+    /// twice.
+    fileprivate static func buildIndex(_ slots: [Slot]) -> [UInt64] {
         var capacity = 16
         while capacity < 2 * slots.count { capacity *= 2 }
         var index = [UInt64](repeating: 0, count: capacity)
         let mask = capacity - 1
-        var repeated: Int?
-        for (number, slot) in slots.enumerated() {
-            let path = slot.encodedPath
-            let hash = path.pathHashValue
-            let tag = UInt64(truncatingIfNeeded: hash) & 0xFFFF_FFFF_0000_0000
-            var bucket = hash & mask
-            while index[bucket] != 0 {
-                let entry = index[bucket]
-                if repeated == nil, entry & 0xFFFF_FFFF_0000_0000 == tag,
-                    path.isSamePath(as: slots[Int(entry & 0xFFFF_FFFF) - 1].encodedPath)
-                {
-                    repeated = number
-                }
-                bucket = (bucket + 1) & mask
-            }
-            index[bucket] = tag | UInt64(number + 1)
-        }
-        return (index, repeated)
-    }
-}
-
-extension EncodedPath {
-    /// Whether this is the same path as `other`, as `RestorationPath`'s `==` decides.
-    func isSamePath(as other: EncodedPath) -> Bool {
-        guard depth == other.depth else { return false }
-        if EncodedPath.equal(bytes, other.bytes) { return true }
-        var components: [UnsafeRawBufferPointer] = []
-        other.forEachComponent { components.append($0) }
-        var level = 0
-        var same = true
-        forEachComponent { mine in
-            defer { level += 1 }
-            guard same else { return }
-            let theirs = components[level]
-            if EncodedPath.equal(mine, theirs) { return }
-            if EncodedPath.isASCII(mine) && EncodedPath.isASCII(theirs) {
-                same = false
-            } else {
-                same = String(decoding: mine, as: UTF8.self) == String(decoding: theirs, as: UTF8.self)
+        index.withUnsafeMutableBufferPointer { index in
+            for (number, slot) in slots.enumerated() {
+                let hash = slot.encodedPath.pathHashValue
+                var bucket = hash & mask
+                while index[bucket] != 0 { bucket = (bucket + 1) & mask }
+                index[bucket] = (UInt64(truncatingIfNeeded: hash) & 0xFFFF_FFFF_0000_0000) | UInt64(number + 1)
             }
         }
-        return same
+        return index
     }
 }
 

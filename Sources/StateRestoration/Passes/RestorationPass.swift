@@ -84,7 +84,8 @@ final class RestorationPass: ReferenceResolving {
 
     private func readEntries() -> [(RestorationPath, RestorableEntry)] {
         var result: [(RestorationPath, RestorableEntry)] = []
-        // The state lists its paths in path order: parents before their descendants.
+        // The state lists its paths in path order: each parent before its descendants, whatever the
+        // spelling of their components.
         for (path, bytes) in input.state where path != RestorationManager.applicationPath {
             do {
                 var entry = try RestorableEntry(decoding: bytes)

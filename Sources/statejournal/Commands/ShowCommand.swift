@@ -41,7 +41,7 @@ struct ShowCommand: ParsableCommand {
                 return try printJSON(
                     Output(
                         epoch: state.epoch?.epoch, timestamp: state.epoch?.timestamp, metadata: state.epoch?.metadata ?? [:],
-                        objects: Dictionary(uniqueKeysWithValues: state.entries.map { ($0.key.description, ValueRendering.object($0.value)) }),
+                        objects: Dictionary(uniqueKeysWithValues: state.map { ($0.path.description, ValueRendering.object($0.state)) }),
                         damage: state.damage?.description))
             }
             if let info = state.epoch {
@@ -52,9 +52,9 @@ struct ShowCommand: ParsableCommand {
             }
             if let damage = state.damage { print("Damage: \(damage)") }
             print("")
-            for path in state.entries.keys.sorted() {
+            for (path, bytes) in state {
                 let depth = path.components.count - 1
-                print(String(repeating: "  ", count: depth) + path.description + "  " + ValueRendering.line(state.entries[path]!))
+                print(String(repeating: "  ", count: depth) + path.description + "  " + ValueRendering.line(bytes))
             }
         }
     }
