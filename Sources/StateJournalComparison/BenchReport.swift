@@ -123,6 +123,12 @@ extension BenchReport {
                     big.flatMap { contender("json-snapshot", objects: $0, changed: .onePercent)?.restoreSeconds },
                     big.flatMap { contender(journal, objects: $0, changed: .onePercent)?.restoreSeconds })),
             target(
+                "restore of 100,000 objects, 1,000 epochs, default automatic compaction: JSON snapshot load time / journal restore time",
+                atLeast: 5,
+                ratio(
+                    big.flatMap { contender("json-snapshot", objects: $0, changed: .onePercent)?.restoreSeconds },
+                    big.flatMap { contender("journal-autocompact", objects: $0, changed: .onePercent)?.restoreSeconds })),
+            target(
                 "restore of 100,000 objects after compaction: JSON snapshot load time / journal restore time", atLeast: 5,
                 ratio(
                     big.flatMap { contender("json-snapshot", objects: $0, changed: .onePercent)?.restoreSeconds },

@@ -47,6 +47,7 @@ enum PreservationBenchmark {
     static func makeContenders() -> [any PreservationContender] {
         [
             JournalContender(durability: .interval(seconds: 1)),
+            JournalContender(durability: .interval(seconds: 1), compactsAutomatically: true),
             JournalContender(durability: .everyCommit),
             JournalContender(durability: .none),
             SnapshotContender(format: .json),

@@ -6,9 +6,9 @@ protocol BatchEntrySink {
     /// state overlaid with the earlier batches of the same epoch) to `buffer`, or returns `false`
     /// when the path has none.
     func appendCurrentState(ofPath index: Int, to buffer: inout [UInt8]) -> Bool
-    /// Path number ``BatchDecoder/paths``.count - 1 was just defined: called for each path a batch
-    /// defines, in order, before that batch's entries are delivered.
-    mutating func pathDefined(_ path: RestorationPath)
+    /// The next path number is `path`, which stays valid as long as `paths` does: called for each
+    /// path a batch defines, in order, before that batch's entries are delivered.
+    mutating func pathDefined(_ path: EncodedPath, in paths: SegmentPaths)
     /// The path now holds `state`, which is valid only during the call.
     mutating func put(path index: Int, state: UnsafeRawBufferPointer)
     mutating func remove(path index: Int)
@@ -21,16 +21,16 @@ protocol BatchEntrySink {
 /// A batch is checked whole (checksum, entry headers, path definitions, state lengths) before any of
 /// its entries reaches the sink, so a damaged batch delivers nothing.
 struct BatchDecoder {
-    private(set) var paths: [RestorationPath] = []
-    /// The paths in `paths`: a writer defines each path once per segment.
-    private var definedPaths: Set<RestorationPath> = []
+    /// The segment's paths by number: a writer defines each path once per segment.
+    let paths = SegmentPaths()
     private var previousBody: [UInt8] = []
     private var body: [UInt8] = []
     private var dictionary: [UInt8] = []
     private var previousVersions: [UInt8] = []
     /// The entries of the batch being decoded, between checking and delivering them.
     private var entries: [Entry] = []
-    private var newPaths: [RestorationPath] = []
+    /// The number of paths defined before the batch being decoded.
+    private var definedBefore = 0
 
     /// One entry header: `path` is a path number, `length` a put's state length.
     private struct Entry {
@@ -59,7 +59,7 @@ struct BatchDecoder {
                 throw FormatViolation("previous-version reference \(reference) is not a path defined before this batch")
             }
             guard sink.appendCurrentState(ofPath: Int(reference) - 1, to: &previousVersions) else {
-                let path = paths[Int(reference) - 1]
+                let path = paths[Int(reference) - 1].restorationPath
                 throw FormatViolation("entry is compressed against a previous version of \(path) that does not exist")
             }
             guard previousVersions.count <= BatchCodec.dictionaryLimit else {
@@ -106,8 +106,7 @@ struct BatchDecoder {
             throw (error as? FormatViolation) ?? FormatViolation("\(error)")
         }
         decodedBody.withUnsafeBytes { bodyBytes in
-            paths.append(contentsOf: newPaths)
-            for path in newPaths { sink.pathDefined(path) }
+            for number in definedBefore..<paths.count { sink.pathDefined(paths[number], in: paths) }
             var position = statesStart
             for header in entries {
                 switch header.operation {
@@ -124,13 +123,13 @@ struct BatchDecoder {
         return count
     }
 
-    /// Reads and checks the `count` entry headers into ``entries`` and the paths they define into
-    /// ``newPaths``, and returns where the states start. On failure the segment's paths are as before.
+    /// Reads and checks the `count` entry headers into ``entries``, defines the paths they define,
+    /// and returns where the states start. On failure the segment's paths are as before.
     private mutating func readHeaders(
         _ count: Int, from entry: inout ByteReader, previousReferences: UnsafeRawBufferPointer, previousCount: Int
     ) throws(FormatViolation) -> Int {
         entries.removeAll(keepingCapacity: true)
-        newPaths.removeAll(keepingCapacity: true)
+        definedBefore = paths.count
         do throws(FormatViolation) {
             var previous = ByteReader(previousReferences)
             var nextPrevious = 0
@@ -157,13 +156,13 @@ struct BatchDecoder {
                 } else {
                     let reference = try entry.varint()
                     if reference == 0 {
-                        let defined = try pathReader.read(from: &entry)
-                        guard definedPaths.insert(defined).inserted else {
-                            throw FormatViolation("path \(defined) is defined twice in the segment")
+                        let defined = try pathReader.check(from: &entry)
+                        guard paths.define(defined) else {
+                            let path = EncodedPath(start: defined.baseAddress!, count: defined.count).restorationPath
+                            throw FormatViolation("path \(path) is defined twice in the segment")
                         }
-                        newPaths.append(defined)
-                        path = paths.count + newPaths.count - 1
-                    } else if reference <= UInt64(paths.count + newPaths.count) {
+                        path = paths.count - 1
+                    } else if reference <= UInt64(paths.count) {
                         path = Int(reference) - 1
                     } else {
                         throw FormatViolation("entry refers to path \(reference), which is not defined yet")
@@ -181,8 +180,7 @@ struct BatchDecoder {
             }
             return entry.position
         } catch {
-            for path in newPaths { definedPaths.remove(path) }
-            newPaths.removeAll()
+            paths.truncate(to: definedBefore)
             throw error
         }
     }

@@ -24,8 +24,26 @@ struct StateTable: Sendable {
 
     /// One change a segment made to a path: its new state, or `nil` when it was removed.
     struct Change {
-        var path: RestorationPath
+        var path: EncodedPath
         var state: [UInt8]?
+        /// What keeps ``path``'s bytes alive, when the change owns them.
+        private var owner: StateArena?
+
+        /// A change to `path`, whose bytes must stay valid until the change is applied.
+        init(path: EncodedPath, state: [UInt8]?) {
+            self.path = path
+            self.state = state
+        }
+
+        /// A change to `path`, encoded into memory the change keeps.
+        init(path: RestorationPath, state: [UInt8]?) {
+            let builder = StateArenaBuilder()
+            EncodedPath.append(path, to: builder)
+            let arena = builder.finish()
+            self.path = EncodedPath(start: arena.base, count: arena.count)
+            self.state = state
+            owner = arena
+        }
     }
 
     fileprivate final class Storage: @unchecked Sendable {
@@ -142,8 +160,36 @@ struct StateTable: Sendable {
         }
     }
 
+    /// The slot number of `path`, or `nil` when the state has no such path.
+    func slotNumber(of path: EncodedPath) -> Int? {
+        let slots = storage.slots
+        guard !slots.isEmpty else { return nil }
+        let index = storage.hashIndex()
+        let hash = path.pathHashValue
+        let mask = index.count - 1
+        let tag = UInt64(truncatingIfNeeded: hash) & 0xFFFF_FFFF_0000_0000
+        var bucket = hash & mask
+        return withExtendedLifetime(storage) {
+            while index[bucket] != 0 {
+                let entry = index[bucket]
+                if entry & 0xFFFF_FFFF_0000_0000 == tag {
+                    let number = Int(entry & 0xFFFF_FFFF) - 1
+                    if EncodedPath.compare(slots[number].encodedPath, path) == 0 { return number }
+                }
+                bucket = (bucket + 1) & mask
+            }
+            return nil
+        }
+    }
+
     /// Calls `body` with the state of `path`, or returns `nil` when the state has no such path.
     func withState<R>(of path: RestorationPath, _ body: (UnsafeRawBufferPointer) throws -> R) rethrows -> R? {
+        guard let number = slotNumber(of: path) else { return nil }
+        return try withExtendedLifetime(storage) { try body(storage.slots[number].state) }
+    }
+
+    /// Calls `body` with the state of `path`, or returns `nil` when the state has no such path.
+    func withState<R>(of path: EncodedPath, _ body: (UnsafeRawBufferPointer) throws -> R) rethrows -> R? {
         guard let number = slotNumber(of: path) else { return nil }
         return try withExtendedLifetime(storage) { try body(storage.slots[number].state) }
     }
@@ -169,9 +215,8 @@ struct StateTable: Sendable {
                     liveBytes += state.count - Int(slots[existing].valueCount)
                     updates.append((existing, offset, state.count))
                 } else {
-                    let pathOffset = builder.count
-                    EncodedPath.append(change.path, to: builder)
-                    let pathCount = builder.count - pathOffset
+                    let pathOffset = builder.append(change.path.bytes)
+                    let pathCount = change.path.count
                     liveBytes += pathCount + state.count
                     insertions.append((pathOffset, pathCount, offset, state.count))
                 }
@@ -195,7 +240,7 @@ struct StateTable: Sendable {
         let index = removals || !inserted.isEmpty ? nil : storage.builtIndex
         if removals { slots.removeAll { $0.valueCount < 0 } }
         if !inserted.isEmpty {
-            inserted.sort { EncodedPath.precedes($0.encodedPath, $1.encodedPath) }
+            Self.sortInPathOrder(&inserted)
             slots = Self.merge(slots, inserted)
         }
         let table = StateTable(storage: Storage(arenas: storage.arenas + [arena], slots: slots, liveBytes: liveBytes, index: index))
@@ -220,6 +265,48 @@ struct StateTable: Sendable {
             slots[index].value = UnsafeRawPointer(arena.base + offsets[index].value)
         }
         return StateTable(storage: Storage(arenas: [arena], slots: slots, liveBytes: storage.liveBytes, index: storage.builtIndex))
+    }
+
+    /// Sorts slots in path order.
+    ///
+    /// For paths whose components are ASCII without NUL, path order is the byte order of the
+    /// components joined and ended by NUL, so those compare with one `memcmp` of such a key instead
+    /// of component by component; pairs involving any other path use ``EncodedPath/compare(_:_:)``.
+    /// Either way the order is the same.
+    static func sortInPathOrder(_ slots: inout [Slot]) {
+        guard slots.count > 1 else { return }
+        let keys = StateArenaBuilder(capacity: slots.reduce(0) { $0 + Int($1.pathCount) })
+        var keyRanges: [(start: Int, count: Int)] = []
+        keyRanges.reserveCapacity(slots.count)
+        for slot in slots {
+            let start = keys.count
+            var simple = true
+            slot.encodedPath.forEachComponent { component in
+                guard simple else { return }
+                if !EncodedPath.isASCII(component) || component.contains(0) {
+                    simple = false
+                    return
+                }
+                keys.append(component)
+                keys.appendVarint(0)
+            }
+            keyRanges.append(simple ? (start, keys.count - start) : (start, -1))
+        }
+        let arena = keys.finish()
+        var order = Array(slots.indices)
+        withExtendedLifetime(arena) {
+            order.sort { left, right in
+                let leftKey = keyRanges[left]
+                let rightKey = keyRanges[right]
+                guard leftKey.count >= 0, rightKey.count >= 0 else {
+                    return EncodedPath.precedes(slots[left].encodedPath, slots[right].encodedPath)
+                }
+                let common = min(leftKey.count, rightKey.count)
+                let order = memcmp(arena.base + leftKey.start, arena.base + rightKey.start, common)
+                return order != 0 ? order < 0 : leftKey.count < rightKey.count
+            }
+        }
+        slots = order.map { slots[$0] }
     }
 
     /// Merges two runs of slots in path order; no path is in both.

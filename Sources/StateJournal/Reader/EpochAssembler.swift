@@ -20,6 +20,10 @@ struct EpochAssembler: BatchEntrySink {
     private var undoBytes: [UInt8] = []
     private var pendingChanges: [JournalChange] = []
     let keepsChanges: Bool
+    /// The current segment's paths, which ``slots`` point into.
+    private var segmentPaths: SegmentPaths?
+    /// Builds the `RestorationPath`s of changes kept for a visitor; reset with each segment.
+    private var pathDecoder = EncodedPathDecoder()
 
     private enum Status {
         /// Not changed in this segment: as in ``state``.
@@ -30,7 +34,7 @@ struct EpochAssembler: BatchEntrySink {
     }
 
     private struct Slot {
-        let path: RestorationPath
+        let path: EncodedPath
         var status: Status
         /// The value when ``status`` is ``Status/present``; otherwise memory kept for the next put.
         var bytes: [UInt8]
@@ -69,19 +73,26 @@ struct EpochAssembler: BatchEntrySink {
         }
         slots.removeAll(keepingCapacity: true)
         state = state.applying(changes)
+        segmentPaths = nil
+        pathDecoder = EncodedPathDecoder()
     }
 
     func appendCurrentState(ofPath index: Int, to buffer: inout [UInt8]) -> Bool {
         switch slots[index].status {
         case .inherited:
             guard state.withState(of: slots[index].path, { buffer.append(contentsOf: $0) }) != nil else { return false }
-        case .present: buffer.append(contentsOf: slots[index].bytes)
+        case .present:
+            // Borrowed through the buffer: reading a slot's array by value would retain and release it.
+            slots.withUnsafeBufferPointer { slots in
+                slots[index].bytes.withUnsafeBytes { buffer.append(contentsOf: $0) }
+            }
         case .absent: return false
         }
         return true
     }
 
-    mutating func pathDefined(_ path: RestorationPath) {
+    mutating func pathDefined(_ path: EncodedPath, in paths: SegmentPaths) {
+        segmentPaths = paths
         slots.append(Slot(path: path, status: .inherited, bytes: []))
     }
 
@@ -96,13 +107,13 @@ struct EpochAssembler: BatchEntrySink {
             slots[index].bytes.removeAll(keepingCapacity: true)
             slots[index].bytes.append(contentsOf: bytes)
         }
-        if keepsChanges { pendingChanges.append(.put(slots[index].path, slots[index].bytes)) }
+        if keepsChanges { pendingChanges.append(.put(pathDecoder.decode(slots[index].path), slots[index].bytes)) }
     }
 
     mutating func remove(path index: Int) {
         saveForUndo(index)
         slots[index].status = .absent
-        if keepsChanges { pendingChanges.append(.remove(slots[index].path)) }
+        if keepsChanges { pendingChanges.append(.remove(pathDecoder.decode(slots[index].path))) }
     }
 
     mutating func removeAll() {

@@ -25,7 +25,8 @@ struct TailPosition {
     var committedEnd: Int64
     var fileSize: Int64
     var sealed: Bool
-    var paths: [RestorationPath]
+    /// The paths the segment defines, by number, for a writer that continues it.
+    var segmentPaths: SegmentPaths?
     var lastMetadata: [String: String]?
     var lastTimestamp: UInt64?
 }
@@ -196,7 +197,7 @@ struct JournalScanner {
         defer { assembler.endSegment() }
         var tail = TailPosition(
             segmentIndex: index, header: header, committedEnd: Int64(SegmentHeader.size), fileSize: fileSize, sealed: false,
-            paths: [], lastMetadata: nil)
+            segmentPaths: nil, lastMetadata: nil)
         var decoder = BatchDecoder()
         var scanner = RecordScanner(reader: reader, offset: Int64(SegmentHeader.size))
         var batches = 0
@@ -206,7 +207,7 @@ struct JournalScanner {
         var lastEpochInSegment = header.baseEpoch
 
         func damage(_ offset: Int64, _ reason: String) throws {
-            tail.paths = decoder.paths
+            tail.segmentPaths = decoder.paths
             result.tail = tail
             assembler.discard()
             try reportDamage(&result, index: index, offset: offset, committedEnd: tail.committedEnd, fileSize: fileSize, reason: reason)
@@ -228,7 +229,7 @@ struct JournalScanner {
                     return true
                 }
                 assembler.discard()
-                tail.paths = decoder.paths
+                tail.segmentPaths = decoder.paths
                 result.tail = tail
                 return false
             case .invalid(let reason):
@@ -239,7 +240,7 @@ struct JournalScanner {
                     if try RecordScanner.resynchronize(in: &probe, after: offset, budget: &budget) == nil {
                         result.uncommittedTailBytes = limit - tail.committedEnd
                         assembler.discard()
-                        tail.paths = decoder.paths
+                        tail.segmentPaths = decoder.paths
                         result.tail = tail
                         return false
                     }
@@ -326,7 +327,7 @@ struct JournalScanner {
                     decoder.startEpoch()
                     if let visit, try !visit(info, changes) { throw Stop() }
                     if let through = options.through, commit.epoch >= through {
-                        tail.paths = decoder.paths
+                        tail.segmentPaths = decoder.paths
                         result.tail = tail
                         throw Stop()
                     }

@@ -102,7 +102,7 @@ extension Journal {
                 report.truncatedTailBytes = size - tail.committedEnd
             }
             var active = ActiveSegment(
-                descriptor: descriptor, header: tail.header, size: tail.committedEnd, paths: tail.paths,
+                descriptor: descriptor, header: tail.header, size: tail.committedEnd, paths: tail.segmentPaths?.restorationPaths ?? [],
                 lastMetadata: tail.lastMetadata)
             active.isSealed = tail.sealed
             active.lastTimestamp = tail.lastTimestamp
@@ -234,7 +234,7 @@ extension Journal {
             fileSystem.close(fresh.descriptor)
             next = withSegment
             keptTail = TailPosition(
-                segmentIndex: 0, header: fresh.header, committedEnd: fresh.size, fileSize: fresh.size, sealed: false, paths: [], lastMetadata: nil)
+                segmentIndex: 0, header: fresh.header, committedEnd: fresh.size, fileSize: fresh.size, sealed: false, segmentPaths: nil, lastMetadata: nil)
         } else {
             try store.writeManifest(next)
         }
