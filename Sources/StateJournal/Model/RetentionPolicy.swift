@@ -33,10 +33,14 @@ public struct CompactionPolicy: Sendable, Hashable {
     /// The journal since the checkpoint, as a multiple of the checkpoint's size, that triggers it.
     public var growthRatio: Double
     /// The journal since the checkpoint, in bytes, below which it never triggers.
+    ///
+    /// What a restore replays is at most about this or the checkpoint's size, whichever is larger,
+    /// plus what is written while a compaction runs: replaying the journal costs more per byte than
+    /// reading a checkpoint, because its entries are compressed against their previous versions.
     public var minimumJournalBytes: Int64
 
-    /// Creates a policy; by default automatic, at a ratio of 1 and at least 8 MiB.
-    public init(isAutomatic: Bool = true, growthRatio: Double = 1, minimumJournalBytes: Int64 = 8 << 20) {
+    /// Creates a policy; by default automatic, at a ratio of 1 and at least 1 MiB.
+    public init(isAutomatic: Bool = true, growthRatio: Double = 1, minimumJournalBytes: Int64 = 1 << 20) {
         self.isAutomatic = isAutomatic
         self.growthRatio = growthRatio
         self.minimumJournalBytes = minimumJournalBytes
