@@ -130,8 +130,11 @@ enum Harness {
                 _ = try? inspector.difference(from: first.epoch, to: last.epoch)
                 if let path = state?.entries.keys.min() { _ = try? inspector.history(of: path) }
             }
-            for value in (state?.entries.values).map(Array.init)?.prefix(64) ?? [] {
-                _ = try? RestorableEntry(decoding: value)
+            if let state {
+                for (path, value) in state.prefix(64) {
+                    _ = state[path]
+                    _ = try? RestorableEntry(decoding: value)
+                }
             }
         }
         var options = JournalOptions(durability: .none)

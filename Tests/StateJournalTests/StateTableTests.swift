@@ -21,20 +21,7 @@ import Testing
 
     /// Builds a table from `entries` in the given order, as a checkpoint's content would hold them.
     private static func table(_ entries: [(RestorationPath, [UInt8])]) throws(FormatViolation) -> StateTable {
-        let builder = StateArenaBuilder()
-        var offsets: [(path: Int, pathCount: Int, value: Int, valueCount: Int)] = []
-        for (path, state) in entries {
-            let start = builder.count
-            EncodedPath.append(path, to: builder)
-            let pathCount = builder.count - start
-            offsets.append((start, pathCount, state.withUnsafeBytes { builder.append($0) }, state.count))
-        }
-        let arena = builder.finish()
-        let slots = offsets.map {
-            StateTable.Slot(
-                path: UnsafeRawPointer(arena.base + $0.path), value: UnsafeRawPointer(arena.base + $0.value),
-                pathCount: Int32($0.pathCount), valueCount: Int32($0.valueCount))
-        }
+        let (arena, slots) = StateTable.encode(entries)
         return try StateTable(arenas: [arena], slots: slots)
     }
 

@@ -3,13 +3,16 @@ import StateJournal
 import StateJournalTestSupport
 import Testing
 
-/// Options for small, fast test stores: no background sync thread, small segments when asked.
+/// Options for small, fast test stores: no background sync thread, small segments when asked, and
+/// no automatic compaction unless asked (a background compaction would change the files a test
+/// reads or damages on purpose).
 func testOptions(
     durability: Durability = .none, recovery: RecoveryMode = .stopAtDamage, segmentSizeLimit: Int = 64 << 20,
-    compressionCacheLimit: Int = 64 << 20
+    compressionCacheLimit: Int = 64 << 20, compaction: CompactionPolicy = CompactionPolicy(isAutomatic: false)
 ) -> JournalOptions {
     JournalOptions(
-        durability: durability, recovery: recovery, segmentSizeLimit: segmentSizeLimit, compressionCacheLimit: compressionCacheLimit)
+        durability: durability, recovery: recovery, segmentSizeLimit: segmentSizeLimit, compressionCacheLimit: compressionCacheLimit,
+        compaction: compaction)
 }
 
 /// Opens a writer. By default through a ``FaultInjectingFileSystem`` without faults whose syncs do

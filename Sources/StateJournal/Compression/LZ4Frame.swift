@@ -81,8 +81,7 @@ final class LZ4FrameDecompressor {
 
     /// Hands the bytes decompressed so far to a ``StateArena``; the decompressor is empty afterwards.
     func takeOutput() -> StateArena {
-        let output = buffer.map { realloc($0, max(produced, 1)) ?? $0 } ?? malloc(1)!
-        let arena = StateArena(adopting: output, count: produced)
+        let arena = StateArena(shrinking: buffer, count: produced)
         buffer = nil
         capacity = 0
         produced = 0

@@ -95,18 +95,7 @@ struct ByteReader {
     /// `String(validating:as:)`, sooner for ASCII, which every byte below 0x80 is and which
     /// restoration paths almost always are.
     static func validatedString(_ bytes: UnsafeRawBufferPointer) -> String? {
-        var index = 0
-        let count = bytes.count
-        var high: UInt64 = 0
-        while count - index >= 8 {
-            high |= bytes.loadUnaligned(fromByteOffset: index, as: UInt64.self)
-            index += 8
-        }
-        while index < count {
-            high |= UInt64(bytes[index])
-            index += 1
-        }
-        if high & 0x8080_8080_8080_8080 == 0 { return String(decoding: bytes, as: UTF8.self) }
+        if EncodedPath.isASCII(bytes) { return String(decoding: bytes, as: UTF8.self) }
         return String(validating: bytes, as: UTF8.self)
     }
 }

@@ -14,8 +14,7 @@ final class SegmentPaths {
     private var blockUsed = 0
     private var blockCapacity = 0
     private(set) var paths: [EncodedPath] = []
-    /// Per bucket: the high 32 bits of the path's hash, and its number plus one (0 when empty).
-    private var index: [UInt64] = []
+    private var index = PathHashIndex()
 
     deinit { for block in blocks { free(block) } }
 
@@ -26,25 +25,15 @@ final class SegmentPaths {
     /// Defines the path `bytes` hold (checked already) under the next number, or returns `false`
     /// without defining it when the segment already defines that path.
     func define(_ bytes: UnsafeRawBufferPointer) -> Bool {
-        if 2 * (paths.count + 1) > index.count {
-            var capacity = 64
-            while capacity < 4 * (paths.count + 1) { capacity *= 2 }
-            rebuildIndex(capacity: capacity)
-        }
         let candidate = EncodedPath(start: bytes.baseAddress!, count: bytes.count)
-        let hash = candidate.pathHashValue
-        let mask = index.count - 1
-        let tag = UInt64(truncatingIfNeeded: hash) & 0xFFFF_FFFF_0000_0000
-        var bucket = hash & mask
-        while index[bucket] != 0 {
-            let entry = index[bucket]
-            if entry & 0xFFFF_FFFF_0000_0000 == tag, EncodedPath.compare(paths[Int(entry & 0xFFFF_FFFF) - 1], candidate) == 0 {
-                return false
-            }
-            bucket = (bucket + 1) & mask
+        let found: Int?
+        do {
+            // Released at the end of this block, before the append below, which would otherwise copy.
+            let paths = self.paths
+            found = index.insert(hash: candidate.pathHashValue) { EncodedPath.compare(paths[$0], candidate) == 0 }
         }
+        guard found == nil else { return false }
         paths.append(store(bytes))
-        index[bucket] = tag | UInt64(paths.count)
         return true
     }
 
@@ -52,7 +41,8 @@ final class SegmentPaths {
     func truncate(to count: Int) {
         guard count < paths.count else { return }
         paths.removeLast(paths.count - count)
-        rebuildIndex(capacity: index.count)
+        let paths = self.paths
+        index = PathHashIndex(count: count) { paths[$0].pathHashValue }
     }
 
     /// Every defined path as a `RestorationPath`, in number order.
@@ -72,17 +62,5 @@ final class SegmentPaths {
         destination.copyMemory(from: bytes.baseAddress!, byteCount: bytes.count)
         blockUsed += bytes.count
         return EncodedPath(start: UnsafeRawPointer(destination), count: bytes.count)
-    }
-
-    /// Rebuilds the index with `capacity` buckets, a power of two.
-    private func rebuildIndex(capacity: Int) {
-        index = [UInt64](repeating: 0, count: capacity)
-        let mask = capacity - 1
-        for (number, path) in paths.enumerated() {
-            let hash = path.pathHashValue
-            var bucket = hash & mask
-            while index[bucket] != 0 { bucket = (bucket + 1) & mask }
-            index[bucket] = (UInt64(truncatingIfNeeded: hash) & 0xFFFF_FFFF_0000_0000) | UInt64(number + 1)
-        }
     }
 }

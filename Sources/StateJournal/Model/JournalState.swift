@@ -120,14 +120,16 @@ public struct JournalState: Sendable, Sequence {
 extension StateTable {
     /// A table holding the entries of `dictionary`.
     init(_ dictionary: [RestorationPath: [UInt8]]) {
-        guard !dictionary.isEmpty else {
-            self.init()
-            return
-        }
-        let builder = StateArenaBuilder(capacity: dictionary.reduce(0) { $0 + $1.value.count + 32 })
+        let (arena, slots) = Self.encode(dictionary.lazy.map { ($0.key, $0.value) })
+        // A dictionary's keys are distinct paths, so the table cannot find a repeat.
+        self = (try? StateTable(arenas: [arena], slots: slots)) ?? StateTable()
+    }
+
+    /// Encodes `entries` into one arena, in their order, and returns it with a slot for each.
+    static func encode(_ entries: some Sequence<(RestorationPath, [UInt8])>) -> (StateArena, [Slot]) {
+        let builder = StateArenaBuilder()
         var offsets: [(path: Int, pathCount: Int, value: Int, valueCount: Int)] = []
-        offsets.reserveCapacity(dictionary.count)
-        for (path, state) in dictionary {
+        for (path, state) in entries {
             precondition(state.count <= Int32.max, "A state of \(state.count) bytes at \(path) is larger than a JournalState holds (2 GiB).")
             let pathOffset = builder.count
             EncodedPath.append(path, to: builder)
@@ -140,7 +142,6 @@ extension StateTable {
                 path: UnsafeRawPointer(arena.base + $0.path), value: UnsafeRawPointer(arena.base + $0.value),
                 pathCount: Int32($0.pathCount), valueCount: Int32($0.valueCount))
         }
-        // A dictionary's keys are distinct paths, so the table cannot find a repeat.
-        self = (try? StateTable(arenas: [arena], slots: slots)) ?? StateTable()
+        return (arena, slots)
     }
 }

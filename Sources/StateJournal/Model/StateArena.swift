@@ -20,6 +20,13 @@ final class StateArena: @unchecked Sendable {
         self.count = count
     }
 
+    /// Takes ownership of `base`, which `malloc` or `realloc` allocated with room for at least
+    /// `count` bytes (or `nil` for none), giving back the room beyond `count`.
+    convenience init(shrinking base: UnsafeMutableRawPointer?, count: Int) {
+        let block = base.map { realloc($0, max(count, 1)) ?? $0 } ?? malloc(1)!
+        self.init(adopting: block, count: count)
+    }
+
     /// Copies `bytes` into a new arena.
     convenience init(copying bytes: UnsafeRawBufferPointer) {
         let base = malloc(max(bytes.count, 1))!
@@ -77,9 +84,7 @@ final class StateArenaBuilder {
 
     /// The arena, holding everything appended. The builder is empty afterwards.
     func finish() -> StateArena {
-        // Gives back the room grown for and not used.
-        let block = base.map { realloc($0, max(count, 1)) ?? $0 } ?? malloc(1)!
-        let arena = StateArena(adopting: block, count: count)
+        let arena = StateArena(shrinking: base, count: count)
         base = nil
         capacity = 0
         count = 0

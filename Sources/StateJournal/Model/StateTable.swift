@@ -53,9 +53,9 @@ struct StateTable: Sendable {
         /// The bytes of the paths and states the slots point to.
         let liveBytes: Int
         private let lock = NSLock()
-        private var index: [UInt64]?
+        private var index: PathHashIndex?
 
-        init(arenas: [StateArena], slots: [Slot], liveBytes: Int, index: [UInt64]? = nil) {
+        init(arenas: [StateArena], slots: [Slot], liveBytes: Int, index: PathHashIndex? = nil) {
             self.arenas = arenas
             self.slots = slots
             self.liveBytes = liveBytes
@@ -65,19 +65,19 @@ struct StateTable: Sendable {
         var arenaBytes: Int { arenas.reduce(0) { $0 + $1.count } }
 
         /// The hash index if it was built.
-        var builtIndex: [UInt64]? {
+        var builtIndex: PathHashIndex? {
             lock.lock()
             defer { lock.unlock() }
             return index
         }
 
-        /// The hash index: per bucket, the slot number plus one in the low 32 bits (0 when empty)
-        /// and the high 32 bits of the path's hash.
-        func hashIndex() -> [UInt64] {
+        /// The hash index of the slots' paths, built on the first lookup.
+        func hashIndex() -> PathHashIndex {
             lock.lock()
             defer { lock.unlock() }
             if let index { return index }
-            let built = StateTable.buildIndex(slots)
+            let slots = self.slots
+            let built = PathHashIndex(count: slots.count) { slots[$0].encodedPath.pathHashValue }
             index = built
             return built
         }
@@ -140,45 +140,18 @@ struct StateTable: Sendable {
 
     /// The slot number of `path`, or `nil` when the state has no such path.
     func slotNumber(of path: RestorationPath) -> Int? {
-        let slots = storage.slots
-        guard !slots.isEmpty else { return nil }
-        let index = storage.hashIndex()
-        let hash = path.hashValue
-        let mask = index.count - 1
-        let tag = UInt64(truncatingIfNeeded: hash) & 0xFFFF_FFFF_0000_0000
-        var bucket = hash & mask
-        return withExtendedLifetime(storage) {
-            while index[bucket] != 0 {
-                let entry = index[bucket]
-                if entry & 0xFFFF_FFFF_0000_0000 == tag {
-                    let number = Int(entry & 0xFFFF_FFFF) - 1
-                    if slots[number].encodedPath.matches(path) { return number }
-                }
-                bucket = (bucket + 1) & mask
-            }
-            return nil
-        }
+        slotNumber(hash: path.hashValue) { $0.matches(path) }
     }
 
     /// The slot number of `path`, or `nil` when the state has no such path.
     func slotNumber(of path: EncodedPath) -> Int? {
-        let slots = storage.slots
-        guard !slots.isEmpty else { return nil }
-        let index = storage.hashIndex()
-        let hash = path.pathHashValue
-        let mask = index.count - 1
-        let tag = UInt64(truncatingIfNeeded: hash) & 0xFFFF_FFFF_0000_0000
-        var bucket = hash & mask
+        slotNumber(hash: path.pathHashValue) { EncodedPath.compare($0, path) == 0 }
+    }
+
+    private func slotNumber(hash: Int, where isMatch: (EncodedPath) -> Bool) -> Int? {
+        guard !storage.slots.isEmpty else { return nil }
         return withExtendedLifetime(storage) {
-            while index[bucket] != 0 {
-                let entry = index[bucket]
-                if entry & 0xFFFF_FFFF_0000_0000 == tag {
-                    let number = Int(entry & 0xFFFF_FFFF) - 1
-                    if EncodedPath.compare(slots[number].encodedPath, path) == 0 { return number }
-                }
-                bucket = (bucket + 1) & mask
-            }
-            return nil
+            storage.hashIndex().find(hash: hash) { isMatch(storage.slots[$0].encodedPath) }
         }
     }
 
@@ -327,24 +300,6 @@ struct StateTable: Sendable {
         merged.append(contentsOf: left[leftIndex...])
         merged.append(contentsOf: right[rightIndex...])
         return merged
-    }
-
-    /// Builds the open-addressing hash index of `slots`, at most half full. The slots hold no path
-    /// twice.
-    fileprivate static func buildIndex(_ slots: [Slot]) -> [UInt64] {
-        var capacity = 16
-        while capacity < 2 * slots.count { capacity *= 2 }
-        var index = [UInt64](repeating: 0, count: capacity)
-        let mask = capacity - 1
-        index.withUnsafeMutableBufferPointer { index in
-            for (number, slot) in slots.enumerated() {
-                let hash = slot.encodedPath.pathHashValue
-                var bucket = hash & mask
-                while index[bucket] != 0 { bucket = (bucket + 1) & mask }
-                index[bucket] = (UInt64(truncatingIfNeeded: hash) & 0xFFFF_FFFF_0000_0000) | UInt64(number + 1)
-            }
-        }
-        return index
     }
 }
 
