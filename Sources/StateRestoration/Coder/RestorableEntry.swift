@@ -37,7 +37,7 @@ public struct RestorableEntry: Sendable, Hashable {
     ///
     /// Never crashes on malformed input; it throws instead.
     ///
-    /// - Parameter bytes: The state bytes of one path, as `JournalState.entries` holds them.
+    /// - Parameter bytes: The state bytes of one path, as a `JournalState` holds them.
     /// - Throws: ``RestorationError`` with code ``RestorationError/Code/unsupportedEntryVersion`` when
     ///   a newer format wrote the entry, or ``RestorationError/Code/corruptEntry`` when the bytes are
     ///   not a valid entry.
