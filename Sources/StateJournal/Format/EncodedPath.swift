@@ -164,9 +164,7 @@ struct EncodedPath {
         return hasher.finalize()
     }
 
-    /// Whether every component is ASCII.
-    var isASCII: Bool { Self.isASCII(bytes) }
-
+    /// Whether every byte is below 0x80, eight at a time.
     static func isASCII(_ bytes: UnsafeRawBufferPointer) -> Bool {
         var index = 0
         var high: UInt64 = 0

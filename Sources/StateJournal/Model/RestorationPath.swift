@@ -89,7 +89,7 @@ public struct RestorationPath: Hashable, Comparable, Sendable, CustomStringConve
             var used = 0
             for component in components {
                 let gathered = component.utf8.withContiguousStorageIfAvailable { utf8 -> Bool in
-                    guard utf8.count < buffer.count - used, Self.isASCII(utf8) else { return false }
+                    guard utf8.count < buffer.count - used, EncodedPath.isASCII(UnsafeRawBufferPointer(utf8)) else { return false }
                     UnsafeMutableRawBufferPointer(rebasing: buffer[used..<used + utf8.count]).copyMemory(
                         from: UnsafeRawBufferPointer(utf8))
                     buffer[used + utf8.count] = 0xFF
@@ -106,12 +106,6 @@ public struct RestorationPath: Hashable, Comparable, Sendable, CustomStringConve
             }
             if used > 0 { hasher.combine(bytes: UnsafeRawBufferPointer(rebasing: buffer[..<used])) }
         }
-    }
-
-    private static func isASCII(_ bytes: UnsafeBufferPointer<UInt8>) -> Bool {
-        var high: UInt8 = 0
-        for byte in bytes { high |= byte }
-        return high < 0x80
     }
 
     /// Orders paths component by component, comparing components as `String`s compare (by their

@@ -27,13 +27,6 @@ final class StateArena: @unchecked Sendable {
         self.init(adopting: block, count: count)
     }
 
-    /// Copies `bytes` into a new arena.
-    convenience init(copying bytes: UnsafeRawBufferPointer) {
-        let base = malloc(max(bytes.count, 1))!
-        if let source = bytes.baseAddress { base.copyMemory(from: source, byteCount: bytes.count) }
-        self.init(adopting: base, count: bytes.count)
-    }
-
     deinit { free(base) }
 
     var bytes: UnsafeRawBufferPointer { UnsafeRawBufferPointer(start: base, count: count) }
