@@ -38,18 +38,11 @@ extension RestorationManager {
                 .restorationInProgress,
                 "A restoration is in progress; call completeStateRestoration() before restoring again.")
         }
-        let history = try journal.history()
-        let choice: (epoch: UInt64?, reason: RestorationReason)
-        if let epoch {
-            choice = (epoch, .requestedEpoch(epoch))
-        } else {
-            choice = CrashLoopGuard.choose(history: history, recoveredAfterCrash: !journal.recoveryReport.isClean)
-        }
+        var (history, choice, state) = try chooseState(asOf: epoch)
         var report = RestorationReport(outcome: .nothingToRestore, epoch: nil, reason: choice.reason)
-        guard let target = choice.epoch else { return report }
-        let state = try journal.state(through: target)
-        guard let info = state.epoch else { return report }
+        guard let target = choice.stateEpoch, let info = state?.epoch, let state else { return report }
         report.epoch = info
+        let savedMetadata = Self.savedMetadata(of: info, restoring: target)
         let applicationBytes = state[Self.applicationPath]
         guard state.count > (applicationBytes == nil ? 0 : 1) else { return report }
 
@@ -58,14 +51,21 @@ extension RestorationManager {
             appValues = entry.values
         }
         let coder = applicationCoder(
-            metadata: info.metadata, timestamp: info.timestamp, appValues: appValues, reason: choice.reason)
+            metadata: savedMetadata, timestamp: info.timestamp, appValues: appValues, reason: choice.reason)
         guard let delegate, delegate.shouldRestoreApplicationState(coder) else {
             report.outcome = .declined
             return report
         }
 
-        try journal.commit([], metadata: markerMetadata(.restorationBegan, restoring: target))
-        restoration = RestorationProgress(epoch: target, count: 1)
+        let latestState = history.last(where: CrashLoopGuard.changesState)?.epoch
+        let restoredLatest = latestState.map { target >= $0 } ?? true
+        let progress = RestorationProgress(
+            epoch: target, restoredLatest: restoredLatest, savedMetadata: savedMetadata, count: 1)
+        var began = markerMetadata(.restorationBegan, progress)
+        began[EpochMetadataKey.unfinishedAttempts] = String(choice.unfinishedAttempts)
+        try journal.commit([], metadata: began)
+        restoration = progress
+        history = []
         if let latest = history.last(where: {
             $0.metadata[EpochMetadataKey.kind] == RestorationEpochKind.preservation.rawValue
         }) {
@@ -75,7 +75,7 @@ extension RestorationManager {
         let pass = RestorationPass(
             RestorationPass.Input(
                 state: state, roots: roots, registry: registry, typeNames: typeNames, delegate: delegate,
-                savedBundleVersion: info.metadata[EpochMetadataKey.bundleVersion],
+                savedBundleVersion: savedMetadata[EpochMetadataKey.bundleVersion],
                 currentBundleVersion: configuration.bundleVersion),
             report: report)
         pass.run()
@@ -115,12 +115,47 @@ extension RestorationManager {
             return
         }
         restoration = nil
-        try journal.commit([], metadata: markerMetadata(.restorationCompleted, restoring: progress.epoch))
+        try journal.commit([], metadata: markerMetadata(.restorationCompleted, progress))
     }
 
-    private func markerMetadata(_ kind: RestorationEpochKind, restoring epoch: UInt64) -> [String: String] {
+    /// The history, the choice of what to restore, and the state to restore. Background compaction
+    /// may fold the chosen epoch between reading the history and reading the state; the choice is
+    /// then made again from the new history.
+    private func chooseState(asOf epoch: UInt64?) throws
+        -> (history: [EpochInfo], choice: CrashLoopGuard.Choice, state: JournalState?)
+    {
+        var attempt = 0
+        while true {
+            attempt += 1
+            let history = try journal.history()
+            let choice =
+                epoch.map { CrashLoopGuard.Choice(stateEpoch: $0, readEpoch: $0, reason: .requestedEpoch($0)) }
+                ?? CrashLoopGuard.choose(history: history, recoveredAfterCrash: !journal.recoveryReport.isClean)
+            guard let read = choice.readEpoch else { return (history, choice, nil) }
+            do {
+                return (history, choice, try journal.state(through: read))
+            } catch let error as JournalError where error.code == .noSuchEpoch && epoch == nil && attempt < 4 {
+                continue
+            }
+        }
+    }
+
+    private func markerMetadata(_ kind: RestorationEpochKind, _ progress: RestorationProgress) -> [String: String] {
         var metadata = archiveMetadata(kind)
-        metadata[EpochMetadataKey.restoringEpoch] = String(epoch)
+        metadata[EpochMetadataKey.restoringEpoch] = String(progress.epoch)
+        metadata[EpochMetadataKey.restoredLatest] = progress.restoredLatest ? "1" : "0"
+        metadata[EpochMetadataKey.restoredBundleVersion] = progress.savedMetadata[EpochMetadataKey.bundleVersion]
+        metadata[EpochMetadataKey.restoredInterfaceIdiom] = progress.savedMetadata[EpochMetadataKey.interfaceIdiom]
+        return metadata
+    }
+
+    /// The archive keys of the state restored: the epoch's own, or, when the state is read through a
+    /// restoration marker because compaction folded `restoring`, the ones the marker copied from it.
+    private static func savedMetadata(of info: EpochInfo, restoring: UInt64) -> [String: String] {
+        guard info.epoch != restoring else { return info.metadata }
+        var metadata = info.metadata
+        metadata[EpochMetadataKey.bundleVersion] = info.metadata[EpochMetadataKey.restoredBundleVersion]
+        metadata[EpochMetadataKey.interfaceIdiom] = info.metadata[EpochMetadataKey.restoredInterfaceIdiom]
         return metadata
     }
 }

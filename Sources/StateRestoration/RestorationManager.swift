@@ -37,6 +37,8 @@ public final class RestorationManager {
 
     struct RestorationProgress {
         var epoch: UInt64
+        var restoredLatest: Bool
+        var savedMetadata: [String: String]
         var count: Int
     }
 

@@ -11,6 +11,19 @@ public enum EpochMetadataKey: Sendable {
     public static let systemVersion = "systemVersion"
     /// On restoration markers: the epoch whose state the restoration restored, in decimal.
     public static let restoringEpoch = "restoringEpoch"
+    /// On restoration markers: `1` when the restored epoch held the latest state when the marker
+    /// was written (a launch), `0` when it was older (time travel or a crash-loop fallback). Tells
+    /// the next launch that the marker's own epoch holds the same state, once compaction has folded
+    /// the restored epoch.
+    public static let restoredLatest = "restoredLatest"
+    /// On `restorationBegan` markers: how many restorations of the same epoch began before this one
+    /// and never completed, so that a crash loop is still seen once compaction folded their markers.
+    public static let unfinishedAttempts = "unfinishedAttempts"
+    /// On restoration markers: the bundle version that saved the restored state, so that the state
+    /// keeps its saved version when it is read through the marker after compaction.
+    public static let restoredBundleVersion = "restoredBundleVersion"
+    /// On restoration markers: the interface idiom that saved the restored state.
+    public static let restoredInterfaceIdiom = "restoredInterfaceIdiom"
 }
 
 /// What an epoch written by ``RestorationManager`` is, as its ``EpochMetadataKey/kind`` says.

@@ -13,4 +13,9 @@ public enum RestorationReason: Sendable, Hashable {
     case crashLoopFallback(avoidedEpoch: UInt64)
     /// The app asked for the state as of a given epoch (time travel).
     case requestedEpoch(UInt64)
+    /// The last restoration restored an older epoch (time travel or a crash-loop fallback), the app
+    /// preserved nothing since, and compaction has folded that epoch into a checkpoint. Its state
+    /// can no longer be read, so the state through `readThrough`, the oldest retained epoch that
+    /// follows it, is restored instead.
+    case restoredEpochCompacted(UInt64, readThrough: UInt64)
 }

@@ -1,51 +1,95 @@
 import StateJournal
 
-/// Chooses which epoch's state a launch restores, from the restoration markers in the history.
+/// Chooses the epoch a launch restores: the state the app last ran with, unless restoring it began
+/// and never completed ``failureLimit`` times in a row, in which case the state saved before it.
 ///
-/// Every restoration commits a `restorationBegan` marker naming the epoch it restores, and a
-/// `restorationCompleted` marker once ``RestorationManager/completeStateRestoration()`` balanced
-/// every extension. Reading the history backwards from its end:
-///
-/// - the markers after the last completed restoration or state change count the failed attempts
-///   per restored epoch;
-/// - the starting point is the epoch the last completed restoration restored, or else the latest
-///   epoch that changed the state;
-/// - while the starting point has failed twice or more, the epoch before it that changed the state
-///   is taken instead.
+/// The history it reads is what the store retains, so compaction may have folded the epoch a
+/// marker names into a checkpoint. The guard then reads the same state through a later epoch:
+/// a marker changes no state, so the state through a marker that restored the latest state is the
+/// state it names. Failures are counted per *named* epoch, so a crash loop is seen across any
+/// compaction.
 enum CrashLoopGuard {
-    /// Restoring the same state that many times without completing triggers the fallback.
     static let failureLimit = 2
 
-    static func choose(history: [EpochInfo], recoveredAfterCrash: Bool) -> (epoch: UInt64?, reason: RestorationReason) {
+    /// What to restore.
+    struct Choice: Equatable {
+        /// The epoch whose state is restored, as markers name it; nil when there is nothing to restore.
+        var stateEpoch: UInt64?
+        /// The retained epoch to read that state through (the same as `stateEpoch` unless compaction folded it).
+        var readEpoch: UInt64?
+        var reason: RestorationReason
+        /// How many restorations of `stateEpoch` began in a row and never completed.
+        var unfinishedAttempts = 0
+    }
+
+    static func kind(of info: EpochInfo) -> RestorationEpochKind? {
+        info.metadata[EpochMetadataKey.kind].flatMap(RestorationEpochKind.init(rawValue:))
+    }
+
+    static func changesState(_ info: EpochInfo) -> Bool {
+        let kind = kind(of: info)
+        return kind == nil || kind?.changesState == true
+    }
+
+    static func choose(history: [EpochInfo], recoveredAfterCrash: Bool) -> Choice {
+        let retained = Set(history.map(\.epoch))
         var failures: [UInt64: Int] = [:]
-        var anchor: UInt64?
+        var anchor: (state: UInt64, read: UInt64, exact: Bool)?
+        var oldestBegan: (state: UInt64, marker: EpochInfo)?
         for info in history.reversed() {
-            let kind = info.metadata[EpochMetadataKey.kind].flatMap(RestorationEpochKind.init(rawValue:))
             let restoring = info.metadata[EpochMetadataKey.restoringEpoch].flatMap(UInt64.init)
-            if kind == .restorationBegan, let restoring {
-                failures[restoring, default: 0] += 1
+            switch kind(of: info) {
+            case .restorationBegan?:
+                if let restoring {
+                    // A marker also says how many attempts came before it, which compaction may have folded.
+                    let before = info.metadata[EpochMetadataKey.unfinishedAttempts].flatMap(Int.init) ?? 0
+                    failures[restoring] = max(failures[restoring, default: 0], before) + 1
+                    oldestBegan = (restoring, info)
+                }
                 continue
-            }
-            if kind == .restorationCompleted, let restoring {
-                anchor = restoring
-            } else if kind == nil || kind?.changesState == true {
-                anchor = info.epoch
-            } else {
+            case .restorationCompleted?:
+                guard let restoring else { continue }
+                anchor = resolve(restoring, marker: info, retained: retained)
+            case let kind where kind == nil || kind?.changesState == true:
+                anchor = (info.epoch, info.epoch, true)
+            default:
                 continue
             }
             break
         }
-        let stateEpochs = history.filter { info in
-            let kind = info.metadata[EpochMetadataKey.kind].flatMap(RestorationEpochKind.init(rawValue:))
-            return kind == nil || kind?.changesState == true
-        }.map(\.epoch)
-        var candidate = anchor
+        // Only markers are retained: the checkpoint folded everything before them.
+        if anchor == nil, let (state, marker) = oldestBegan {
+            anchor = resolve(state, marker: marker, retained: retained)
+        }
+        guard let found = anchor else { return Choice(reason: recoveredAfterCrash ? .recoveryAfterCrash : .launch) }
+        let stateEpochs = history.filter(changesState).map(\.epoch)
+        var candidate: UInt64? = found.state
         var avoided: UInt64?
         while let current = candidate, failures[current, default: 0] >= failureLimit {
             avoided = avoided ?? current
             candidate = stateEpochs.last { $0 < current }
         }
-        if let avoided { return (candidate, .crashLoopFallback(avoidedEpoch: avoided)) }
-        return (candidate, recoveredAfterCrash ? .recoveryAfterCrash : .launch)
+        if let avoided {
+            return Choice(
+                stateEpoch: candidate, readEpoch: candidate, reason: .crashLoopFallback(avoidedEpoch: avoided),
+                unfinishedAttempts: candidate.map { failures[$0, default: 0] } ?? 0)
+        }
+        let reason: RestorationReason =
+            found.exact
+            ? (recoveredAfterCrash ? .recoveryAfterCrash : .launch)
+            : .restoredEpochCompacted(found.state, readThrough: found.read)
+        return Choice(
+            stateEpoch: found.state, readEpoch: found.read, reason: reason,
+            unfinishedAttempts: failures[found.state, default: 0])
+    }
+
+    /// Where to read the state a marker names: the named epoch while it is retained, otherwise the
+    /// marker's own epoch (exact when the marker says it restored the latest state).
+    private static func resolve(_ state: UInt64, marker: EpochInfo, retained: Set<UInt64>)
+        -> (state: UInt64, read: UInt64, exact: Bool)
+    {
+        if retained.contains(state) { return (state, state, true) }
+        let restoredLatest = marker.metadata[EpochMetadataKey.restoredLatest] != "0"
+        return (state, marker.epoch, restoredLatest)
     }
 }
