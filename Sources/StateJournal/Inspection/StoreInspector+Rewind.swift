@@ -12,11 +12,17 @@ extension StoreInspector {
     ///   ``JournalError/Code/notAStore`` when `target` exists and is not empty.
     @discardableResult
     public func rewind(to epoch: UInt64, into target: URL) throws -> EpochInfo {
+        try rewind(to: epoch, into: target, fileSystem: PosixFileSystem())
+    }
+
+    /// Rewinds through a given file system: the seam tests use to record and fail calls.
+    package func rewind(to epoch: UInt64, into target: URL, fileSystem: any FileSystem) throws -> EpochInfo {
         let state = try reader.state(through: epoch)
         if let names = try? FileManager.default.contentsOfDirectory(atPath: target.path), !names.isEmpty {
             throw JournalError(.notAStore, "\(target.path) is not empty; rewind writes a new store, so choose a new directory.", file: target.path)
         }
-        let journal = try Journal.open(at: target, options: JournalOptions(durability: .everyCommit))
+        let journal = try Journal.open(
+            path: target.path, options: JournalOptions(durability: .everyCommit), fileSystem: fileSystem)
         defer { try? journal.close() }
         var metadata = state.epoch?.metadata ?? [:]
         metadata[Self.rewoundFromKey] = "\(reader.directory.path)@\(epoch)"

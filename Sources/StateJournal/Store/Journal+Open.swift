@@ -26,7 +26,7 @@ extension Journal {
     package static func open(path: String, options: JournalOptions, fileSystem: any FileSystem) throws -> Journal {
         let store = StoreDirectory(fileSystem: fileSystem, path: path)
         do {
-            if try store.names() == nil { try fileSystem.makeDirectory(path) }
+            if try store.names() == nil { try makeStoreDirectory(path, fileSystem: fileSystem) }
             let lock = try StoreLock.acquire(in: store)
             do {
                 return try openLocked(store: store, lock: lock, options: options)
@@ -91,16 +91,17 @@ extension Journal {
             let sequence = manifest.segments[tail.segmentIndex]
             let descriptor = try fileSystem.open(store.file(FileNames.segment(sequence)), .readWrite)
             let size = try fileSystem.size(descriptor)
-            if size > tail.committedEnd {
-                do {
-                    try fileSystem.truncate(descriptor, to: tail.committedEnd)
-                    try fileSystem.fullSync(descriptor)
-                } catch {
-                    fileSystem.close(descriptor)
-                    throw error
-                }
-                report.truncatedTailBytes = size - tail.committedEnd
+            // New epochs follow only bytes this writer made durable itself: a previous process may
+            // have died before syncing them, or after a failed sync whose pages the kernel dropped
+            // while still showing them to readers. A sync that fails here fails the open.
+            do {
+                if size > tail.committedEnd { try fileSystem.truncate(descriptor, to: tail.committedEnd) }
+                try fileSystem.fullSync(descriptor)
+            } catch {
+                fileSystem.close(descriptor)
+                throw error
             }
+            if size > tail.committedEnd { report.truncatedTailBytes = size - tail.committedEnd }
             var active = ActiveSegment(
                 descriptor: descriptor, header: tail.header, size: tail.committedEnd, paths: tail.segmentPaths?.restorationPaths ?? [],
                 lastMetadata: tail.lastMetadata)
@@ -155,6 +156,20 @@ extension Journal {
         store.fileSystem.close(descriptor)
         try store.writeManifest(
             Manifest(storeID: id, generation: 1, nextFileSequence: 2, epochFloor: 0, checkpoints: [], segments: [1]))
+        // The store's own entry in its parent, whoever made the directory: without it a power cut
+        // could lose the whole store after its first durable commit.
+        try store.fileSystem.syncDirectory(StoreDirectory.parent(of: store.path))
+    }
+
+    /// Creates the store's directory, or accepts the one another process created at the same moment
+    /// (the lock taken next decides who writes), and makes its entry durable in the parent directory.
+    private static func makeStoreDirectory(_ path: String, fileSystem: any FileSystem) throws {
+        do {
+            try fileSystem.makeDirectory(path)
+        } catch let error as SystemError where error.errno == EEXIST {
+            return
+        }
+        try fileSystem.syncDirectory(StoreDirectory.parent(of: path))
     }
 
     private static func startFreshSegment(store: StoreDirectory, manifest: Manifest, baseEpoch: UInt64) throws -> (Manifest, ActiveSegment) {

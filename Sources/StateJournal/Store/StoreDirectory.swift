@@ -11,6 +11,14 @@ struct StoreDirectory {
 
     func file(_ name: String) -> String { path + "/" + name }
 
+    /// The directory that holds `path`'s entry: `.` for a relative name without a slash.
+    static func parent(of path: String) -> String {
+        var trimmed = Substring(path)
+        while trimmed.count > 1 && trimmed.hasSuffix("/") { trimmed.removeLast() }
+        guard let slash = trimmed.lastIndex(of: "/") else { return "." }
+        return slash == trimmed.startIndex ? "/" : String(trimmed[..<slash])
+    }
+
     /// The directory's names, or `nil` when it does not exist.
     func names() throws -> [String]? {
         do {
