@@ -82,11 +82,15 @@ package final class FaultInjectingFileSystem: FileSystem {
         var callsByKind: [IOCallKind: Int] = [:]
         var faultsFired = 0
         var log: [(IOCallKind, String)] = []
+        var records: [IOCallRecord] = []
         var largestRead = 0
         var unmatchedCloses = 0
         var descriptorPaths: [Int32: String] = [:]
         /// Per file: how many of its bytes are on stable storage, as far as this layer can tell.
         var durableLengths: [String: Int64] = [:]
+        /// Per file: byte ranges a failed sync dropped (with `dropsPagesOnFailedSync`): readable
+        /// until a power cut, never on the disk unless written again.
+        var lostRanges: [String: [Range<Int64>]] = [:]
     }
 
     private let base = PosixFileSystem()
@@ -94,6 +98,7 @@ package final class FaultInjectingFileSystem: FileSystem {
     private let gate = CallGate()
     private let keepsLog: Bool
     private let passesSyncsOn: Bool
+    private let dropsPagesOnFailedSync: Bool
 
     /// - Parameters:
     ///   - plan: the fault to inject, if any.
@@ -101,12 +106,19 @@ package final class FaultInjectingFileSystem: FileSystem {
     ///   - passesSyncsOn: whether `fsync` and `fdatasync` reach the disk. By default they do not:
     ///     what they would make durable is tracked (``writePowerLossImage(of:to:)``), and tests that
     ///     sync thousands of times stay fast and independent of the disk.
-    package init(plan: FaultPlan? = nil, keepsLog: Bool = false, passesSyncsOn: Bool = false) {
+    ///   - dropsPagesOnFailedSync: whether a failed sync behaves as Linux's writeback does: the bytes
+    ///     written since the file's last successful sync stay readable, but are never written to
+    ///     the disk unless written again, so a power-cut image (``writePowerLossImage(of:to:)``)
+    ///     shows zeros there even after a later sync succeeds.
+    package init(
+        plan: FaultPlan? = nil, keepsLog: Bool = false, passesSyncsOn: Bool = false, dropsPagesOnFailedSync: Bool = false
+    ) {
         var initial = State()
         initial.plan = plan
         state = Locked(initial)
         self.keepsLog = keepsLog
         self.passesSyncsOn = passesSyncsOn
+        self.dropsPagesOnFailedSync = dropsPagesOnFailedSync
     }
 
     // MARK: - Control and counters
@@ -135,6 +147,20 @@ package final class FaultInjectingFileSystem: FileSystem {
     package var largestRead: Int { state.withLock { $0.largestRead } }
     /// The calls made, when created with `keepsLog`.
     package var log: [String] { state.withLock { $0.log.map { "\($0.0) \($0.1)" } } }
+    /// The calls that change or sync files and directory entries, with ``mark(_:)``'s marks between
+    /// them, when created with `keepsLog`: what ``DirectorySyncAudit`` checks.
+    package var records: [IOCallRecord] { state.withLock { $0.records } }
+
+    /// Puts a mark in ``records``, such as the moment a commit returned to its caller.
+    package func mark(_ label: String) {
+        guard keepsLog else { return }
+        state.withLock { $0.records.append(IOCallRecord(.mark(label), path: "")) }
+    }
+
+    private func record(_ operation: IOCallRecord.Operation, _ path: String, to destination: String? = nil) {
+        guard keepsLog else { return }
+        state.withLock { $0.records.append(IOCallRecord(operation, path: path, destination: destination)) }
+    }
 
     /// Makes every call of `kinds` wait, from now until ``release()``: a disk that stops answering.
     package func hold(_ kinds: Set<IOCallKind>) { gate.hold(kinds) }
@@ -190,6 +216,7 @@ package final class FaultInjectingFileSystem: FileSystem {
             $0.descriptorPaths[descriptor] = path
             if !existed { $0.durableLengths[path] = 0 }
         }
+        if !existed { record(.create, path) }
         return descriptor
     }
 
@@ -207,9 +234,14 @@ package final class FaultInjectingFileSystem: FileSystem {
     package func write(_ descriptor: Int32, _ bytes: UnsafeRawBufferPointer, at offset: Int64) throws -> Int {
         let fault = enter(.write, "\(path(of: descriptor) ?? "?") @\(offset) +\(bytes.count)")
         noteChange(descriptor)
+        if fault == nil, let path = path(of: descriptor) { record(.write, path) }
         switch fault {
         case nil:
-            return try base.write(descriptor, bytes, at: offset)
+            let count = try base.write(descriptor, bytes, at: offset)
+            if dropsPagesOnFailedSync, let path = path(of: descriptor) {
+                state.withLock { $0.lostRanges[path] = Self.subtracting(offset..<(offset + Int64(count)), from: $0.lostRanges[path]) }
+            }
+            return count
         case .shortWrite?:
             let part = bytes.count / 2
             return part == 0 ? 0 : try base.write(descriptor, UnsafeRawBufferPointer(rebasing: bytes[..<part]), at: offset)
@@ -238,21 +270,53 @@ package final class FaultInjectingFileSystem: FileSystem {
         if let fault = enter(.truncate, "\(path(of: descriptor) ?? "?") to \(size)") { throw Self.failure(fault, "ftruncate") }
         noteChange(descriptor)
         try base.truncate(descriptor, to: size)
+        if let path = path(of: descriptor) { record(.write, path) }
         if let path = path(of: descriptor) {
-            state.withLock { $0.durableLengths[path] = min($0.durableLengths[path] ?? size, size) }
+            state.withLock {
+                $0.durableLengths[path] = min($0.durableLengths[path] ?? size, size)
+                $0.lostRanges[path] = Self.subtracting(size..<Int64.max, from: $0.lostRanges[path])
+            }
         }
     }
 
     package func dataSync(_ descriptor: Int32) throws {
-        if let fault = enter(.dataSync, path(of: descriptor) ?? "?") { throw Self.failure(fault, "fdatasync") }
+        if let fault = enter(.dataSync, path(of: descriptor) ?? "?") {
+            dropUnsyncedPages(descriptor)
+            throw Self.failure(fault, "fdatasync")
+        }
         if passesSyncsOn { try base.dataSync(descriptor) }
         markDurable(descriptor)
+        if let path = path(of: descriptor) { record(.sync, path) }
     }
 
     package func fullSync(_ descriptor: Int32) throws {
-        if let fault = enter(.fullSync, path(of: descriptor) ?? "?") { throw Self.failure(fault, "fsync") }
+        if let fault = enter(.fullSync, path(of: descriptor) ?? "?") {
+            dropUnsyncedPages(descriptor)
+            throw Self.failure(fault, "fsync")
+        }
         if passesSyncsOn { try base.fullSync(descriptor) }
         markDurable(descriptor)
+        if let path = path(of: descriptor) { record(.sync, path) }
+    }
+
+    /// What Linux does when writeback fails: the pages written since the last sync are marked clean
+    /// and never reach the disk, though readers still see them until a power cut.
+    private func dropUnsyncedPages(_ descriptor: Int32) {
+        guard dropsPagesOnFailedSync, let path = path(of: descriptor), let size = try? base.size(descriptor) else { return }
+        state.withLock {
+            let durable = $0.durableLengths[path] ?? size
+            if durable < size { $0.lostRanges[path, default: []].append(durable..<size) }
+        }
+    }
+
+    private static func subtracting(_ removed: Range<Int64>, from ranges: [Range<Int64>]?) -> [Range<Int64>]? {
+        guard let ranges else { return nil }
+        var result: [Range<Int64>] = []
+        for range in ranges {
+            if range.lowerBound < removed.lowerBound { result.append(range.lowerBound..<min(range.upperBound, removed.lowerBound)) }
+            if range.upperBound > removed.upperBound { result.append(max(range.lowerBound, removed.upperBound)..<range.upperBound) }
+        }
+        return result.isEmpty ? nil : result
     }
 
     private func markDurable(_ descriptor: Int32) {
@@ -263,20 +327,27 @@ package final class FaultInjectingFileSystem: FileSystem {
     package func rename(_ source: String, to destination: String) throws {
         if let fault = enter(.rename, "\(source) -> \(destination)") { throw Self.failure(fault, "rename", destination) }
         try base.rename(source, to: destination)
+        record(.rename, source, to: destination)
         state.withLock {
             $0.durableLengths[destination] = $0.durableLengths.removeValue(forKey: source)
+            $0.lostRanges[destination] = $0.lostRanges.removeValue(forKey: source)
         }
     }
 
     package func remove(_ path: String) throws {
         if let fault = enter(.remove, path) { throw Self.failure(fault, "unlink", path) }
         try base.remove(path)
-        _ = state.withLock { $0.durableLengths.removeValue(forKey: path) }
+        record(.remove, path)
+        state.withLock {
+            $0.durableLengths[path] = nil
+            $0.lostRanges[path] = nil
+        }
     }
 
     package func makeDirectory(_ path: String) throws {
         if let fault = enter(.makeDirectory, path) { throw Self.failure(fault, "mkdir", path) }
         try base.makeDirectory(path)
+        record(.makeDirectory, path)
     }
 
     package func contentsOfDirectory(_ path: String) throws -> [String] {
@@ -296,7 +367,7 @@ package final class FaultInjectingFileSystem: FileSystem {
     /// durable; the engine syncs its directory after every change of files.) Writes nothing when
     /// `directory` does not exist.
     package func writePowerLossImage(of directory: String, to target: String) throws {
-        let durable = state.withLock { $0.durableLengths }
+        let (durable, lost) = state.withLock { ($0.durableLengths, $0.lostRanges) }
         let manager = FileManager.default
         guard manager.fileExists(atPath: directory) else { return }
         try manager.createDirectory(atPath: target, withIntermediateDirectories: true)
@@ -304,6 +375,9 @@ package final class FaultInjectingFileSystem: FileSystem {
             let source = directory + "/" + name
             var bytes = [UInt8](try Data(contentsOf: URL(fileURLWithPath: source)))
             if let length = durable[source], Int(length) < bytes.count { bytes.removeLast(bytes.count - Int(length)) }
+            for range in lost[source] ?? [] where Int(range.lowerBound) < bytes.count {
+                for index in Int(range.lowerBound)..<min(bytes.count, Int(range.upperBound)) { bytes[index] = 0 }
+            }
             try Corruption.writeFile(target + "/" + name, bytes)
         }
     }

@@ -30,6 +30,8 @@ extension Journal {
         let descriptor = segment.descriptor
         let predecessor = sealedPredecessor
         let upTo = written
+        // Every epoch committed so far ends at or before `upTo`.
+        let committedThrough = lastCommittedInfo
         condition.unlock()
         var failure: (any Error)?
         do {
@@ -44,17 +46,64 @@ extension Journal {
             sealedPredecessor = nil
         }
         if let failure {
+            let system = failure as? SystemError
             let error = JournalError(
                 .storePoisoned,
-                "Syncing the journal to disk failed, so recent commits may not be durable. The store refuses further commits; reopen it to continue from what reached the disk.",
-                cause: failure as? SystemError, file: store.file(FileNames.segment(segment.header.sequence)))
+                "Syncing the journal to disk failed, so the commits after epoch \(lastDurableEpochDescription) may not be durable and were cut from the journal. The store refuses further commits; reopen it to continue from what reached the disk. "
+                    + Self.advice(for: system?.errno),
+                cause: system, file: store.file(FileNames.segment(segment.header.sequence)))
             poison(with: error)
+            discardUndurableBytes()
             throw error
         }
         if upTo > synced { synced = upTo }
+        if let committedThrough, committedThrough.epoch > (lastDurableInfo?.epoch ?? 0) { lastDurableInfo = committedThrough }
     }
 
     /// Starts the background thread of ``Durability/interval(seconds:)``.
+    /// After a failed sync, cuts the segments back to the last position known durable and syncs
+    /// them. Called with `condition` locked, once the journal is poisoned.
+    ///
+    /// On Linux a failed writeback marks the pages it could not write clean: they stay readable from
+    /// the page cache until evicted, and are gone after a remount. Left in the file, a reopened
+    /// store would show epochs the disk does not hold, and new epochs would follow a hole that
+    /// recovery stops at. Cutting them off drops those pages; the sync after the cut makes the new
+    /// length durable. When the cut or its sync fails too, the device is failing: the error stays,
+    /// and the next writer's open syncs the tail again before it appends (and fails if it cannot).
+    func discardUndurableBytes() {
+        let durable = synced
+        var cuts: [(descriptor: Int32, length: Int64, name: String)] = []
+        if durable.segment == segment.header.sequence {
+            cuts.append((segment.descriptor, durable.offset, FileNames.segment(segment.header.sequence)))
+        } else {
+            // The last roll's seal and the new segment's header never became durable: the new
+            // segment is emptied, and the sealed one cut back, so that recovery ends there.
+            if let predecessor = sealedPredecessor {
+                cuts.append((predecessor, durable.offset, FileNames.segment(durable.segment)))
+            }
+            cuts.append((segment.descriptor, 0, FileNames.segment(segment.header.sequence)))
+        }
+        for cut in cuts {
+            do {
+                try fileSystem.truncate(cut.descriptor, to: cut.length)
+                try fileSystem.fullSync(cut.descriptor)
+            } catch {
+                logger.error(
+                    "Cutting the journal back to its last durable position after a failed sync failed too",
+                    metadata: ["file": "\(cut.name)", "offset": "\(cut.length)", "error": "\(error)"])
+            }
+        }
+        if durable.segment == segment.header.sequence {
+            segment.size = durable.offset
+            committedSize = min(committedSize, durable.offset)
+        }
+        written = durable
+    }
+
+    private var lastDurableEpochDescription: String {
+        lastDurableInfo.map { String($0.epoch) } ?? "none"
+    }
+
     func startIntervalSync(every seconds: Double) {
         let thread = Thread { [weak self] in
             while let journal = self, journal.intervalTick(seconds) {}

@@ -40,6 +40,7 @@ public final class Journal: @unchecked Sendable {
     var lock: StoreLock?
     var cache: StateCache
     var lastCommittedInfo: EpochInfo?
+    var lastDurableInfo: EpochInfo?
     var nextEpoch: UInt64
     var epochOpen = false
     /// A segment roll is under way; it may wait for a sync with `condition` unlocked, and no epoch
@@ -89,6 +90,8 @@ public final class Journal: @unchecked Sendable {
         self.recoveredState = recovered
         self.recoveryReport = report
         self.lastCommittedInfo = recovered.epoch
+        // Opening syncs the segment it continues, so what it recovered is durable.
+        self.lastDurableInfo = recovered.epoch
         self.nextEpoch = nextEpoch
         self.cache = StateCache(limit: options.compressionCacheLimit)
         let position = JournalPosition(segment: segment.header.sequence, offset: segment.size)
@@ -104,10 +107,28 @@ public final class Journal: @unchecked Sendable {
     }
 
     /// The latest committed epoch, or `nil` when none was ever committed.
+    ///
+    /// An epoch counts as committed once its commit record is handed to the operating system, which
+    /// is before it is on stable storage: a killed process loses none of it, a power cut may. Under
+    /// ``Durability/everyCommit`` another thread can see an epoch here while its committer still
+    /// waits for the sync. ``lastDurable`` is the newest epoch known to be on stable storage.
     public var lastCommitted: EpochInfo? {
         condition.lock()
         defer { condition.unlock() }
         return lastCommittedInfo
+    }
+
+    /// The newest epoch known to be on stable storage: synced, with everything before it.
+    ///
+    /// It follows ``lastCommitted`` at the pace of the durability policy: at once (when the commit
+    /// returns) under ``Durability/everyCommit``, within the interval under
+    /// ``Durability/interval(seconds:)``, and at ``sync()`` or ``close()`` under ``Durability/none``.
+    /// After opening, it is the recovered epoch, which opening syncs. Acknowledge to a client only
+    /// what this covers when the client must not lose it in a power cut.
+    public var lastDurable: EpochInfo? {
+        condition.lock()
+        defer { condition.unlock() }
+        return lastDurableInfo
     }
 
     /// Starts writing the next epoch, waiting while another thread's epoch is open.
@@ -216,7 +237,27 @@ public final class Journal: @unchecked Sendable {
         let system = error as? SystemError
         var message = "Could not \(doing)"
         if let system { message += ": \(String(cString: strerror(system.errno)))" }
-        message += ". Check that the disk is writable and has free space, then try again."
+        message += ". " + advice(for: system?.errno)
         return JournalError(.ioFailure, message, cause: system, file: file ?? system?.path)
+    }
+
+    /// What to do about a failed system call, by its `errno`.
+    static func advice(for code: Int32?) -> String {
+        switch code {
+        case EMFILE?, ENFILE?:
+            "The process or the system ran out of file descriptors: close files the app no longer needs or raise the limit (ulimit -n), then try again."
+        case EACCES?, EPERM?:
+            "Permission denied: check the owner and mode of the store directory and its files, and that the process runs as the right user."
+        case EROFS?:
+            "The file system is mounted read-only: remount it read-write, or open the store read-only to inspect it."
+        case ENOSPC?, EDQUOT?:
+            "The disk or the user's quota is full: free some space (compacting the store can help), then try again."
+        case EIO?:
+            "The device reported an I/O error: check the system log (dmesg) for the disk, and copy the store elsewhere before it gets worse."
+        case ENOENT?, ENOTDIR?:
+            "A path does not exist: check that the store directory was not moved or removed while in use."
+        default:
+            "Check that the disk is writable and has free space, then try again."
+        }
     }
 }

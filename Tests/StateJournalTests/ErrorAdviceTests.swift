@@ -1,0 +1,42 @@
+import Foundation
+import StateJournal
+import StateJournalTestSupport
+import Testing
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// An I/O error's advice matches its `errno`, so the user knows whether to free space, fix
+/// permissions, raise a limit or check the device.
+@Suite struct ErrorAdviceTests {
+    static let table: [(errno: Int32, says: String)] = [
+        (EMFILE, "file descriptors"), (ENFILE, "file descriptors"), (EACCES, "Permission"), (EPERM, "Permission"),
+        (EROFS, "read-only"), (ENOSPC, "free some space"), (EDQUOT, "quota"), (EIO, "dmesg"),
+    ]
+
+    @Test func eachErrnoGetsAdviceAboutItsOwnCause() throws {
+        for (code, says) in Self.table {
+            let directory = TemporaryDirectory()
+            let fileSystem = FaultInjectingFileSystem(
+                plan: FaultPlan(at: 1, of: [.dataSync], fault: .error(code), persistent: true))
+            let journal = try Journal.open(
+                path: directory.appending("store"), options: testOptions(durability: .everyCommit), fileSystem: fileSystem)
+            let error = journalError { try journal.commit([.put(RestorationPath("Main"), [1])]) }
+            let message = error.map { "\($0)" } ?? ""
+            #expect(message.contains(says), "errno \(code): \(message)")
+            if code != ENOSPC && code != EDQUOT { #expect(!message.contains("free space"), "errno \(code): \(message)") }
+            try? journal.close()
+        }
+    }
+
+    @Test func aStoreInAReadOnlyPlaceSaysSo() throws {
+        let directory = TemporaryDirectory()
+        let fileSystem = FaultInjectingFileSystem(
+            plan: FaultPlan(at: 1, of: [.makeDirectory], fault: .error(EACCES), persistent: true))
+        let error = journalError(.ioFailure) {
+            try Journal.open(path: directory.appending("store"), options: testOptions(), fileSystem: fileSystem)
+        }
+        #expect("\(error.map { "\($0)" } ?? "")".contains("Permission denied"))
+    }
+}
