@@ -57,14 +57,15 @@ extension RestorationManager {
             try pass.write(writer.bytes, at: Self.applicationPath)
 
             try pass.adopt(pass.rootChildren(roots), at: StateTree.rootPath)
+            if runMode == .incremental {
+                let invalidated = dirty.values.compactMap { object in passTree.path(of: object).map { ($0, object) } }
+                try pass.refresh(invalidated.sorted(by: { $0.0 < $1.0 }))
+            }
+            try pass.encodeQueued()
             if runMode == .full {
                 tombstones = try pass.writeTombstones(
                     candidates: written.digests.keys.filter { $0 != Self.applicationPath })
             } else {
-                let invalidated = dirty.values.compactMap { object in passTree.path(of: object).map { ($0, object) } }
-                for (path, object) in invalidated.sorted(by: { $0.0 < $1.0 }) {
-                    try pass.refresh(object, at: path)
-                }
                 tombstones = try pass.writeTombstones(candidates: pass.removed)
             }
             if pass.writtenPaths.isEmpty && tombstones.isEmpty && metadata == lastPreservationMetadata {

@@ -22,6 +22,10 @@ public enum PreservationProblem: Sendable, Hashable, CustomStringConvertible {
     case unregisteredReference(type: String, from: RestorationPath)
     /// A root controller used an identifier starting with `@`, which is reserved; it was skipped.
     case reservedIdentifier(RestorationPath)
+    /// The object at `from` referred to an object that has no place in the saved hierarchy (a
+    /// controller without a restoration identifier, or one below a controller without one): the
+    /// reference is saved as null and restores as nil.
+    case referenceOutsideHierarchy(type: String, from: RestorationPath)
 
     /// The problem in a sentence.
     public var description: String {
@@ -34,6 +38,8 @@ public enum PreservationProblem: Sendable, Hashable, CustomStringConvertible {
         case .unregisteredReference(let type, let path):
             "\(path) references an unregistered \(type); register it with registerObject(forStateRestoration:restorationIdentifier:)"
         case .reservedIdentifier(let path): "\(path) uses a reserved identifier (starting with @)"
+        case .referenceOutsideHierarchy(let type, let path):
+            "\(path) references a \(type) that has no place in the saved hierarchy; give it and its ancestors restoration identifiers"
         }
     }
 }

@@ -1,19 +1,28 @@
 import StateJournal
 
-/// One preservation pass: encodes objects into an open epoch, compares each entry with the digest of
-/// what the journal holds, and records the structure it saw in a ``StateTree``.
+/// One preservation pass: settles where each object sits, then encodes the objects to save into
+/// an open epoch, compares each entry with the digest of what the journal holds, and records the
+/// structure it saw in a ``StateTree``.
+///
+/// An object's path is its place in the hierarchy: the chain of embedded and presented controllers
+/// from a root, or a registered object's parent's path, plus its identifier. The pass settles the
+/// hierarchy before it encodes anything, so a coder reference only records the path of an object
+/// the walk already placed, whichever object refers to it first. A controller that is nowhere in
+/// the hierarchy is saved under the first object whose encode refers to it (a custom container
+/// encoding its children), until the hierarchy gives it a place of its own.
 ///
 /// A full pass builds a new tree from the roots. An incremental pass updates the previous tree at
 /// the dirty objects only: re-encode each, compare its children with the recorded ones, walk the new
-/// children, and drop the subtrees of the removed ones. Its cost depends on the dirty objects and
-/// their children, never on the size of the tree.
+/// children, and drop the subtrees of the removed ones. Objects whose references a move made stale
+/// are encoded again. Its cost depends on the dirty objects and their children, never on the size
+/// of the tree.
 final class PreservationPass: ReferenceResolving {
     let tree: StateTree
     let registry: RestorationRegistry
     let written: DigestTable
     let epoch: EpochWriter
     let typeNames: TypeNameCache
-    /// Whether the pass updates an existing tree (and must not encode an object twice).
+    /// Whether the pass updates an existing tree.
     let isIncremental: Bool
 
     private(set) var digests: [RestorationPath: StateDigest] = [:]
@@ -21,9 +30,12 @@ final class PreservationPass: ReferenceResolving {
     private(set) var removed: Set<RestorationPath> = []
     private(set) var problems: [PreservationProblem] = []
     private(set) var encodedObjects = 0
-    private var encoded: Set<RestorationPath> = []
-    /// Controllers referenced by the object being encoded that the tree does not hold yet.
-    private var referenced: [(object: any RestorableController, path: RestorationPath)] = []
+    /// The paths to encode, in the order they were placed, and the ones already queued.
+    private var queue: [RestorationPath] = []
+    private var queued: Set<RestorationPath> = []
+    /// While an object encodes: the paths it refers to, and the controllers it adopts.
+    private var found: Set<RestorationPath> = []
+    private var adoptedNow: [RestorationPath] = []
 
     init(
         tree: StateTree, registry: RestorationRegistry, written: DigestTable, epoch: EpochWriter,
@@ -44,13 +56,16 @@ final class PreservationPass: ReferenceResolving {
         let path: RestorationPath
     }
 
-    // MARK: - Walking
+    // MARK: - Placing
 
     /// The children of the virtual root: the root controllers, then objects registered without a parent.
     func rootChildren(_ roots: [any RestorableController]) -> [Child] {
         var children: [Child] = []
         for root in roots {
-            guard let identifier = root.restorationIdentifier else { continue }
+            guard let identifier = root.restorationIdentifier else {
+                hide(below: root)
+                continue
+            }
             let path = RestorationPath([identifier])
             if identifier.hasPrefix("@") {
                 problems.append(.reservedIdentifier(path))
@@ -65,20 +80,17 @@ final class PreservationPass: ReferenceResolving {
         return children
     }
 
-    /// The children of an object: embedded and presented controllers, controllers it referenced
-    /// while encoding, and objects registered under it.
-    func children(of object: any StateRestoring, at path: RestorationPath, referenced: [Child]) -> [Child] {
+    /// The children of an object in the hierarchy: embedded and presented controllers, and objects
+    /// registered under it.
+    func children(of object: any StateRestoring, at path: RestorationPath) -> [Child] {
         var children: [Child] = []
         if let controller = object as? any RestorableController {
             for child in controller.restorationChildren {
-                guard let identifier = child.restorationIdentifier else { continue }
+                guard let identifier = child.restorationIdentifier else {
+                    hide(below: child)
+                    continue
+                }
                 children.append(Child(object: child, kind: .controller, path: path.appending(identifier)))
-            }
-        }
-        if !referenced.isEmpty {
-            let present = Set(children.map { ObjectIdentifier($0.object) })
-            for child in referenced where !present.contains(ObjectIdentifier(child.object)) {
-                children.append(child)
             }
         }
         for registration in registry.registrations(scopedUnder: object) {
@@ -86,6 +98,17 @@ final class PreservationPass: ReferenceResolving {
                 Child(object: registration.object, kind: .object, path: path.appending(registration.identifier)))
         }
         return children
+    }
+
+    /// Records the controllers below one without an identifier: they have a place, but no path.
+    private func hide(below controller: any RestorableController) {
+        var stack = controller.restorationChildren
+        var seen: Set<ObjectIdentifier> = [ObjectIdentifier(controller)]
+        while let next = stack.popLast() {
+            guard seen.insert(ObjectIdentifier(next)).inserted else { continue }
+            if tree.path(of: next) == nil { tree.hidden[ObjectIdentifier(next)] = StateTree.Hidden(object: next) }
+            stack.append(contentsOf: next.restorationChildren)
+        }
     }
 
     enum Visit {
@@ -97,9 +120,11 @@ final class PreservationPass: ReferenceResolving {
         case rejected
     }
 
-    /// Adds `child` and its whole subtree to the tree, encoding each object.
+    /// Places `child` and its whole subtree in the tree, queueing each object for encoding.
+    ///
+    /// A hierarchy place wins over a place the object had because an encode referred to it.
     @discardableResult
-    func visit(_ child: Child) throws -> Visit {
+    func visit(_ child: Child, adopted: Bool = false) throws -> Visit {
         if let existing = tree.nodes[child.path] {
             if existing.object === child.object { return .present }
             problems.append(
@@ -109,17 +134,22 @@ final class PreservationPass: ReferenceResolving {
             return .rejected
         }
         if let other = tree.path(of: child.object) {
-            problems.append(.objectAtTwoPaths(type: typeNames.name(of: child.object), kept: other, dropped: child.path))
-            return .rejected
+            guard !adopted, tree.nodes[other]?.isAdopted == true, let parent = other.parent else {
+                problems.append(
+                    .objectAtTwoPaths(type: typeNames.name(of: child.object), kept: other, dropped: child.path))
+                return .rejected
+            }
+            tree.nodes[parent]?.adopted.removeAll { $0 == other }
+            tree.removeSubtree(at: other, into: &removed)
         }
-        tree.insert(child.object, kind: child.kind, at: child.path)
-        let referenced = try encode(child.object, kind: child.kind, at: child.path)
-        try adopt(children(of: child.object, at: child.path, referenced: referenced), at: child.path)
+        tree.insert(child.object, kind: child.kind, at: child.path, adopted: adopted)
+        enqueue(child.path)
+        try adopt(children(of: child.object, at: child.path), at: child.path)
         return .added
     }
 
-    /// Makes `children` the children of the node at `path`: drops the subtrees of children that are
-    /// gone (or now hold another object) and visits the new ones.
+    /// Makes `children` the hierarchy children of the node at `path`: drops the subtrees of children
+    /// that are gone (or now hold another object) and places the new ones.
     func adopt(_ children: [Child], at path: RestorationPath) throws {
         guard let node = tree.nodes[path] else { return }
         var kept: [RestorationPath] = []
@@ -140,27 +170,70 @@ final class PreservationPass: ReferenceResolving {
         tree.nodes[path]?.children = kept
     }
 
-    /// Re-encodes an object already in the tree and updates its children: the incremental step.
-    func refresh(_ object: any StateRestoring, at path: RestorationPath) throws {
-        guard !encoded.contains(path), let node = tree.nodes[path], node.object === object else { return }
-        let referenced = try encode(object, kind: node.kind, at: path)
-        try adopt(children(of: object, at: path, referenced: referenced), at: path)
+    /// The incremental step: queues the dirty objects for encoding and updates their children. The
+    /// children that left every dirty object are dropped before any new child is placed, so an
+    /// object that moved between two dirty parents moves in whichever order they come.
+    func refresh(_ dirty: [(path: RestorationPath, object: any StateRestoring)]) throws {
+        var updates: [(path: RestorationPath, children: [Child])] = []
+        for (path, object) in dirty {
+            guard let node = tree.nodes[path], node.object === object else { continue }
+            let children = children(of: object, at: path)
+            var wanted: [RestorationPath: AnyObject] = [:]
+            for child in children where wanted[child.path] == nil { wanted[child.path] = child.object }
+            for old in node.children where wanted[old] == nil || tree.nodes[old]?.object !== wanted[old] {
+                tree.removeSubtree(at: old, into: &removed)
+            }
+            let remaining = node.children.filter { tree.nodes[$0] != nil }
+            tree.nodes[path]?.children = remaining
+            updates.append((path, children))
+        }
+        for (path, children) in updates where tree.nodes[path] != nil {
+            enqueue(path)
+            try adopt(children, at: path)
+        }
+    }
+
+    private func enqueue(_ path: RestorationPath) {
+        if queued.insert(path).inserted { queue.append(path) }
     }
 
     // MARK: - Encoding
 
-    /// Encodes one object and writes its entry if it changed. Returns the controllers it referenced
-    /// that the tree does not hold yet.
-    func encode(_ object: any StateRestoring, kind: RestorableEntryKind, at path: RestorationPath) throws -> [Child] {
-        if isIncremental { encoded.insert(path) }
+    /// Encodes every queued object, then the objects that referred to a path the pass removed or
+    /// moved, until no reference is stale.
+    func encodeQueued() throws {
+        var next = 0
+        var handled: Set<RestorationPath> = []
+        while true {
+            while next < queue.count {
+                let path = queue[next]
+                next += 1
+                guard let node = tree.nodes[path], let object = node.object as? any StateRestoring else { continue }
+                try encode(object, kind: node.kind, at: path)
+            }
+            var stale: [RestorationPath] = []
+            for path in removed where handled.insert(path).inserted {
+                for referrer in tree.referrers[path] ?? [] where tree.nodes[referrer] != nil { stale.append(referrer) }
+            }
+            guard !stale.isEmpty else { return }
+            for referrer in PathOrder.sorted(stale) {
+                queued.remove(referrer)
+                enqueue(referrer)
+            }
+        }
+    }
+
+    /// Encodes one object and writes its entry if it changed.
+    private func encode(_ object: any StateRestoring, kind: RestorableEntryKind, at path: RestorationPath) throws {
         encodedObjects += 1
-        referenced = []
+        found = []
+        adoptedNow = []
         let coder = RestorationCoder(path: path, resolver: self)
         do {
             try object.encodeRestorableState(with: coder)
         } catch {
             problems.append(.encodingFailed(path, message: "\(error)"))
-            return []
+            return
         }
         var restorationClassName: String?
         if let controller = object as? any RestorableController {
@@ -172,9 +245,12 @@ final class PreservationPass: ReferenceResolving {
         writer.writeHeader(kind: kind, typeName: typeNames.name(of: object), restorationClassName: restorationClassName)
         writer.writeDictionary(coder.values)
         try write(writer.bytes, at: path)
-        let found = referenced.map { Child(object: $0.object, kind: .controller, path: $0.path) }
-        referenced = []
-        return found
+        tree.setReferences(found, from: path)
+        // Controllers this object adopted before and no longer refers to leave with their subtrees.
+        if let previous = tree.nodes[path]?.adopted {
+            for old in previous where !adoptedNow.contains(old) { tree.removeSubtree(at: old, into: &removed) }
+        }
+        tree.nodes[path]?.adopted = adoptedNow
     }
 
     /// Writes `bytes` at `path` unless the journal already holds exactly them.
@@ -205,20 +281,36 @@ final class PreservationPass: ReferenceResolving {
     // MARK: - ReferenceResolving
 
     func referencePath(for object: any StateRestoring, encodedBy coder: RestorationCoder) throws -> RestorationPath? {
-        if let path = tree.path(of: object) { return path }
-        if let pending = referenced.first(where: { $0.object === object }) { return pending.path }
-        if let registration = registry.registration(of: object) {
-            if registration.parentID == nil { return RestorationPath([registration.identifier]) }
-            guard let parent = registration.parent, let parentPath = tree.path(of: parent) else { return nil }
-            return parentPath.appending(registration.identifier)
-        }
-        if let controller = object as? any RestorableController {
-            guard !coder.isApplicationCoder, let identifier = controller.restorationIdentifier else { return nil }
-            let path = coder.restorationPath.appending(identifier)
-            referenced.append((controller, path))
+        let referrer = coder.restorationPath
+        if let path = tree.path(of: object) {
+            if !coder.isApplicationCoder {
+                found.insert(path)
+                if tree.nodes[path]?.isAdopted == true && path.parent == referrer && !adoptedNow.contains(path) {
+                    adoptedNow.append(path)
+                }
+            }
             return path
         }
-        problems.append(.unregisteredReference(type: typeNames.name(of: object), from: coder.restorationPath))
+        if registry.registration(of: object) != nil {
+            // A registered object is in the tree whenever its parent is.
+            problems.append(.referenceOutsideHierarchy(type: typeNames.name(of: object), from: referrer))
+            return nil
+        }
+        if let controller = object as? any RestorableController {
+            guard !coder.isApplicationCoder, let identifier = controller.restorationIdentifier, !tree.isHidden(controller)
+            else {
+                problems.append(.referenceOutsideHierarchy(type: typeNames.name(of: object), from: referrer))
+                return nil
+            }
+            let path = referrer.appending(identifier)
+            guard try visit(Child(object: controller, kind: .controller, path: path), adopted: true) != .rejected else {
+                return nil
+            }
+            found.insert(path)
+            if !adoptedNow.contains(path) { adoptedNow.append(path) }
+            return path
+        }
+        problems.append(.unregisteredReference(type: typeNames.name(of: object), from: referrer))
         return nil
     }
 

@@ -1,13 +1,20 @@
 import StateJournal
 
-/// The structure the last preservation pass saw: which object is at which path, and each node's
-/// children. It lets an incremental pass find a dirty object's path and compare its children with
-/// the previous ones without walking anything else.
+/// The structure the last preservation pass saw: which object is at which path, each node's
+/// children, and which saved objects refer to which. It lets an incremental pass find a dirty
+/// object's path, compare its children with the previous ones, and re-encode the objects whose
+/// references a move made stale, without walking anything else.
 final class StateTree {
     struct Node {
         weak var object: AnyObject?
         var kind: RestorableEntryKind
+        /// Children in the hierarchy: embedded and presented controllers, registered objects.
         var children: [RestorationPath] = []
+        /// Controllers outside the hierarchy that this object's encode referred to (a custom
+        /// container encoding its children), saved under it.
+        var adopted: [RestorationPath] = []
+        /// Whether the node is one of its parent's ``adopted`` children rather than a hierarchy child.
+        var isAdopted = false
     }
 
     /// The virtual root above the root controllers and the objects registered without a parent.
@@ -15,6 +22,17 @@ final class StateTree {
 
     var nodes: [RestorationPath: Node] = [:]
     var paths: [ObjectIdentifier: RestorationPath] = [:]
+    /// For each saved object, the paths its last encode referred to.
+    var references: [RestorationPath: Set<RestorationPath>] = [:]
+    /// For each path, the saved objects whose last encode referred to it.
+    var referrers: [RestorationPath: Set<RestorationPath>] = [:]
+    /// Controllers with an identifier that sit below a controller without one: in the hierarchy,
+    /// but not saved, so a reference to them is not an adoption.
+    var hidden: [ObjectIdentifier: Hidden] = [:]
+
+    struct Hidden {
+        weak var object: AnyObject?
+    }
 
     init() {
         nodes[Self.rootPath] = Node(object: nil, kind: .application)
@@ -26,9 +44,24 @@ final class StateTree {
         return path
     }
 
-    func insert(_ object: AnyObject, kind: RestorableEntryKind, at path: RestorationPath) {
-        nodes[path] = Node(object: object, kind: kind)
+    func isHidden(_ object: AnyObject) -> Bool { hidden[ObjectIdentifier(object)]?.object === object }
+
+    func insert(_ object: AnyObject, kind: RestorableEntryKind, at path: RestorationPath, adopted: Bool = false) {
+        var node = Node(object: object, kind: kind)
+        node.isAdopted = adopted
+        nodes[path] = node
         paths[ObjectIdentifier(object)] = path
+        hidden[ObjectIdentifier(object)] = nil
+    }
+
+    /// Records the paths the object at `path` referred to in its latest encode.
+    func setReferences(_ targets: Set<RestorationPath>, from path: RestorationPath) {
+        for old in references[path] ?? [] where !targets.contains(old) {
+            referrers[old]?.remove(path)
+            if referrers[old]?.isEmpty == true { referrers[old] = nil }
+        }
+        for target in targets { referrers[target, default: []].insert(path) }
+        references[path] = targets.isEmpty ? nil : targets
     }
 
     /// Removes the node at `path` and everything under it, adding each removed path to `removed`.
@@ -38,6 +71,8 @@ final class StateTree {
         if let object = node.object, paths[ObjectIdentifier(object)] == path {
             paths[ObjectIdentifier(object)] = nil
         }
+        setReferences([], from: path)
         for child in node.children { removeSubtree(at: child, into: &removed) }
+        for child in node.adopted { removeSubtree(at: child, into: &removed) }
     }
 }
