@@ -79,8 +79,8 @@ extension RestorationManager {
                 currentBundleVersion: configuration.bundleVersion),
             report: report)
         pass.run()
-        for (object, identifier) in pass.created where registry.registration(of: object) == nil {
-            registry.register(object, identifier: identifier)
+        for (object, identifier, parent) in pass.created where registry.registration(of: object) == nil {
+            registry.register(object, identifier: identifier, parent: parent)
         }
         report = pass.report
         report.outcome = .restored

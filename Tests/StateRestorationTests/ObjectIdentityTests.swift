@@ -148,3 +148,71 @@ final class Linker: RestorableController {
         #expect(try decodedEntries(journal)[RestorationPath("Other")]?.values["links"] == .array([.reference(RestorationPath("Tabs", "Tab"))]))
     }
 }
+
+/// Creates a `Counter` that names this factory as its restoration class, as an app's would.
+enum SelfNamingCounterFactory: ObjectRestoration {
+    static func object(withRestorationIdentifierPath identifierComponents: [String], coder: RestorationCoder)
+        -> (any StateRestoring)?
+    {
+        let counter = Counter()
+        counter.restorationType = Self.self
+        return counter
+    }
+}
+
+@Suite struct CreatedObjectScopeTests {
+    @Test func anObjectCreatedByItsRestorationClassKeepsThePathItWasRestoredAt() throws {
+        let store = TestStore()
+        let main = Node("Main")
+        do {
+            let journal = try store.open()
+            let delegate = TestDelegate()
+            let manager = store.manager(journal, delegate: delegate)
+            manager.register(objectRestorationClass: SelfNamingCounterFactory.self)
+            let counter = Counter(count: 4, parent: main)
+            counter.restorationType = SelfNamingCounterFactory.self
+            manager.registerObject(forStateRestoration: counter, restorationIdentifier: "Counter")
+            try manager.preserveState(roots: [main])
+        }
+        for launch in 0..<3 {
+            let journal = try store.open()
+            let delegate = TestDelegate()
+            let manager = store.manager(journal, delegate: delegate)
+            manager.register(objectRestorationClass: SelfNamingCounterFactory.self)
+            let restoredMain = Node("Main")
+            let report = try manager.restoreState(roots: [restoredMain])
+            #expect(report.restored.contains { $0.path == RestorationPath("Main", "Counter") && $0.decoded }, "launch \(launch)")
+            // The created Counter's restorationParent is nil: the path it was restored at still identifies it.
+            let pass = try manager.preserveState(roots: [restoredMain], mode: .full)
+            #expect(pass.removedPaths.isEmpty, "launch \(launch): \(pass.removedPaths)")
+            #expect(pass.writtenPaths.isEmpty, "launch \(launch): \(pass.writtenPaths)")
+            let entries = try decodedEntries(journal)
+            #expect(entries[RestorationPath("Main", "Counter")]?.values["count"] == .int(4), "launch \(launch)")
+            #expect(entries[RestorationPath("Counter")] == nil, "launch \(launch)")
+            try journal.close()
+        }
+    }
+
+    @Test func theChildrenOfAnObjectWhoseRestorationClassIsNotRegisteredAreSkipped() throws {
+        let store = TestStore()
+        do {
+            let journal = try store.open()
+            let delegate = TestDelegate()
+            let manager = store.manager(journal, delegate: delegate)
+            let parent = Node("Main", children: [Node("Child")])
+            parent.restorationType = NodeFactory.self
+            try manager.preserveState(roots: [parent])
+            try journal.close()
+        }
+        let journal = try store.open()
+        let delegate = TestDelegate()
+        let manager = RestorationManager(
+            journal: journal, configuration: RestorationConfiguration(bundleVersion: "1", interfaceIdiom: "desktop"))
+        manager.delegate = delegate
+        let child = Node("Child")
+        let report = try manager.restoreState(roots: [Node("Main", children: [child])])
+        #expect(report.skipped.map(\.path) == [RestorationPath("Main"), RestorationPath("Main", "Child")])
+        #expect(report.skipped.last?.reason == .ancestorDeclined(RestorationPath("Main")))
+        #expect(child.decodeCount == 0)
+    }
+}

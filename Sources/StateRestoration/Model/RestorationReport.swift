@@ -41,7 +41,8 @@ public struct RestoredObject: Sendable, Hashable {
 public enum RestorationSkipReason: Sendable, Hashable {
     /// Its restoration class returned `nil`.
     case declinedByRestorationClass
-    /// An ancestor's restoration class returned `nil`, which skips everything under it.
+    /// An ancestor's restoration class returned `nil`, or is not registered, which skips
+    /// everything under it.
     case ancestorDeclined(RestorationPath)
     /// The saved restoration class name is not registered, so nothing was created from it.
     case unregisteredRestorationClass(String)
@@ -82,6 +83,9 @@ public enum RestorationDiagnostic: Sendable, Hashable, CustomStringConvertible {
     case classMismatch(RestorationPath, savedType: String, obtainedType: String)
     /// Its `decodeRestorableState(with:)` threw.
     case decodeFailed(RestorationPath, message: String)
+    /// Its restoration class created the object, but nothing was restored at its parent path, so
+    /// it is not registered (register it yourself to preserve it again).
+    case createdObjectWithoutParent(RestorationPath)
 
     /// The diagnostic in a sentence.
     public var description: String {
@@ -89,6 +93,8 @@ public enum RestorationDiagnostic: Sendable, Hashable, CustomStringConvertible {
         case .classMismatch(let path, let saved, let obtained):
             "\(path) was saved as \(saved) but restored as \(obtained), which is not a subclass; its state was not decoded"
         case .decodeFailed(let path, let message): "decoding \(path) failed: \(message)"
+        case .createdObjectWithoutParent(let path):
+            "\(path) was created by its restoration class but nothing was restored at its parent path; it is not registered"
         }
     }
 }

@@ -2,7 +2,8 @@ import Logging
 import StateJournal
 
 extension RestorationManager {
-    /// Logs what a restoration skipped (notice) and what went wrong with restored objects (warning).
+    /// Logs what a restoration skipped (notice; warning for a restoration class that is not
+    /// registered, a mistake in the app) and what went wrong with restored objects (warning).
     func log(_ report: RestorationReport) {
         let logger = configuration.logger
         let epoch = report.epoch.map { String($0.epoch) } ?? "none"
@@ -13,8 +14,10 @@ extension RestorationManager {
                 "restored": "\(report.restored.count)", "skipped": "\(report.skipped.count)",
             ])
         for skipped in report.skipped {
-            logger.notice(
-                "Skipped a saved object during restoration",
+            var level = Logger.Level.notice
+            if case .unregisteredRestorationClass = skipped.reason { level = .warning }
+            logger.log(
+                level: level, "Skipped a saved object during restoration",
                 metadata: [
                     "path": "\(skipped.path)", "type": "\(skipped.savedTypeName ?? "unknown")",
                     "reason": "\(skipped.reason)",
@@ -30,6 +33,10 @@ extension RestorationManager {
                 logger.warning(
                     "A restored object failed to decode its state",
                     metadata: ["path": "\(path)", "error": "\(message)"])
+            case .createdObjectWithoutParent(let path):
+                logger.warning(
+                    "An object its restoration class created has no restored parent, so it was not registered",
+                    metadata: ["path": "\(path)"])
             }
         }
     }
@@ -47,7 +54,7 @@ extension RestorationSkipReason: CustomStringConvertible {
     public var description: String {
         switch self {
         case .declinedByRestorationClass: "its restoration class returned nil"
-        case .ancestorDeclined(let path): "the restoration class of its ancestor \(path) returned nil"
+        case .ancestorDeclined(let path): "its ancestor \(path) was not restored (its restoration class returned nil or is not registered)"
         case .unregisteredRestorationClass(let name): "its restoration class \(name) is not registered"
         case .notFound: "no restoration class, delegate or existing object provided it"
         case .corruptEntry(let message): "its entry could not be read: \(message)"

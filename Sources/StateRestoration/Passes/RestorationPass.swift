@@ -21,7 +21,9 @@ final class RestorationPass: ReferenceResolving {
     private var obtainedPaths: [ObjectIdentifier: RestorationPath] = [:]
     private(set) var report: RestorationReport
     /// Objects created by an object restoration class, to register once decoded.
-    private(set) var created: [(object: any StateRestoring, identifier: String)] = []
+    /// Objects their restoration class created, with the object restored at their parent path (nil
+    /// at the root): the manager registers each there, so it keeps the path it was restored at.
+    private(set) var created: [(object: any StateRestoring, identifier: String, parent: AnyObject?)] = []
 
     init(_ input: Input, report: RestorationReport) {
         self.input = input
@@ -40,7 +42,10 @@ final class RestorationPass: ReferenceResolving {
             let coder = RestorationCoder(path: path, values: entry.values, resolver: self)
             switch obtain(path, entry, coder) {
             case .skipped(let reason):
-                if reason == .declinedByRestorationClass { declined.insert(path) }
+                switch reason {
+                case .declinedByRestorationClass, .unregisteredRestorationClass: declined.insert(path)
+                default: break
+                }
                 skip(path, entry.typeName, reason)
             case .obtained(let (object, source)):
                 obtained[path] = object
@@ -56,7 +61,15 @@ final class RestorationPass: ReferenceResolving {
                 if source == .restorationClass && entry.kind == .object, let last = path.components.last,
                     input.registry.registration(of: object) == nil
                 {
-                    created.append((object, last))
+                    if let parentPath = path.parent, !parentPath.components.isEmpty {
+                        if let parent = obtained[parentPath] ?? existing(at: parentPath) {
+                            created.append((object, last, parent))
+                        } else {
+                            report.diagnostics.append(.createdObjectWithoutParent(path))
+                        }
+                    } else {
+                        created.append((object, last, nil))
+                    }
                 }
             }
         }

@@ -7,10 +7,16 @@ final class ObjectRegistration {
     weak var parent: AnyObject?
     let parentID: ObjectIdentifier?
 
-    init(object: any StateRestoring, identifier: String) {
+    /// Registers `object` under its ``StateRestoring/restorationParent``, read now.
+    convenience init(object: any StateRestoring, identifier: String) {
+        self.init(object: object, identifier: identifier, parent: object.restorationParent)
+    }
+
+    /// Registers `object` under a given parent: the object restored at the parent path, for an
+    /// object its restoration class created, whatever its own `restorationParent` says.
+    init(object: any StateRestoring, identifier: String, parent: AnyObject?) {
         self.object = object
         self.identifier = identifier
-        let parent = object.restorationParent
         self.parent = parent
         self.parentID = parent.map(ObjectIdentifier.init)
     }

@@ -16,8 +16,18 @@ struct RestorationRegistry {
     /// Registers `object`, replacing an earlier registration of it.
     @discardableResult
     mutating func register(_ object: any StateRestoring, identifier: String) -> ObjectRegistration {
+        register(ObjectRegistration(object: object, identifier: identifier))
+    }
+
+    /// Registers `object` under `parent`, whatever its `restorationParent` says.
+    @discardableResult
+    mutating func register(_ object: any StateRestoring, identifier: String, parent: AnyObject?) -> ObjectRegistration {
+        register(ObjectRegistration(object: object, identifier: identifier, parent: parent))
+    }
+
+    private mutating func register(_ registration: ObjectRegistration) -> ObjectRegistration {
+        let object = registration.object
         unregister(object)
-        let registration = ObjectRegistration(object: object, identifier: identifier)
         let id = ObjectIdentifier(object)
         registrations[id] = registration
         byParent[registration.parentID, default: []].append(id)
