@@ -21,6 +21,9 @@ final class PassRunner {
     let logger: Logger
     private var pending: Set<PassRequest> = []
     private(set) var restorationReport: RestorationReport?
+    /// Whether the start-up restoration ran (or was not asked for), and who waits for it.
+    private(set) var isRestorationFinished = false
+    private var restorationWaiters: [CheckedContinuation<RestorationReport?, Never>] = []
 
     init(manager: RestorationManager, roots: @escaping @MainActor () -> [any RestorableController], logger: Logger) {
         self.manager = manager
@@ -35,29 +38,57 @@ final class PassRunner {
 
     /// Restores the saved state; a failure is logged, and the app starts without it.
     func restore() {
+        defer { finishRestoration() }
         do {
             let report = try manager.restoreState(roots: roots())
             restorationReport = report
             logger.info(
                 "Restoration at start finished",
-                metadata: ["outcome": "\(report.outcome)", "epoch": "\(report.epoch.map { "\($0.epoch)" } ?? "none")"])
+                metadata: [
+                    "outcome": "\(report.outcome)", "epoch": "\(report.epoch.map { "\($0.epoch)" } ?? "none")",
+                    "reason": "\(report.reason.map { "\($0)" } ?? "none")", "restored": "\(report.restored.count)",
+                    "skipped": "\(report.skipped.count)", "diagnostics": "\(report.diagnostics.count)",
+                ])
         } catch {
-            logger.error("Restoring the saved state failed; the app starts without it", metadata: ["error": "\(error)"])
+            let store = manager.journal.directory.path
+            logger.error(
+                "Restoring the saved state failed, so the app starts without it. The store keeps its history: check it with `statejournal verify \(store)`, list its epochs with `statejournal log \(store)`, and write a store as of an earlier epoch with `statejournal rewind`.",
+                metadata: ["error": "\(error)", "store": "\(store)"])
         }
+    }
+
+    /// Marks the start-up restoration as done and wakes whoever waits for it.
+    func finishRestoration() {
+        isRestorationFinished = true
+        let waiters = restorationWaiters
+        restorationWaiters = []
+        for waiter in waiters { waiter.resume(returning: restorationReport) }
+    }
+
+    /// Waits until the start-up restoration has run; returns its report.
+    func waitUntilRestored() async -> RestorationReport? {
+        if isRestorationFinished { return restorationReport }
+        return await withCheckedContinuation { restorationWaiters.append($0) }
     }
 
     /// Runs a pass. A failure is logged here, once; `isFinal` marks the pass run at shutdown, after
     /// which no pass follows.
-    func preserve(_ request: PassRequest, isFinal: Bool = false) throws {
+    @discardableResult
+    func preserve(_ request: PassRequest, isFinal: Bool = false) throws -> PreservationReport {
         pending.remove(request)
         do {
             let report = try manager.preserveState(roots: roots(), mode: request.mode)
+            if report.outcome == .restorationInProgress && !isFinal {
+                // The app extended the restoration: its changes wait, and are saved by a pass after it.
+                pending.insert(request)
+            }
             logger.debug(
                 "Preservation pass finished",
                 metadata: [
                     "mode": "\(report.mode)", "epoch": "\(report.epoch.map { "\($0.epoch)" } ?? "none")",
                     "written": "\(report.writtenPaths.count)", "removed": "\(report.removedPaths.count)",
                 ])
+            return report
         } catch {
             if isFinal {
                 logger.error("The final preservation pass failed; the saved state is the last epoch that committed", metadata: ["error": "\(error)"])

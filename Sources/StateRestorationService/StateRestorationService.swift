@@ -117,6 +117,41 @@ public final class StateRestorationService: Service {
     @MainActor
     public var restorationReport: RestorationReport? { passes.restorationReport }
 
+    /// Waits until the start-up restoration has run, and returns its report (`nil` when it failed
+    /// or was not asked for). Changes the app makes before then are kept and saved after it.
+    ///
+    /// Call it from a task that ``run()`` does not wait for, for instance before accepting
+    /// requests in a server; it returns at once once the restoration has run.
+    public func waitUntilRestored() async -> RestorationReport? {
+        await passes.waitUntilRestored()
+    }
+
+    /// Saves every change invalidated before the call (``invalidate(_:)`` or the manager's
+    /// `invalidateRestorableState(for:)`), and returns the epoch that holds them once it is as
+    /// durable as the journal's policy promises: on stable storage under `Durability.everyCommit`,
+    /// handed to the operating system otherwise (then `Journal.lastDurable` tells when it is on
+    /// disk, or call `Journal.sync()`).
+    ///
+    /// Runs an incremental pass on the main actor after the start-up restoration (and after any
+    /// restoration the app extended). Callers that arrive while a pass runs share the next one:
+    /// when nothing changed since, no epoch is written and the latest epoch is returned.
+    ///
+    /// - Returns: The epoch holding the changes, or `nil` when nothing was ever saved (the delegate
+    ///   declined).
+    /// - Throws: `JournalError` when the journal cannot be written, or `CancellationError`.
+    @MainActor
+    @discardableResult
+    public func preserve() async throws -> EpochInfo? {
+        _ = await passes.waitUntilRestored()
+        while passes.manager.isRestoring {
+            try await Task.sleep(for: .milliseconds(10))
+        }
+        let report = try passes.preserve(.incremental)
+        if let epoch = report.epoch { return epoch }
+        if report.outcome == .declined { return nil }
+        return journal.lastCommitted
+    }
+
     /// Restores, then preserves until graceful shutdown or cancellation, then preserves a final
     /// epoch and syncs the journal.
     ///
@@ -125,7 +160,7 @@ public final class StateRestorationService: Service {
     /// - Throws: The error of the final pass or of the sync; the saved state is then the last
     ///   epoch that committed.
     public func run() async throws {
-        if configuration.restoresAtStart { await passes.restore() }
+        if configuration.restoresAtStart { await passes.restore() } else { await passes.finishRestoration() }
         await cancelWhenGracefulShutdown { [self] in await preserveUntilCancelled() }
         requests.finish()
         let logger = configuration.logger
@@ -155,7 +190,12 @@ public final class StateRestorationService: Service {
                 if request == .incremental {
                     guard (try? await Task.sleep(for: configuration.coalescingDelay)) != nil else { break }
                 }
-                try? await passes.preserve(request)
+                let report = try? await passes.preserve(request)
+                if report?.outcome == .restorationInProgress {
+                    // Saved after the restoration the app extended completes.
+                    guard (try? await Task.sleep(for: configuration.coalescingDelay)) != nil else { break }
+                    requests.yield(request)
+                }
             }
             group.cancelAll()
         }

@@ -205,4 +205,84 @@ struct StateRestorationServiceTests {
         }
         try journal.close()
     }
+
+    @Test func aRestorationThatFailsIsLoggedAsAnErrorThatSaysWhatToRun() async throws {
+        let store = Store()
+        var journal = try store.open()
+        let saved = MailApp(journal: journal)
+        try saved.save(mode: .full)
+        try journal.close()
+        journal = try store.open()
+        let app = MailApp(journal: journal)
+        let logs = CapturedLogs()
+        let service = service(for: app, logger: logs.logger)
+        // A journal closed under the service makes the restoration's marker commit fail.
+        try journal.close()
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            group.addTask { try await service.run() }
+            #expect(await service.waitUntilRestored() == nil)
+            group.cancelAll()
+            try? await group.waitForAll()
+        }
+        let errors = logs.entries(.error, containing: "Restoring the saved state failed")
+        #expect(errors.count == 1)
+        #expect(errors.first?.message.contains("statejournal verify \(store.path)") == true)
+        #expect(errors.first.map { "\($0.metadata["error"] ?? "")" }?.contains("closed") == true)
+    }
+
+    @Test func waitingForRestorationReturnsItsReportAndChangesMadeMeanwhileAreSaved() async throws {
+        let store = Store()
+        var journal = try store.open()
+        let saved = MailApp(journal: journal)
+        saved.simulate(steps: 20, seed: 3)
+        try saved.save(mode: .full)
+        try journal.close()
+
+        journal = try store.open()
+        let app = MailApp(journal: journal)
+        let service = service(for: app)
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            // Asked before the service runs: the answer comes once it has restored.
+            let waiter = Task { await service.waitUntilRestored() }
+            group.addTask { try await service.run() }
+            let report = await waiter.value
+            #expect(report?.outcome == .restored)
+            app.perform(.toggleUnreadOnly)
+            let epoch = try await service.preserve()
+            #expect(epoch == journal.lastCommitted)
+            #expect(epoch?.metadata[EpochMetadataKey.kind] == RestorationEpochKind.preservation.rawValue)
+            group.cancelAll()
+            try await group.waitForAll()
+        }
+        let expected = app.snapshot
+        try journal.close()
+        #expect(try store.relaunched() == expected)
+    }
+
+    @Test func concurrentCallersOfPreserveShareEpochsAndEachGetsOneHoldingItsChange() async throws {
+        let store = Store()
+        let journal = try store.open()
+        let app = MailApp(journal: journal)
+        let service = service(for: app)
+        try await running(service) { group in
+            app.perform(.openMailbox("Inbox"))
+            let before = journal.lastCommitted?.epoch ?? 0
+            let callers = (1...8).map { offset in
+                Task { @MainActor in
+                    app.perform(.scroll(to: Double(offset)))
+                    if let list = app.navigation.stack.last { service.invalidate(list) }
+                    return try await service.preserve()?.epoch ?? 0
+                }
+            }
+            var epochs: [UInt64] = []
+            for caller in callers { epochs.append(try await caller.value) }
+            #expect(epochs.allSatisfy { $0 > before })
+            let written = try journal.history().filter { $0.epoch > before }.count
+            #expect(written <= 8)
+            group.cancelAll()
+            try await group.waitForAll()
+        }
+        try journal.close()
+        #expect(try store.relaunched().scrollOffset == 8)
+    }
 }
