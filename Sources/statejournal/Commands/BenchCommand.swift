@@ -35,6 +35,7 @@ struct BenchCommand: ParsableCommand {
     }
 
     func run() throws {
+        StandardStream.prepare()
         if let probeRestore, let kind = RestoreProbe.Kind(rawValue: probeRestore), let probePath {
             print(try RestoreProbe.runChild(kind: kind, path: probePath))
             return
@@ -43,9 +44,9 @@ struct BenchCommand: ParsableCommand {
         let report = try Bench.run(
             plan: quick ? .quick : .full, probeCommand: Self.probeCommand(),
             progress: { message in
-                if showProgress { FileHandle.standardError.write(Data("\r\u{1B}[K\(message)".utf8)) }
+                if showProgress { StandardStream.writeError("\r\u{1B}[K\(message)") }
             })
-        if showProgress { FileHandle.standardError.write(Data("\r\u{1B}[K".utf8)) }
+        if showProgress { StandardStream.writeError("\r\u{1B}[K") }
         if json {
             let encoder = JSONEncoder()
             encoder.outputFormatting = [.prettyPrinted, .sortedKeys]

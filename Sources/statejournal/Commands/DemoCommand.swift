@@ -23,6 +23,7 @@ struct DemoCommand: ParsableCommand {
     var childStore: String?
 
     func run() throws {
+        StandardStream.prepare()
         if let childStore { return try runApp(store: childStore) }
         try reportingErrors { try runDemo() }
     }
@@ -39,8 +40,9 @@ struct DemoCommand: ParsableCommand {
             let report = try app.save()
             if let epoch = report.epoch {
                 let line = "saved \(epoch.epoch) \(report.writtenPaths.count + report.removedPaths.count) \(action)\n"
-                FileHandle.standardOutput.write(Data(line.utf8))
-                FileHandle.standardOutput.write(Data(("screen \(epoch.epoch) " + app.snapshot.description.replacingOccurrences(of: "\n", with: " | ") + "\n").utf8))
+                try StandardStream.write(line)
+                try StandardStream.write(
+                    "screen \(epoch.epoch) " + app.snapshot.description.replacingOccurrences(of: "\n", with: " | ") + "\n")
             }
             usleep(40_000)
         }

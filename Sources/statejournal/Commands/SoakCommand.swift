@@ -56,6 +56,10 @@ struct SoakCommand: ParsableCommand {
             return
         }
         let workload = SoakWorkload(objects: objects, seed: seed)
+        guard StandardStream.prepare() else {
+            printError("standard output is closed: soak reports each acknowledged epoch there; nothing was written.")
+            throw ExitCode(74)
+        }
         try reportingErrors {
             let policy: Durability =
                 switch durability {
@@ -74,7 +78,13 @@ struct SoakCommand: ParsableCommand {
                     throw JournalError(.damaged, "The store committed epoch \(info.epoch) where the soak expected \(epoch); it was not written by this soak.")
                 }
                 // Written straight to the descriptor, so a kill right after cannot lose the line.
-                FileHandle.standardOutput.write(Data("committed \(epoch)\n".utf8))
+                do {
+                    try StandardStream.write("committed \(epoch)\n")
+                } catch {
+                    try journal.close()
+                    printError("\(error); stopped after epoch \(epoch), which is committed and kept.")
+                    throw ExitCode(74)
+                }
                 if epoch % 97 == 0 { try journal.compact() }
                 epoch += 1
             }

@@ -23,6 +23,7 @@ struct VerifyCommand: ParsableCommand {
     }
 
     func run() throws {
+        StandardStream.prepare()
         let progress = Progress()
         progress.update("verifying \(store.directory)…")
         let result = StoreInspector.verify(store.url)

@@ -20,6 +20,7 @@ struct StoreOptions: ParsableArguments {
 /// Runs a command body, turning a `JournalError` into one clear sentence on standard error and an
 /// exit status: 2 when the directory holds no store, 1 otherwise.
 func reportingErrors(_ body: () throws -> Void) throws {
+    StandardStream.prepare()
     do {
         try body()
     } catch let error as JournalError {
@@ -29,7 +30,7 @@ func reportingErrors(_ body: () throws -> Void) throws {
 }
 
 func printError(_ message: String) {
-    FileHandle.standardError.write(Data(("statejournal: " + message + "\n").utf8))
+    StandardStream.writeError("statejournal: " + message + "\n")
 }
 
 /// Prints a value as pretty, key-sorted JSON.
@@ -46,12 +47,12 @@ struct Progress {
 
     func update(_ text: String) {
         guard enabled else { return }
-        FileHandle.standardError.write(Data(("\r\u{1B}[2K" + text).utf8))
+        StandardStream.writeError("\r\u{1B}[2K" + text)
     }
 
     func finish() {
         guard enabled else { return }
-        FileHandle.standardError.write(Data("\r\u{1B}[2K".utf8))
+        StandardStream.writeError("\r\u{1B}[2K")
     }
 }
 
