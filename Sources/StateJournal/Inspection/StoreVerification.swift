@@ -24,7 +24,9 @@ public struct StoreVerification: Sendable, Hashable {
     public var uncommittedTailBytes: Int64
     /// Retained epochs checked.
     public var epochsChecked: Int
-    /// Files in the directory that the manifest does not name.
+    /// Files in the directory that the manifest does not name, older than the newest file it names.
+    /// Newer ones are a writer's work in progress, or its leftovers after a crash, which the next
+    /// writer removes, and are not listed.
     public var unnamedFiles: [String]
     /// Why the store is unusable, when it is.
     public var failure: String?
@@ -34,41 +36,70 @@ extension StoreInspector {
     /// Checks every record of every retained segment, every retained checkpoint, and the manifest.
     /// Never modifies the store.
     public static func verify(_ directory: URL) -> StoreVerification {
+        // A writer compacting beside the check can replace the manifest after the listing of
+        // unnamed files: the check is run again against the new generation.
+        var result = verifyOnce(directory)
+        for _ in 0..<20 {
+            guard let manifest = result.manifest, (try? StoreDirectory(fileSystem: PosixFileSystem(), path: directory.path).readManifest()) != manifest
+            else { break }
+            result = verifyOnce(directory)
+        }
+        return result.verification
+    }
+
+    private static func verifyOnce(_ directory: URL) -> (verification: StoreVerification, manifest: Manifest?) {
         var result = StoreVerification(
             status: .clean, consistentEpoch: nil, damage: nil, damagedCheckpoints: [], uncommittedTailBytes: 0, epochsChecked: 0,
             unnamedFiles: [], failure: nil)
         let fileSystem = PosixFileSystem()
-        let store = StoreDirectory(fileSystem: fileSystem, path: directory.path)
+        let listing = StoreDirectory(fileSystem: fileSystem, path: directory.path)
+        var checked: Manifest?
         do {
-            let manifest = try store.readManifest()
-            for checkpoint in manifest.checkpoints {
-                do {
-                    _ = try CheckpointFile.load(checkpoint, storeID: manifest.storeID, in: store)
-                } catch {
-                    result.damagedCheckpoints.append(
-                        DamageReport(
-                            file: FileNames.checkpoint(checkpoint.sequence), offset: 0, reason: (error as? FormatViolation)?.reason ?? "\(error)",
-                            bytesDropped: 0, lastConsistentEpoch: nil, epochsLost: 0))
+            try JournalReading.consistently(
+                fileSystem: fileSystem, directory: directory.path, { (try listing.readManifest(), nil) }
+            ) { manifest, _, files in
+                checked = manifest
+                let store = StoreDirectory(fileSystem: files, path: directory.path)
+                for checkpoint in manifest.checkpoints {
+                    do {
+                        _ = try CheckpointFile.load(checkpoint, storeID: manifest.storeID, in: store)
+                    } catch {
+                        result.damagedCheckpoints.append(
+                            DamageReport(
+                                file: FileNames.checkpoint(checkpoint.sequence), offset: 0,
+                                reason: (error as? FormatViolation)?.reason ?? "\(error)",
+                                bytesDropped: 0, lastConsistentEpoch: nil, epochsLost: 0))
+                    }
                 }
+                var epochs = 0
+                let scan = try JournalScanner(
+                    fileSystem: files, directory: store.path, manifest: manifest,
+                    options: ScanOptions(decode: true, fromOldest: true, recovery: .stopAtDamage)
+                ).run { _, _ in
+                    epochs += 1
+                    return true
+                }
+                result.epochsChecked = epochs
+                result.damage = scan.damage
+                result.uncommittedTailBytes = scan.uncommittedTailBytes
+                result.consistentEpoch = try JournalScanner(
+                    fileSystem: files, directory: store.path, manifest: manifest,
+                    options: ScanOptions(decode: true, recovery: .stopAtDamage)
+                ).run().lastEpoch?.epoch
+                let named = Set(manifest.segments.map(FileNames.segment) + manifest.checkpoints.map { FileNames.checkpoint($0.sequence) })
+                // Temporary files, and files newer than every file the manifest names, are a writer's
+                // work in progress (a manifest it replaces, a segment it rolled to, the checkpoint it
+                // folds into), or what a crash left of it,
+                // which the next writer removes: neither is a problem of this generation.
+                let newest = (manifest.segments + manifest.checkpoints.map(\.sequence)).max() ?? 0
+                result.unnamedFiles = (try store.names() ?? []).filter { name in
+                    guard !named.contains(name) && name != FileNames.manifest && name != FileNames.lock,
+                        !name.hasSuffix(FileNames.temporarySuffix)
+                    else { return false }
+                    guard let sequence = FileNames.segmentSequence(name) ?? FileNames.checkpointSequence(name) else { return true }
+                    return sequence < newest
+                }.sorted()
             }
-            var epochs = 0
-            let scan = try JournalScanner(
-                fileSystem: fileSystem, directory: store.path, manifest: manifest,
-                options: ScanOptions(decode: true, fromOldest: true, recovery: .stopAtDamage)
-            ).run { _, _ in
-                epochs += 1
-                return true
-            }
-            result.epochsChecked = epochs
-            result.damage = scan.damage
-            result.uncommittedTailBytes = scan.uncommittedTailBytes
-            result.consistentEpoch = try JournalScanner(
-                fileSystem: fileSystem, directory: store.path, manifest: manifest, options: ScanOptions(decode: true, recovery: .stopAtDamage)
-            ).run().lastEpoch?.epoch
-            let named = Set(manifest.segments.map(FileNames.segment) + manifest.checkpoints.map { FileNames.checkpoint($0.sequence) })
-            result.unnamedFiles = (try store.names() ?? []).filter {
-                !named.contains($0) && $0 != FileNames.manifest && $0 != FileNames.lock
-            }.sorted()
             if result.damage != nil || !result.damagedCheckpoints.isEmpty { result.status = .damaged }
         } catch let error as JournalError {
             result.status = .unusable
@@ -77,6 +108,6 @@ extension StoreInspector {
             result.status = .unusable
             result.failure = "\(error)"
         }
-        return result
+        return (result, checked)
     }
 }

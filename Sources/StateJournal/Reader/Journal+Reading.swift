@@ -10,30 +10,27 @@ extension Journal {
     /// - Throws: ``JournalError/Code/noSuchEpoch`` when `epoch` is not retained,
     ///   ``JournalError/Code/damaged`` in strict mode, or ``JournalError/Code/ioFailure``.
     public func state(through epoch: UInt64? = nil) throws -> JournalState {
-        try JournalReading.consistently(readPosition) { manifest, limit in
+        try JournalReading.consistently(fileSystem: fileSystem, directory: store.path, readPosition) { manifest, limit, files in
             try JournalReading.state(
-                fileSystem: fileSystem, directory: store.path, manifest: manifest, through: epoch, lastSegmentLimit: limit,
+                fileSystem: files, directory: store.path, manifest: manifest, through: epoch, lastSegmentLimit: limit,
                 recovery: options.recovery)
         }
     }
 
     /// Every retained epoch, oldest first.
     public func history() throws -> [EpochInfo] {
-        try JournalReading.consistently(readPosition) { manifest, limit in
+        try JournalReading.consistently(fileSystem: fileSystem, directory: store.path, readPosition) { manifest, limit, files in
             try JournalReading.history(
-                fileSystem: fileSystem, directory: store.path, manifest: manifest, lastSegmentLimit: limit, recovery: options.recovery)
+                fileSystem: files, directory: store.path, manifest: manifest, lastSegmentLimit: limit, recovery: options.recovery)
         }
     }
 
     /// Calls `body` with each retained epoch and its changes, oldest first, until it returns `false`.
     public func forEachEpoch(_ body: (EpochInfo, [JournalChange]) throws -> Bool) throws {
-        try withoutActuallyEscaping(body) { body in
-            var visitor = JournalReading.ResumingVisitor(body)
-            try JournalReading.consistently(readPosition) { manifest, limit in
-                try JournalReading.forEachEpoch(
-                    fileSystem: fileSystem, directory: store.path, manifest: manifest, lastSegmentLimit: limit,
-                    recovery: options.recovery) { try visitor.visit($0, $1) }
-            }
+        try JournalReading.consistently(fileSystem: fileSystem, directory: store.path, readPosition) { manifest, limit, files in
+            try JournalReading.forEachEpoch(
+                fileSystem: files, directory: store.path, manifest: manifest, lastSegmentLimit: limit,
+                recovery: options.recovery, body)
         }
     }
 
@@ -47,38 +44,30 @@ extension Journal {
 
 /// The read operations shared by ``Journal`` and ``JournalReader``.
 enum JournalReading {
-    /// Runs `read` against the current manifest, and again when the manifest changed meanwhile.
+    /// Runs `read` against one generation of the store: the files the current manifest names,
+    /// opened before the read starts (``PinnedGeneration``), so that a writer rolling a segment or
+    /// compacting meanwhile changes nothing the read sees.
     ///
-    /// A writer that rolls a segment or compacts replaces the manifest, and may delete files the old
-    /// one named, while a read is under way. A read counts only if the manifest did not change during
-    /// it. The bound only stops a writer that replaces the manifest faster than a read can finish from
-    /// keeping a reader busy for ever.
+    /// When the manifest changed while the files were opened, they may belong to two generations
+    /// (or be gone): they are closed and the manifest is read again. A file missing under a
+    /// manifest that did not change is damage, which the read reports. The bound only stops a writer that replaces the manifest faster than a reader can open
+    /// its files from keeping a reader busy for ever.
     static func consistently<T>(
-        _ position: () throws -> (Manifest, Int64?), _ read: (Manifest, Int64?) throws -> T
+        fileSystem: any FileSystem, directory: String,
+        _ position: () throws -> (Manifest, Int64?), _ read: (Manifest, Int64?, any FileSystem) throws -> T
     ) throws -> T {
         let attempts = 100
         var attempt = 0
         while true {
-            let (manifest, limit) = try position()
-            let outcome = Result { try read(manifest, limit) }
             attempt += 1
-            if attempt == attempts || (try? position().0) == manifest { return try outcome.get() }
-            if attempt > 10 { usleep(useconds_t(1_000 * min(attempt, 20))) }
-        }
-    }
-
-    /// Passes each epoch to a visitor once, when a read is run again after the manifest changed:
-    /// epochs are immutable, so a later attempt resumes after the last epoch already delivered.
-    struct ResumingVisitor {
-        let body: (EpochInfo, [JournalChange]) throws -> Bool
-        var delivered: UInt64?
-
-        init(_ body: @escaping (EpochInfo, [JournalChange]) throws -> Bool) { self.body = body }
-
-        mutating func visit(_ info: EpochInfo, _ changes: [JournalChange]) throws -> Bool {
-            if let delivered, info.epoch <= delivered { return true }
-            delivered = info.epoch
-            return try body(info, changes)
+            let (manifest, limit) = try position()
+            let generation = try wrap(directory) { try PinnedGeneration(manifest, in: directory, fileSystem: fileSystem) }
+            defer { generation.release() }
+            if attempt < attempts, (try? position().0) != manifest {
+                if attempt > 10 { usleep(useconds_t(1_000 * min(attempt, 20))) }
+                continue
+            }
+            return try read(manifest, limit, generation)
         }
     }
 

@@ -40,35 +40,32 @@ public struct JournalReader: Sendable {
     /// - Throws: ``JournalError/Code/noSuchEpoch`` when `epoch` is not retained,
     ///   ``JournalError/Code/damaged`` in strict mode.
     public func state(through epoch: UInt64? = nil) throws -> JournalState {
-        try retrying { manifest in
+        try retrying { manifest, files in
             try JournalReading.state(
-                fileSystem: fileSystem, directory: directory.path, manifest: manifest, through: epoch, lastSegmentLimit: nil,
+                fileSystem: files, directory: directory.path, manifest: manifest, through: epoch, lastSegmentLimit: nil,
                 recovery: recovery)
         }
     }
 
     /// Every retained epoch, oldest first.
     public func history() throws -> [EpochInfo] {
-        try retrying { manifest in
+        try retrying { manifest, files in
             try JournalReading.history(
-                fileSystem: fileSystem, directory: directory.path, manifest: manifest, lastSegmentLimit: nil, recovery: recovery)
+                fileSystem: files, directory: directory.path, manifest: manifest, lastSegmentLimit: nil, recovery: recovery)
         }
     }
 
     /// Calls `body` with each retained epoch and its changes, oldest first, until it returns `false`.
     public func forEachEpoch(_ body: (EpochInfo, [JournalChange]) throws -> Bool) throws {
-        try withoutActuallyEscaping(body) { body in
-            var visitor = JournalReading.ResumingVisitor(body)
-            try retrying { manifest in
-                try JournalReading.forEachEpoch(
-                    fileSystem: fileSystem, directory: directory.path, manifest: manifest, lastSegmentLimit: nil, recovery: recovery
-                ) { try visitor.visit($0, $1) }
-            }
+        try retrying { manifest, files in
+            try JournalReading.forEachEpoch(
+                fileSystem: files, directory: directory.path, manifest: manifest, lastSegmentLimit: nil, recovery: recovery, body)
         }
     }
 
-    /// Runs a read against the current manifest, again when a writer replaced it meanwhile.
-    private func retrying<T>(_ read: (Manifest) throws -> T) throws -> T {
-        try JournalReading.consistently({ (try store.readManifest(), nil) }) { manifest, _ in try read(manifest) }
+    private func retrying<T>(_ read: (Manifest, any FileSystem) throws -> T) throws -> T {
+        try JournalReading.consistently(fileSystem: fileSystem, directory: directory.path, { (try store.readManifest(), nil) }) {
+            manifest, _, files in try read(manifest, files)
+        }
     }
 }

@@ -1,0 +1,125 @@
+import Foundation
+import StateJournal
+import StateJournalTestSupport
+import Testing
+
+/// Readers that open a store beside a writer that commits and compacts in a loop see one
+/// consistent generation every time: epochs without gaps, states that match, no false damage.
+@Suite(.timeLimit(.minutes(2)))
+struct ReadersBesideCompactionTests {
+    static var seconds: Double {
+        Double(ProcessInfo.processInfo.environment["STATEJOURNAL_READER_SECONDS"] ?? "") ?? 3
+    }
+
+    /// A writer thread that commits and compacts until told to stop.
+    final class Writer: @unchecked Sendable {
+        // @unchecked Sendable: `stop` and `failure` are read and written with `lock` held.
+        private let lock = NSLock()
+        private var stop = false
+        private var error: (any Error)?
+        private var thread: Thread?
+
+        init(store: String) throws {
+            let journal = try Journal.open(
+                path: store, options: testOptions(durability: .none, segmentSizeLimit: 8 << 10), fileSystem: PosixFileSystem())
+            let thread = Thread { [self] in
+                var epoch = 0
+                while !isStopped {
+                    epoch += 1
+                    do {
+                        let bytes = Array(repeating: UInt8(truncatingIfNeeded: epoch), count: 300)
+                        try journal.commit([.put(RestorationPath(["Main", "Item-\(epoch % 50)"]), bytes)])
+                        if epoch % 25 == 0 { _ = try journal.compact() }
+                    } catch {
+                        lock.lock()
+                        self.error = error
+                        stop = true
+                        lock.unlock()
+                    }
+                }
+                try? journal.close()
+            }
+            self.thread = thread
+            thread.start()
+        }
+
+        var isStopped: Bool {
+            lock.lock()
+            defer { lock.unlock() }
+            return stop
+        }
+
+        var failure: (any Error)? {
+            lock.lock()
+            defer { lock.unlock() }
+            return error
+        }
+
+        func finish() {
+            lock.lock()
+            stop = true
+            lock.unlock()
+            while thread?.isFinished == false { Thread.sleep(forTimeInterval: 0.01) }
+        }
+    }
+
+    @Test func historyAndLogSeeNoGapsWhileTheWriterCompacts() throws {
+        let directory = TemporaryDirectory()
+        let store = directory.appending("store")
+        let writer = try Writer(store: store)
+        defer { writer.finish() }
+        let deadline = Date(timeIntervalSinceNow: Self.seconds)
+        var reads = 0
+        while Date() < deadline {
+            let history = try JournalReader(at: URL(fileURLWithPath: store)).history()
+            for (previous, next) in zip(history, history.dropFirst()) where next.epoch != previous.epoch + 1 {
+                Issue.record("read \(reads): epoch \(next.epoch) follows \(previous.epoch)")
+                return
+            }
+            reads += 1
+        }
+        #expect(reads > 3)
+        #expect(writer.failure == nil)
+    }
+
+    @Test func verifyFindsNothingWrongWhileTheWriterCompacts() throws {
+        let directory = TemporaryDirectory()
+        let store = directory.appending("store")
+        let writer = try Writer(store: store)
+        defer { writer.finish() }
+        let deadline = Date(timeIntervalSinceNow: Self.seconds)
+        var runs = 0
+        while Date() < deadline {
+            let result = StoreInspector.verify(URL(fileURLWithPath: store))
+            if result.status != .clean || result.damage != nil || !result.unnamedFiles.isEmpty {
+                Issue.record("verify \(runs): \(result)")
+                return
+            }
+            runs += 1
+        }
+        #expect(runs > 3)
+    }
+
+    @Test func theHistoryOfAPathHasNoGapsWhileTheWriterCompacts() throws {
+        let directory = TemporaryDirectory()
+        let store = directory.appending("store")
+        let writer = try Writer(store: store)
+        defer { writer.finish() }
+        let deadline = Date(timeIntervalSinceNow: Self.seconds)
+        var reads = 0
+        while Date() < deadline {
+            let inspector = try StoreInspector(at: URL(fileURLWithPath: store))
+            let log = try inspector.log()
+            let history = try inspector.history(of: RestorationPath(["Main", "Item-7"]))
+            // Item-7 changes every 50 epochs: after the first row (which may be the checkpoint the
+            // history starts from), consecutive changes are 50 apart.
+            let epochs = history.map(\.epoch.epoch).dropFirst()
+            for (previous, next) in zip(epochs, epochs.dropFirst()) where next - previous != 50 {
+                Issue.record("read \(reads): Item-7 changed at \(previous) then \(next); log spans \(log.first?.epoch ?? 0)...\(log.last?.epoch ?? 0)")
+                return
+            }
+            reads += 1
+        }
+        #expect(reads > 3)
+    }
+}
