@@ -38,7 +38,8 @@ import Testing
         try journal.close()
         let reader = try JournalReader(path: store, recovery: .stopAtDamage, fileSystem: fileSystem)
         let target = URL(fileURLWithPath: directory.appending("rewound"))
-        _ = try StoreInspector(reader: reader).rewind(to: try reader.history().last?.epoch ?? 1, into: target, fileSystem: fileSystem)
+        _ = try StoreInspector(reader: reader).rewind(
+            to: try reader.history().last?.epoch ?? 1, into: target, fileSystem: fileSystem)
         fileSystem.mark("rewind returned")
         return (fileSystem.records, directory)
     }

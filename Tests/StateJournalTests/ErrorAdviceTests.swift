@@ -4,7 +4,7 @@ import StateJournalTestSupport
 import Testing
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// An I/O error's advice matches its `errno`, so the user knows whether to free space, fix
@@ -21,11 +21,14 @@ import Glibc
             let fileSystem = FaultInjectingFileSystem(
                 plan: FaultPlan(at: 1, of: [.dataSync], fault: .error(code), persistent: true))
             let journal = try Journal.open(
-                path: directory.appending("store"), options: testOptions(durability: .everyCommit), fileSystem: fileSystem)
+                path: directory.appending("store"), options: testOptions(durability: .everyCommit),
+                fileSystem: fileSystem)
             let error = journalError { try journal.commit([.put(RestorationPath("Main"), [1])]) }
             let message = error.map { "\($0)" } ?? ""
             #expect(message.contains(says), "errno \(code): \(message)")
-            if code != ENOSPC && code != EDQUOT { #expect(!message.contains("free space"), "errno \(code): \(message)") }
+            if code != ENOSPC && code != EDQUOT {
+                #expect(!message.contains("free space"), "errno \(code): \(message)")
+            }
             try? journal.close()
         }
     }
@@ -38,5 +41,37 @@ import Glibc
             try Journal.open(path: directory.appending("store"), options: testOptions(), fileSystem: fileSystem)
         }
         #expect("\(error.map { "\($0)" } ?? "")".contains("Permission denied"))
+    }
+}
+
+/// Two processes (here, threads) creating the same new store at once: one writes, the other is
+/// told the store is in use, never that a file exists.
+@Suite struct StoreCreationRaceTests {
+    @Test func twoWritersCreatingOneStoreAtOnceNeverSeeFileExists() throws {
+        for round in 0..<200 {
+            let directory = TemporaryDirectory()
+            let store = directory.appending("store")
+            let outcomes = Locked<[String]>([])
+            let group = DispatchGroup()
+            for _ in 0..<2 {
+                DispatchQueue.global().async(group: group) {
+                    let outcome: String
+                    do {
+                        let journal = try Journal.open(path: store, options: testOptions(), fileSystem: PosixFileSystem())
+                        outcome = "opened"
+                        try? journal.close()
+                    } catch let error as JournalError {
+                        outcome = "\(error.code)" + (error.message.contains("exists") ? " (file exists)" : "")
+                    } catch {
+                        outcome = "\(error)"
+                    }
+                    outcomes.withLock { $0.append(outcome) }
+                }
+            }
+            group.wait()
+            let seen = outcomes.withLock { $0 }
+            #expect(seen.contains("opened"), "round \(round): \(seen)")
+            #expect(seen.allSatisfy { $0 == "opened" || $0 == "storeLocked" }, "round \(round): \(seen)")
+        }
     }
 }

@@ -4,7 +4,7 @@ import StateJournalTestSupport
 import Testing
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// A failed sync behaves as Linux's writeback does (the unsynced pages stay readable but never
@@ -24,7 +24,9 @@ import Glibc
 
     /// Commits under `durability`, failing the `failAt`-th sync (0: none); reopens after the failure;
     /// commits more; returns what was acknowledged as durable and the image's state.
-    static func run(durability: Durability, failAt: Int, in directory: TemporaryDirectory) throws -> (Outcome, JournalState, UInt64?) {
+    static func run(durability: Durability, failAt: Int, in directory: TemporaryDirectory) throws -> (
+        Outcome, JournalState, UInt64?
+    ) {
         let store = directory.appending("store")
         let fileSystem = FaultInjectingFileSystem(
             plan: failAt > 0 ? FaultPlan(at: failAt, of: IOCallKind.syncs, fault: .eio) : nil,
@@ -64,7 +66,8 @@ import Glibc
                 // The reopened store shows exactly the last durable epoch: nothing whose sync failed.
                 #expect(
                     journal.lastCommitted?.epoch == lastAcknowledged?.epoch || durability != .everyCommit,
-                    "failing sync #\(failAt): reopened at \(String(describing: journal.lastCommitted?.epoch)), acknowledged \(String(describing: lastAcknowledged?.epoch))")
+                    "failing sync #\(failAt): reopened at \(String(describing: journal.lastCommitted?.epoch)), acknowledged \(String(describing: lastAcknowledged?.epoch))"
+                )
                 if let lastAcknowledged, let committed = journal.lastCommitted {
                     #expect(committed.epoch >= lastAcknowledged.epoch, "failing sync #\(failAt)")
                 }
@@ -92,7 +95,9 @@ import Glibc
             checked += 1
             let latest = try #require(outcome.acknowledged.keys.max(), "failing sync #\(failAt)")
             #expect(last == latest)
-            #expect(image.epoch.map(\.epoch) ?? 0 >= latest, "failing sync #\(failAt): image at \(String(describing: image.epoch?.epoch)), acknowledged \(latest)")
+            #expect(
+                image.epoch.map(\.epoch) ?? 0 >= latest,
+                "failing sync #\(failAt): image at \(String(describing: image.epoch?.epoch)), acknowledged \(latest)")
             if image.epoch?.epoch == latest {
                 #expect(image[Self.path] == outcome.acknowledged[latest], "failing sync #\(failAt)")
             }

@@ -21,7 +21,8 @@ struct ReadersBesideCompactionTests {
 
         init(store: String) throws {
             let journal = try Journal.open(
-                path: store, options: testOptions(durability: .none, segmentSizeLimit: 8 << 10), fileSystem: PosixFileSystem())
+                path: store, options: testOptions(durability: .none, segmentSizeLimit: 8 << 10),
+                fileSystem: PosixFileSystem())
             let thread = Thread { [self] in
                 var epoch = 0
                 while !isStopped {
@@ -115,7 +116,9 @@ struct ReadersBesideCompactionTests {
             // history starts from), consecutive changes are 50 apart.
             let epochs = history.map(\.epoch.epoch).dropFirst()
             for (previous, next) in zip(epochs, epochs.dropFirst()) where next - previous != 50 {
-                Issue.record("read \(reads): Item-7 changed at \(previous) then \(next); log spans \(log.first?.epoch ?? 0)...\(log.last?.epoch ?? 0)")
+                Issue.record(
+                    "read \(reads): Item-7 changed at \(previous) then \(next); log spans \(log.first?.epoch ?? 0)...\(log.last?.epoch ?? 0)"
+                )
                 return
             }
             reads += 1

@@ -78,7 +78,9 @@ import Testing
             copy.nodes = nodes.map { Linker($0.id) }
             copy.parent = parent
             for (index, node) in nodes.enumerated() {
-                copy.nodes[index].children = node.children.compactMap { child in self.index(of: child).map { copy.nodes[$0] } }
+                copy.nodes[index].children = node.children.compactMap { child in
+                    self.index(of: child).map { copy.nodes[$0] }
+                }
                 copy.nodes[index].presented = node.presented.flatMap { self.index(of: $0) }.map { copy.nodes[$0] }
             }
             copy.roots = roots.compactMap { root in index(of: root).map { copy.nodes[$0] } }
@@ -120,7 +122,9 @@ import Testing
                 guard let from = graph.parent[index], visible[ObjectIdentifier(node)] != nil,
                     graph.nodes[from].children.contains(where: { $0 === node })
                 else { continue }
-                let targets = graph.nodes.indices.filter { visible[ObjectIdentifier(graph.nodes[$0])] != nil && !graph.isDescendant($0, of: index) }
+                let targets = graph.nodes.indices.filter {
+                    visible[ObjectIdentifier(graph.nodes[$0])] != nil && !graph.isDescendant($0, of: index)
+                }
                 guard !targets.isEmpty else { continue }
                 let to = targets[generator.below(targets.count)]
                 graph.nodes[from].children.removeAll { $0 === node }
@@ -146,7 +150,9 @@ import Testing
             guard let path = expected[ObjectIdentifier(node)], let entry = entries[path] else { continue }
             let links = node.links.map { expected[ObjectIdentifier($0)].map(RestorableValue.reference) ?? .null }
             guard entry.values["value"] == .int(Int64(node.value)), entry.values["links"] == .array(links) else {
-                Issue.record("seed \(seed), pass \(pass): \(path) holds \(entry.values), expected value \(node.value), links \(links)")
+                Issue.record(
+                    "seed \(seed), pass \(pass): \(path) holds \(entry.values), expected value \(node.value), links \(links)"
+                )
                 return false
             }
         }

@@ -58,7 +58,9 @@ final class Linker: RestorableController {
         }
         #expect(Set(seen) == [[RestorationPath("Left"), RestorationPath("Right"), RestorationPath("Right", "Target")]])
         let entries = try decodedEntries(journal)
-        #expect(entries[RestorationPath("Left")]?.values["links"] == .array([.reference(RestorationPath("Right", "Target"))]))
+        #expect(
+            entries[RestorationPath("Left")]?.values["links"]
+                == .array([.reference(RestorationPath("Right", "Target"))]))
 
         let restoredTarget = Linker("Target")
         let restoredLeft = Linker("Left")
@@ -89,7 +91,8 @@ final class Linker: RestorableController {
         #expect(
             reports[0].problems.contains(
                 .objectAtTwoPaths(
-                    type: "StateRestorationTests.Linker", kept: RestorationPath("First", "Shared"), dropped: RestorationPath("Second", "Shared"))))
+                    type: "StateRestorationTests.Linker", kept: RestorationPath("First", "Shared"),
+                    dropped: RestorationPath("Second", "Shared"))))
     }
 
     @Test func aReferenceToAControllerWithoutIdentifierIsReportedAndRestoresAsNil() throws {
@@ -101,7 +104,9 @@ final class Linker: RestorableController {
         let main = Linker("Main")
         main.links = [anonymous]
         let report = try manager.preserveState(roots: [main])
-        #expect(report.problems.contains(.referenceOutsideHierarchy(type: "StateRestorationTests.Linker", from: RestorationPath("Main"))))
+        #expect(
+            report.problems.contains(
+                .referenceOutsideHierarchy(type: "StateRestorationTests.Linker", from: RestorationPath("Main"))))
         let entries = try decodedEntries(journal)
         #expect(entries[RestorationPath("Main")]?.values["links"] == .array([.null]))
     }
@@ -117,7 +122,10 @@ final class Linker: RestorableController {
         for mode in [PreservationMode.full, .incremental, .full] {
             manager.invalidateRestorableState(for: main)
             let report = try manager.preserveState(roots: [main], mode: mode)
-            #expect(report.problems.contains(.referenceOutsideHierarchy(type: "StateRestorationTests.Linker", from: RestorationPath("Main"))), "\(mode)")
+            #expect(
+                report.problems.contains(
+                    .referenceOutsideHierarchy(type: "StateRestorationTests.Linker", from: RestorationPath("Main"))),
+                "\(mode)")
             #expect(try paths(journal) == [RestorationPath("Main")], "\(mode)")
         }
     }
@@ -137,15 +145,21 @@ final class Linker: RestorableController {
             let report = try manager.preserveState(roots: [other, container], mode: mode)
             #expect(report.removedPaths.isEmpty, "\(mode)")
             // Not in the hierarchy: saved under the first object whose encode refers to it, in walk order.
-            #expect(try paths(journal) == [RestorationPath("Other"), RestorationPath("Other", "Tab"), RestorationPath("Tabs")], "\(mode)")
+            #expect(
+                try paths(journal) == [
+                    RestorationPath("Other"), RestorationPath("Other", "Tab"), RestorationPath("Tabs"),
+                ], "\(mode)")
         }
         // Once its container lists it, its place in the hierarchy wins, in an incremental pass too.
         container.children = [tab]
         manager.invalidateRestorableState(for: container)
         let moved = try manager.preserveState(roots: [other, container])
         #expect(moved.removedPaths == [RestorationPath("Other", "Tab")])
-        #expect(try paths(journal) == [RestorationPath("Other"), RestorationPath("Tabs"), RestorationPath("Tabs", "Tab")])
-        #expect(try decodedEntries(journal)[RestorationPath("Other")]?.values["links"] == .array([.reference(RestorationPath("Tabs", "Tab"))]))
+        #expect(
+            try paths(journal) == [RestorationPath("Other"), RestorationPath("Tabs"), RestorationPath("Tabs", "Tab")])
+        #expect(
+            try decodedEntries(journal)[RestorationPath("Other")]?.values["links"]
+                == .array([.reference(RestorationPath("Tabs", "Tab"))]))
     }
 }
 
@@ -181,7 +195,9 @@ enum SelfNamingCounterFactory: ObjectRestoration {
             manager.register(objectRestorationClass: SelfNamingCounterFactory.self)
             let restoredMain = Node("Main")
             let report = try manager.restoreState(roots: [restoredMain])
-            #expect(report.restored.contains { $0.path == RestorationPath("Main", "Counter") && $0.decoded }, "launch \(launch)")
+            #expect(
+                report.restored.contains { $0.path == RestorationPath("Main", "Counter") && $0.decoded },
+                "launch \(launch)")
             // The created Counter's restorationParent is nil: the path it was restored at still identifies it.
             let pass = try manager.preserveState(roots: [restoredMain], mode: .full)
             #expect(pass.removedPaths.isEmpty, "launch \(launch): \(pass.removedPaths)")

@@ -1,5 +1,5 @@
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// The files one manifest names, opened before a read uses any of them, so that the read sees that
@@ -21,7 +21,8 @@ final class PinnedGeneration: FileSystem {
     /// - Throws: ``SystemError`` when opening an existing file fails.
     init(_ manifest: Manifest, in directory: String, fileSystem base: any FileSystem) throws {
         self.base = base
-        let names = manifest.segments.map(FileNames.segment) + manifest.checkpoints.map { FileNames.checkpoint($0.sequence) }
+        let names =
+            manifest.segments.map(FileNames.segment) + manifest.checkpoints.map { FileNames.checkpoint($0.sequence) }
         var pinned: [String: Int32] = [:]
         do {
             for name in names {

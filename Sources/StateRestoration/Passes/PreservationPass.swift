@@ -297,7 +297,8 @@ final class PreservationPass: ReferenceResolving {
             return nil
         }
         if let controller = object as? any RestorableController {
-            guard !coder.isApplicationCoder, let identifier = controller.restorationIdentifier, !tree.isHidden(controller)
+            guard !coder.isApplicationCoder, let identifier = controller.restorationIdentifier,
+                !tree.isHidden(controller)
             else {
                 problems.append(.referenceOutsideHierarchy(type: typeNames.name(of: object), from: referrer))
                 return nil
