@@ -97,6 +97,17 @@ let package = Package(
                 .product(name: "MetricsTestKit", package: "swift-metrics"),
             ]
         ),
+        // Every ```swift sample of README.md and the DocC articles, compiled and run; see
+        // Tests/DocumentationSampleTests/SampleChecker.swift for the rules.
+        .testTarget(
+            name: "DocumentationSampleTests",
+            dependencies: [
+                "StateJournal", "StateRestoration", "StateRestorationService", "StateJournalTestSupport",
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                .product(name: "ServiceLifecycleTestKit", package: "swift-service-lifecycle"),
+            ]
+        ),
         .testTarget(
             name: "StateRestorationServiceTests",
             dependencies: [

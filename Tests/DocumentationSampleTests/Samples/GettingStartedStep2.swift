@@ -1,0 +1,30 @@
+// swift-format-ignore-file
+// Step 2 of Getting Started (StateRestoration.docc/GettingStarted.md): the app's controller and
+// delegate, which steps 3 and 4 use. This file imports exactly what the sample imports.
+// It keeps the document's formatting, which swift-format would change.
+import StateRestoration
+
+// sample: GettingStarted.md, step 2: say what to save
+final class NotesController: RestorableController {
+    var restorationIdentifier: String? { "Notes" }
+    var selectedNote: String?
+    var scrollOffset = 0.0
+
+    func encodeRestorableState(with coder: RestorationCoder) throws {
+        try coder.encode(scrollOffset, forKey: "scrollOffset")
+        if let selectedNote { try coder.encode(selectedNote, forKey: "selectedNote") }
+    }
+
+    func decodeRestorableState(with coder: RestorationCoder) throws {
+        scrollOffset = try coder.decodeDouble(forKey: "scrollOffset")
+        if coder.containsValue(forKey: "selectedNote") {
+            selectedNote = try coder.decodeString(forKey: "selectedNote")
+        }
+    }
+}
+
+final class NotesDelegate: ApplicationRestorationDelegate {
+    func shouldSaveApplicationState(_ coder: RestorationCoder) -> Bool { true }
+    func shouldRestoreApplicationState(_ coder: RestorationCoder) -> Bool { coder.interfaceIdiom == "desktop" }
+}
+// end sample
