@@ -42,6 +42,19 @@ import Testing
         }
         #expect("\(error.map { "\($0)" } ?? "")".contains("Permission denied"))
     }
+
+    @Test func aStoreWhoseParentDirectoryIsMissingNamesTheParentToCreate() throws {
+        let directory = TemporaryDirectory()
+        let parent = directory.appending("missing")
+        let error = journalError(.ioFailure) {
+            try Journal.open(path: parent + "/store", options: testOptions(), fileSystem: PosixFileSystem())
+        }
+        let message = error?.message ?? ""
+        #expect(message.contains("parent directory \(parent) does not exist"), "\(message)")
+        #expect(!message.contains("moved or removed"), "\(message)")
+        #expect(error?.file == parent)
+        #expect(!FileManager.default.fileExists(atPath: parent))
+    }
 }
 
 /// Two processes (here, threads) creating the same new store at once: one writes, the other is

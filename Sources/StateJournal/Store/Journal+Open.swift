@@ -9,6 +9,8 @@ import Musl
 extension Journal {
     /// Opens the store in `directory` for writing, creating it when the directory is missing or empty.
     ///
+    /// Only the store's own directory is created: its parent must exist.
+    ///
     /// Opening takes the store's lock, removes files a crash left unnamed by the manifest, replays
     /// the journal to its latest consistent epoch (``recoveredState``), cuts off a torn tail, and in
     /// ``RecoveryMode/stopAtDamage`` mode moves damaged bytes aside so that new epochs follow the
@@ -168,6 +170,12 @@ extension Journal {
             try fileSystem.makeDirectory(path)
         } catch let error as SystemError where error.errno == EEXIST {
             return
+        } catch let error as SystemError where error.errno == ENOENT {
+            let parent = StoreDirectory.parent(of: path)
+            throw JournalError(
+                .ioFailure,
+                "Could not create the store \(path): its parent directory \(parent) does not exist. A store creates only its own directory: create \(parent) first (as the app's installation would), then open the store again.",
+                cause: error, file: parent)
         }
         try fileSystem.syncDirectory(StoreDirectory.parent(of: path))
     }

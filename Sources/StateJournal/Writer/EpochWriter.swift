@@ -102,6 +102,7 @@ public final class EpochWriter {
     ///   ``JournalError/Code/ioFailure`` when writing fails (the epoch is aborted), or
     ///   ``JournalError/Code/storePoisoned`` when the sync fails (the epoch may or may not survive
     ///   a crash, and the journal accepts no more commits until reopened).
+    @discardableResult
     public func commit(metadata: [String: String] = [:]) throws -> EpochInfo {
         try Self.validate(metadata)
         let start = JournalMetrics.now()
