@@ -72,9 +72,14 @@ struct BatchDecoder {
         let bodyChecksum = try reader.u32()
         let stored = try reader.bytes(reader.remaining)
 
-        // The body's buffer is the one the body before last used, zeroed to the new length.
-        body.removeAll(keepingCapacity: true)
-        body.append(contentsOf: repeatElement(0, count: bodyLength))
+        // The body's buffer is the one the body before last used, brought to the new length; both
+        // encodings below overwrite every byte of it. (Resized by whole arrays, not element by
+        // element, so that unoptimized builds replay fast too.)
+        if body.count > bodyLength {
+            body.removeLast(body.count - bodyLength)
+        } else if body.count < bodyLength {
+            body.append(contentsOf: [UInt8](repeating: 0, count: bodyLength - body.count))
+        }
         switch encoding {
         case 0:
             guard stored.count == bodyLength else { throw FormatViolation("raw body length does not match") }
