@@ -79,6 +79,7 @@ extension RestorationManager {
                 currentBundleVersion: configuration.bundleVersion),
             report: report)
         pass.run()
+        PreservingManagers.shared.record(pass.obtained.values.lazy.map { $0 as AnyObject }, for: self)
         for (object, identifier, parent) in pass.created where registry.registration(of: object) == nil {
             registry.register(object, identifier: identifier, parent: parent)
         }

@@ -24,8 +24,12 @@ public final class RestorationManager {
     public weak var delegate: (any ApplicationRestorationDelegate)?
 
     var registry = RestorationRegistry()
-    /// The structure of the last pass; valid only when ``needsFullPass`` is false.
-    var tree = StateTree()
+    /// The structure of the last pass; valid only when ``needsFullPass`` is false. Whenever a pass
+    /// installs its tree, the objects it placed are recorded for
+    /// ``StateRestoring/invalidateRestorableState()``.
+    var tree = StateTree() {
+        didSet { PreservingManagers.shared.record(tree.takeInserted(), for: self) }
+    }
     var needsFullPass = true
     /// The digest of every entry the journal's latest state holds.
     let written = DigestTable()
@@ -95,6 +99,7 @@ public final class RestorationManager {
     ///   - restorationIdentifier: Its identifier, unique within its parent.
     public func registerObject(forStateRestoration object: any StateRestoring, restorationIdentifier: String) {
         let registration = registry.register(object, identifier: restorationIdentifier)
+        PreservingManagers.shared.record(CollectionOfOne(object), for: self)
         markStructureChanged(under: registration.parent)
     }
 
@@ -134,6 +139,9 @@ public final class RestorationManager {
 
     /// Marks an object's state as changed, so that the next incremental pass encodes it: AppKit's
     /// `invalidateRestorableState`.
+    ///
+    /// ``StateRestoring/invalidateRestorableState()`` does the same from the object itself, in every
+    /// manager that preserves it.
     ///
     /// Invalidate a controller also when its children change (a push, a pop, a presentation), so
     /// that the pass re-reads them.
