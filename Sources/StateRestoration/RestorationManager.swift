@@ -44,6 +44,8 @@ public final class RestorationManager {
         var restoredLatest: Bool
         var savedMetadata: [String: String]
         var count: Int
+        /// Whether a preservation pass skipped during this restoration was logged.
+        var loggedSkippedPass = false
     }
 
     /// Creates a manager over a journal, reading the digests of its latest state.
@@ -64,6 +66,8 @@ public final class RestorationManager {
             lastPreservationMetadata = last.metadata
         }
     }
+
+    deinit { logReleasedDuringRestoration() }
 
     /// Whether a restoration has begun and not completed yet.
     public var isRestoring: Bool { restoration != nil }
