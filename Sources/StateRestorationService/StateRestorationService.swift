@@ -122,6 +122,7 @@ public final class StateRestorationService: Service {
     ///
     /// Call it from a task that ``run()`` does not wait for, for instance before accepting
     /// requests in a server; it returns at once once the restoration has run.
+    @discardableResult
     public func waitUntilRestored() async -> RestorationReport? {
         await passes.waitUntilRestored()
     }
