@@ -170,11 +170,13 @@ public final class StateRestorationService: Service {
         do {
             try journal.sync()
         } catch {
-            logger.error("Syncing the journal after the final preservation pass failed", metadata: ["error": "\(error)"])
+            logger.error(
+                "Syncing the journal after the final preservation pass failed", metadata: ["error": "\(error)"])
             throw error
         }
         logger.info(
-            "Preserved the final state and synced the journal", metadata: ["epoch": "\(journal.lastCommitted?.epoch ?? 0)"])
+            "Preserved the final state and synced the journal",
+            metadata: ["epoch": "\(journal.lastCommitted?.epoch ?? 0)"])
     }
 
     /// Runs the passes that requests ask for, until the task is cancelled.
