@@ -46,6 +46,21 @@ final class FindPane: PlainPane {
     @Preserved("query") var query = ""
 }
 
+/// The unsupported pattern the documentation warns about: the adopting class leaves the coding
+/// methods to the defaults, and a subclass declares its own, which cannot override anything.
+class SilentBase: RestorableController {
+    var restorationIdentifier: String? { "Silent" }
+}
+
+final class SilentSub: SilentBase {
+    var encodeCalls = 0
+
+    func encodeRestorableState(with coder: RestorationCoder) throws {
+        encodeCalls += 1
+        try coder.encode(1, forKey: "never")
+    }
+}
+
 /// Restorable class hierarchies: what a subclass declares is what the passes see.
 @Suite struct SubclassRestorationTests {
     /// Saves `roots` in a fresh store, then restores into `restored` from a reopened one.
@@ -87,6 +102,13 @@ final class FindPane: PlainPane {
         let (preservation, _, entries) = try saveAndRestore([BasePane()], into: [])
         #expect(preservation.writtenPaths == [RestorationManager.applicationPath])
         #expect(entries.keys.sorted() == [RestorationManager.applicationPath])
+    }
+
+    @Test func aSubclassMethodThatOverridesNoDeclarationOfTheAdoptingClassIsNeverCalledAsDocumented() throws {
+        let sub = SilentSub()
+        let (_, _, entries) = try saveAndRestore([sub], into: [])
+        #expect(sub.encodeCalls == 0)
+        #expect(entries[RestorationPath("Silent")]?.values == [:])
     }
 
     @Test func theDefaultCodingMethodsOfABaseClassEncodeTheSubclassesPreservedProperties() throws {

@@ -49,7 +49,7 @@ public final class Preserved<Value: Codable> {
     }
 
     /// Unavailable: a preserved property belongs to a class that adopts ``StateRestoring``, which
-    /// reaches it through ``subscript(_enclosingInstance:wrapped:storage:)``.
+    /// reaches it through `subscript(_enclosingInstance:wrapped:storage:)`.
     @available(*, unavailable, message: "@Preserved is only available on properties of classes adopting StateRestoring")
     public var wrappedValue: Value {
         get { fatalError("@Preserved is only available on properties of classes adopting StateRestoring") }
