@@ -34,6 +34,10 @@ public final class RestorationManager {
     /// The digest of every entry the journal's latest state holds.
     let written = DigestTable()
     var dirty: [ObjectIdentifier: any StateRestoring] = [:]
+    /// Called on the invalidating thread after an object invalidated itself
+    /// (``StateRestoring/invalidateRestorableState()``, a ``Preserved`` property): a service that
+    /// runs the passes sets it to schedule one.
+    package var selfInvalidationHandler: (() -> Void)?
     var lastPreservationMetadata: [String: String]?
     var restoration: RestorationProgress?
     let typeNames = TypeNameCache()

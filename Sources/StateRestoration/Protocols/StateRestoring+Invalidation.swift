@@ -9,7 +9,7 @@ extension StateRestoring {
     /// manager has seen the object, the call does nothing; that manager's first pass is full and
     /// encodes the object anyway. Invalidate a controller also when its children change (a push, a
     /// pop, a presentation), so that the pass re-reads them. Setting a ``Preserved`` property calls
-    /// it.
+    /// it. Under a `StateRestorationService`, it also schedules the service's next pass.
     ///
     /// Call it on the thread that uses those managers, as every call to a manager.
     /// ``RestorationManager/invalidateRestorableState(for:)`` does the same for one manager.
@@ -18,6 +18,7 @@ extension StateRestoring {
     public func invalidateRestorableState() {
         for manager in PreservingManagers.shared.managers(of: self) {
             manager.invalidateRestorableState(for: self)
+            manager.selfInvalidationHandler?()
         }
     }
 }
