@@ -63,6 +63,7 @@ public final class Preserved<Value: Codable> {
     ///   - owner: The object that declares the property.
     ///   - wrappedKeyPath: The property.
     ///   - storageKeyPath: The wrapper's storage.
+    /// - Returns: The property's current value.
     public static subscript<Owner: StateRestoring>(
         _enclosingInstance owner: Owner,
         wrapped wrappedKeyPath: ReferenceWritableKeyPath<Owner, Value>,
