@@ -35,6 +35,7 @@ extension RestorationManager {
             outcome: .declined, mode: runMode, encodedObjects: 0, writtenPaths: [], removedPaths: [], problems: [])
         guard restoration == nil else {
             report.outcome = .restorationInProgress
+            logSkippedPassDuringRestoration()
             return report
         }
         let metadata = archiveMetadata(.preservation)

@@ -79,11 +79,18 @@ extension RestorationManager {
                 currentBundleVersion: configuration.bundleVersion),
             report: report)
         pass.run()
+        PreservingManagers.shared.record(pass.obtained.values.lazy.map { $0 as AnyObject }, for: self)
         for (object, identifier, parent) in pass.created where registry.registration(of: object) == nil {
             registry.register(object, identifier: identifier, parent: parent)
         }
         report = pass.report
         report.outcome = .restored
+        if case .crashLoopFallback(let avoided) = choice.reason {
+            report.diagnostics.append(.unfinishedRestoration(epoch: avoided, attempts: choice.avoidedAttempts))
+        }
+        if choice.reportedAttempts > 0 {
+            report.diagnostics.append(.unfinishedRestoration(epoch: target, attempts: choice.reportedAttempts))
+        }
         if !report.skipped.isEmpty { metrics.skips.increment(by: report.skipped.count) }
         log(report)
         delegate.didDecodeRestorableState(coder)
@@ -94,8 +101,11 @@ extension RestorationManager {
     /// Holds the restoration open past ``restoreState(roots:asOf:)``, for state that finishes
     /// loading later: UIKit's `extendStateRestoration()`.
     ///
-    /// Balance each call with ``completeStateRestoration()``. Until then no preservation pass runs,
-    /// and a restoration that never completes counts as failed for crash-loop protection.
+    /// Balance each call with ``completeStateRestoration()``. Until then no preservation pass runs
+    /// (the first one skipped is logged at notice), and a restoration that never completes counts as
+    /// failed for crash-loop protection: the next restoration of the same state reports it
+    /// (``RestorationDiagnostic/unfinishedRestoration(epoch:attempts:)``, logged at warning), as
+    /// does a manager released while the restoration is held.
     public func extendStateRestoration() {
         restoration?.count += 1
     }
@@ -103,12 +113,18 @@ extension RestorationManager {
     /// Releases one hold on the restoration; the last release completes it and commits a
     /// `restorationCompleted` marker epoch (no entries): UIKit's `completeStateRestoration()`.
     ///
-    /// Calls without a restoration in progress do nothing.
+    /// Calls without a restoration in progress do nothing but log a warning: each call balances one
+    /// ``extendStateRestoration()``.
     ///
     /// - Throws: `JournalError` when the marker cannot be written; the restoration
     ///   still counts as complete for this process.
     public func completeStateRestoration() throws {
-        guard var progress = restoration else { return }
+        guard var progress = restoration else {
+            configuration.logger.warning(
+                "completeStateRestoration() was called with no restoration in progress; call it once per extendStateRestoration()"
+            )
+            return
+        }
         progress.count -= 1
         guard progress.count == 0 else {
             restoration = progress

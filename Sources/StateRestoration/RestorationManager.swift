@@ -24,12 +24,20 @@ public final class RestorationManager {
     public weak var delegate: (any ApplicationRestorationDelegate)?
 
     var registry = RestorationRegistry()
-    /// The structure of the last pass; valid only when ``needsFullPass`` is false.
-    var tree = StateTree()
+    /// The structure of the last pass; valid only when ``needsFullPass`` is false. Whenever a pass
+    /// installs its tree, the objects it placed are recorded for
+    /// ``StateRestoring/invalidateRestorableState()``.
+    var tree = StateTree() {
+        didSet { PreservingManagers.shared.record(tree.takeInserted(), for: self) }
+    }
     var needsFullPass = true
     /// The digest of every entry the journal's latest state holds.
     let written = DigestTable()
     var dirty: [ObjectIdentifier: any StateRestoring] = [:]
+    /// Called on the invalidating thread after an object invalidated itself
+    /// (``StateRestoring/invalidateRestorableState()``, a ``Preserved`` property): a service that
+    /// runs the passes sets it to schedule one.
+    package var selfInvalidationHandler: (() -> Void)?
     var lastPreservationMetadata: [String: String]?
     var restoration: RestorationProgress?
     let typeNames = TypeNameCache()
@@ -40,6 +48,8 @@ public final class RestorationManager {
         var restoredLatest: Bool
         var savedMetadata: [String: String]
         var count: Int
+        /// Whether a preservation pass skipped during this restoration was logged.
+        var loggedSkippedPass = false
     }
 
     /// Creates a manager over a journal, reading the digests of its latest state.
@@ -60,6 +70,8 @@ public final class RestorationManager {
             lastPreservationMetadata = last.metadata
         }
     }
+
+    deinit { logReleasedDuringRestoration() }
 
     /// Whether a restoration has begun and not completed yet.
     public var isRestoring: Bool { restoration != nil }
@@ -95,6 +107,7 @@ public final class RestorationManager {
     ///   - restorationIdentifier: Its identifier, unique within its parent.
     public func registerObject(forStateRestoration object: any StateRestoring, restorationIdentifier: String) {
         let registration = registry.register(object, identifier: restorationIdentifier)
+        PreservingManagers.shared.record(CollectionOfOne(object), for: self)
         markStructureChanged(under: registration.parent)
     }
 
@@ -134,6 +147,9 @@ public final class RestorationManager {
 
     /// Marks an object's state as changed, so that the next incremental pass encodes it: AppKit's
     /// `invalidateRestorableState`.
+    ///
+    /// ``StateRestoring/invalidateRestorableState()`` does the same from the object itself, in every
+    /// manager that preserves it.
     ///
     /// Invalidate a controller also when its children change (a push, a pop, a presentation), so
     /// that the pass re-reads them.

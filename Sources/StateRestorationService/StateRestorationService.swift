@@ -1,3 +1,4 @@
+import Foundation
 import Logging
 import ServiceLifecycle
 import StateJournal
@@ -24,7 +25,9 @@ import StateRestoration
 ///   `RestorationManager.restoreState(roots:asOf:)`.
 /// - ``invalidate(_:)`` marks an object dirty and, if no pass is pending, schedules an
 ///   incremental pass ``Configuration/coalescingDelay`` later; every invalidation until then is
-///   saved by that one pass, as one epoch.
+///   saved by that one pass, as one epoch. So do an object's own `invalidateRestorableState()`
+///   and setting a `@Preserved` property; after the manager's `invalidateRestorableState(for:)`,
+///   call ``setNeedsPreservation()``.
 /// - Every ``Configuration/fullPassInterval``, a full pass saves whatever changed without being
 ///   invalidated.
 /// - On graceful shutdown (or cancellation), a final full pass runs, then `Journal.sync()` makes
@@ -94,6 +97,16 @@ public final class StateRestorationService: Service {
         self.journal = manager.journal
         (events, requests) = AsyncStream.makeStream(of: PassRequest.self)
         passes = PassRunner(manager: manager, roots: roots, logger: configuration.logger)
+        // An object that invalidates itself (its own invalidateRestorableState(), a @Preserved
+        // property) schedules a pass too.
+        manager.selfInvalidationHandler = { [weak self] in
+            guard let self else { return }
+            if Thread.isMainThread {
+                MainActor.assumeIsolated { self.setNeedsPreservation() }
+            } else {
+                Task { @MainActor in self.setNeedsPreservation() }
+            }
+        }
     }
 
     /// Marks an object's state as changed and schedules an incremental pass: the service's
@@ -108,6 +121,9 @@ public final class StateRestorationService: Service {
     }
 
     /// Schedules an incremental pass for objects the app invalidated through the manager itself.
+    ///
+    /// An object's own `invalidateRestorableState()` and setting a `@Preserved` property call it
+    /// already.
     @MainActor
     public func setNeedsPreservation() {
         if passes.request(.incremental) { requests.yield(.incremental) }
@@ -122,6 +138,7 @@ public final class StateRestorationService: Service {
     ///
     /// Call it from a task that ``run()`` does not wait for, for instance before accepting
     /// requests in a server; it returns at once once the restoration has run.
+    @discardableResult
     public func waitUntilRestored() async -> RestorationReport? {
         await passes.waitUntilRestored()
     }
@@ -169,11 +186,13 @@ public final class StateRestorationService: Service {
         do {
             try journal.sync()
         } catch {
-            logger.error("Syncing the journal after the final preservation pass failed", metadata: ["error": "\(error)"])
+            logger.error(
+                "Syncing the journal after the final preservation pass failed", metadata: ["error": "\(error)"])
             throw error
         }
         logger.info(
-            "Preserved the final state and synced the journal", metadata: ["epoch": "\(journal.lastCommitted?.epoch ?? 0)"])
+            "Preserved the final state and synced the journal",
+            metadata: ["epoch": "\(journal.lastCommitted?.epoch ?? 0)"])
     }
 
     /// Runs the passes that requests ask for, until the task is cancelled.

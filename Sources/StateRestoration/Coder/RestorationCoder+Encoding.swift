@@ -50,6 +50,24 @@ extension RestorationCoder {
     /// - Throws: ``RestorationError/Code/reservedKey`` for an ``ArchiveKey`` in the application coder.
     public func encode(_ value: Date, forKey key: String) throws { try store(.date(value), forKey: key) }
 
+    /// Encodes a URL as its absolute string, so that tools show it as text.
+    ///
+    /// - Parameters:
+    ///   - value: The value; a relative URL is stored resolved against its base.
+    ///   - key: The key, unique within this object.
+    /// - Throws: ``RestorationError/Code/reservedKey`` for an ``ArchiveKey`` in the application coder.
+    public func encode(_ value: URL, forKey key: String) throws {
+        try store(.string(value.absoluteString), forKey: key)
+    }
+
+    /// Encodes a UUID as its string form (`uuidString`), as its `Codable` conformance does.
+    ///
+    /// - Parameters:
+    ///   - value: The value.
+    ///   - key: The key, unique within this object.
+    /// - Throws: ``RestorationError/Code/reservedKey`` for an ``ArchiveKey`` in the application coder.
+    public func encode(_ value: UUID, forKey key: String) throws { try store(.string(value.uuidString), forKey: key) }
+
     /// Encodes an array of integers.
     ///
     /// - Parameters:
@@ -90,6 +108,10 @@ extension RestorationCoder {
 
     /// Encodes any `Encodable` value into the self-describing form: keyed containers become
     /// dictionaries, unkeyed containers arrays.
+    ///
+    /// `Bool`, the integer and floating-point types, `String`, `Data`, `Date`, `URL` (as its
+    /// absolute string), `UUID` (as its string form), and arrays and string-keyed dictionaries of
+    /// them are stored directly, without `Codable`, at any depth.
     ///
     /// - Parameters:
     ///   - value: The value.

@@ -28,6 +28,14 @@ enum ValueDecoding {
                 key: key)
         }
 
+        func unreadable(_ expected: String, _ found: RestorableValue, at codingPath: [any CodingKey])
+            -> RestorationError
+        {
+            RestorationError(
+                .typeMismatch, "The value \(found.jsonText()) is not \(expected)\(where_(codingPath)).", path: path,
+                key: key)
+        }
+
         private func where_(_ codingPath: [any CodingKey]) -> String {
             codingPath.isEmpty ? "" : " at \(codingPath.map(\.stringValue).joined(separator: "."))"
         }
@@ -46,44 +54,13 @@ enum ValueDecoding {
         return try T(from: TreeDecoder(value: value, codingPath: codingPath, context: context))
     }
 
+    /// The fast path: a type the coder stores directly (``DirectlyStored``) is read without
+    /// `Codable`; `nil` for any other type.
     static func scalar<T>(_ type: T.Type, from value: RestorableValue, codingPath: [any CodingKey], context: Context)
         throws -> T?
     {
-        func fail(_ expected: String) -> RestorationError { context.mismatch(expected, value, at: codingPath) }
-        if type == RestorableValue.self { return value as? T }
-        if type == Bool.self {
-            guard case .bool(let bool) = value else { throw fail("bool") }
-            return bool as? T
-        }
-        if type == String.self {
-            guard case .string(let string) = value else { throw fail("string") }
-            return string as? T
-        }
-        if type == Double.self || type == Float.self {
-            let double: Double
-            switch value {
-            case .double(let value): double = value
-            case .int(let value): double = Double(value)
-            default: throw fail("double")
-            }
-            return type == Double.self ? double as? T : Float(double) as? T
-        }
-        if type == Data.self {
-            guard case .data(let data) = value else { throw fail("data") }
-            return data as? T
-        }
-        if type == Date.self {
-            guard case .date(let date) = value else { throw fail("date") }
-            return date as? T
-        }
-        if let integerType = type as? any FixedWidthInteger.Type {
-            guard case .int(let int) = value else { throw fail("int") }
-            guard let converted = integerType.init(exactly: int) else {
-                throw context.outOfRange(value, type, at: codingPath)
-            }
-            return converted as? T
-        }
-        return nil
+        guard let direct = type as? any DirectlyStored.Type else { return nil }
+        return try direct.fromStored(value, codingPath: codingPath, context: context) as? T
     }
 
     struct TreeDecoder: Decoder {
@@ -157,6 +134,14 @@ enum ValueDecoding {
             self.stringValue = String(intValue)
         }
         init?(stringValue: String) { return nil }
+    }
+
+    struct StringKey: CodingKey {
+        let stringValue: String
+        var intValue: Int? { nil }
+        init(_ stringValue: String) { self.stringValue = stringValue }
+        init?(stringValue: String) { self.stringValue = stringValue }
+        init?(intValue: Int) { return nil }
     }
 
     struct UnkeyedContainer: UnkeyedDecodingContainer {

@@ -3,8 +3,9 @@ import StateJournal
 
 /// Turns an `Encodable` value into a ``RestorableValue`` tree.
 ///
-/// Keyed containers become dictionaries and unkeyed containers arrays; `Data`, `Date` and the
-/// integer and floating-point types keep their own cases rather than their `Codable` forms.
+/// Keyed containers become dictionaries and unkeyed containers arrays; the types the coder stores
+/// directly (``DirectlyStored``: `Bool`, the integer and floating-point types, `String`, `Data`,
+/// `Date`, `URL`, `UUID`, and arrays and string-keyed dictionaries of them) skip `Codable`.
 enum ValueEncoding {
     struct Context {
         let path: RestorationPath
@@ -19,37 +20,11 @@ enum ValueEncoding {
         return root.resolved
     }
 
+    /// The fast path: a value of a type the coder stores directly (``DirectlyStored``), without
+    /// `Codable`; `nil` for any other value.
     static func scalarValue<T: Encodable>(_ value: T, _ context: Context) throws -> RestorableValue? {
-        switch value {
-        case let value as Bool: return .bool(value)
-        case let value as Int: return .int(Int64(value))
-        case let value as String: return .string(value)
-        case let value as Double: return .double(value)
-        case let value as Float: return .double(Double(value))
-        case let value as Data: return .data(value)
-        case let value as Date: return .date(value)
-        case let value as RestorableValue: return value
-        case let value as Int8: return .int(Int64(value))
-        case let value as Int16: return .int(Int64(value))
-        case let value as Int32: return .int(Int64(value))
-        case let value as Int64: return .int(value)
-        case let value as UInt8: return .int(Int64(value))
-        case let value as UInt16: return .int(Int64(value))
-        case let value as UInt32: return .int(Int64(value))
-        case let value as UInt: return try unsigned(UInt64(value), context)
-        case let value as UInt64: return try unsigned(value, context)
-        default: return nil
-        }
-    }
-
-    static func unsigned(_ value: UInt64, _ context: Context) throws -> RestorableValue {
-        guard let signed = Int64(exactly: value) else {
-            throw RestorationError(
-                .valueOutOfRange,
-                "The unsigned value \(value) exceeds Int64.max and cannot be saved; save it as a string.",
-                path: context.path, key: context.key)
-        }
-        return .int(signed)
+        guard let direct = value as? any DirectlyStored else { return nil }
+        return try direct.storedValue(context)
     }
 
     /// One value being built: a finished value, or a container still being filled.

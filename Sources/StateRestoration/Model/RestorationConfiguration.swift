@@ -14,8 +14,10 @@ public struct RestorationConfiguration: Sendable, Hashable {
     public var interfaceIdiom: String
     /// The operating system's version. Defaults to the one `ProcessInfo` reports.
     public var systemVersion: String
-    /// Where the manager logs restorations (info), skipped objects with their reason (notice),
-    /// class mismatches, failed decodes and preservation problems (warning).
+    /// Where the manager logs restorations (info), skipped objects with their reason (notice;
+    /// warning for an unregistered restoration class), class mismatches, failed decodes,
+    /// preservation problems (duplicate paths, references outside the hierarchy…) and restorations
+    /// whose `extendStateRestoration()` was not balanced (warning).
     ///
     /// Defaults to a logger that discards everything.
     public var logger: Logger

@@ -9,7 +9,7 @@ public struct RestorationError: Error, Sendable, CustomStringConvertible {
     public struct Code: Hashable, Sendable, CustomStringConvertible {
         private enum Wrapped: Hashable, Sendable {
             case keyNotFound, typeMismatch, reservedKey, valueOutOfRange, corruptEntry, unsupportedEntryVersion
-            case restorationInProgress
+            case restorationInProgress, duplicateKey
         }
         private let wrapped: Wrapped
         private init(_ wrapped: Wrapped) { self.wrapped = wrapped }
@@ -29,6 +29,8 @@ public struct RestorationError: Error, Sendable, CustomStringConvertible {
         public static let unsupportedEntryVersion = Code(.unsupportedEntryVersion)
         /// The operation is not allowed while a restoration is in progress.
         public static let restorationInProgress = Code(.restorationInProgress)
+        /// Two ``Preserved`` properties of one object use the same key.
+        public static let duplicateKey = Code(.duplicateKey)
 
         /// The code's name.
         public var description: String { "\(wrapped)" }

@@ -76,7 +76,7 @@ public struct SkippedObject: Sendable, Hashable {
     }
 }
 
-/// Something that went wrong with an object that was restored.
+/// Something that went wrong with an object that was restored, or with the restoration itself.
 public enum RestorationDiagnostic: Sendable, Hashable, CustomStringConvertible {
     /// The obtained object is neither of the saved type nor a subclass of it, so its decode was
     /// skipped (the object is kept).
@@ -86,6 +86,12 @@ public enum RestorationDiagnostic: Sendable, Hashable, CustomStringConvertible {
     /// Its restoration class created the object, but nothing was restored at its parent path, so
     /// it is not registered (register it yourself to preserve it again).
     case createdObjectWithoutParent(RestorationPath)
+    /// Restoring the state of `epoch` began `attempts` times in a row before this one and never
+    /// completed: the app exited or crashed first, or an
+    /// ``RestorationManager/extendStateRestoration()`` was never balanced by
+    /// ``RestorationManager/completeStateRestoration()``. When `attempts` reaches the crash-loop
+    /// limit, an older state is restored instead (``RestorationReason/crashLoopFallback(avoidedEpoch:)``).
+    case unfinishedRestoration(epoch: UInt64, attempts: Int)
 
     /// The diagnostic in a sentence.
     public var description: String {
@@ -95,6 +101,8 @@ public enum RestorationDiagnostic: Sendable, Hashable, CustomStringConvertible {
         case .decodeFailed(let path, let message): "decoding \(path) failed: \(message)"
         case .createdObjectWithoutParent(let path):
             "\(path) was created by its restoration class but nothing was restored at its parent path; it is not registered"
+        case .unfinishedRestoration(let epoch, let attempts):
+            "restoring epoch \(epoch) began \(attempts) time(s) before and never completed: the app exited or crashed first, or extendStateRestoration() was not balanced by completeStateRestoration()"
         }
     }
 }
@@ -122,6 +130,6 @@ public struct RestorationReport: Sendable {
     public var restored: [RestoredObject] = []
     /// The saved paths not restored, in path order.
     public var skipped: [SkippedObject] = []
-    /// Problems with restored objects.
+    /// Problems with restored objects, and earlier restorations of this state that never completed.
     public var diagnostics: [RestorationDiagnostic] = []
 }

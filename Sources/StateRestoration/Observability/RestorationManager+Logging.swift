@@ -37,15 +37,67 @@ extension RestorationManager {
                 logger.warning(
                     "An object its restoration class created has no restored parent, so it was not registered",
                     metadata: ["path": "\(path)"])
+            case .unfinishedRestoration(let epoch, let attempts):
+                logger.warning(
+                    "Restoring this state began before and never completed: the app exited or crashed first, or extendStateRestoration() was not balanced by completeStateRestoration()",
+                    metadata: ["restoring_epoch": "\(epoch)", "attempts": "\(attempts)"])
             }
         }
     }
 
-    /// Logs what a preservation pass could not save as asked (warning).
+    /// Logs what a preservation pass could not save as asked (warning), with the path concerned.
     func log(_ problems: [PreservationProblem]) {
         for problem in problems {
-            configuration.logger.warning("A preservation pass met a problem", metadata: ["problem": "\(problem)"])
+            var metadata: Logger.Metadata = ["problem": "\(problem)"]
+            let message: Logger.Message
+            switch problem {
+            case .duplicatePath(let path, let kept, let dropped):
+                message = "Two objects claim one restoration path; the second was not saved"
+                metadata["path"] = "\(path)"
+                metadata["kept_type"] = "\(kept)"
+                metadata["dropped_type"] = "\(dropped)"
+            case .objectAtTwoPaths(let type, let kept, let dropped):
+                message = "An object was reached at a second restoration path; it is saved at the first only"
+                metadata["path"] = "\(dropped)"
+                metadata["kept_path"] = "\(kept)"
+                metadata["type"] = "\(type)"
+            case .encodingFailed(let path, let error):
+                message = "An object failed to encode its state; its previous state was kept"
+                metadata["path"] = "\(path)"
+                metadata["error"] = "\(error)"
+            case .unregisteredReference(let type, let path):
+                message = "An object referred to an unregistered custom object; null was saved"
+                metadata["path"] = "\(path)"
+                metadata["type"] = "\(type)"
+            case .reservedIdentifier(let path):
+                message = "A root controller uses a reserved identifier (starting with @); it was not saved"
+                metadata["path"] = "\(path)"
+            case .referenceOutsideHierarchy(let type, let path):
+                message = "An object referred to an object outside the saved hierarchy; null was saved"
+                metadata["path"] = "\(path)"
+                metadata["type"] = "\(type)"
+            }
+            configuration.logger.warning(message, metadata: metadata)
         }
+    }
+
+    /// Logs, once per restoration, that a preservation pass was skipped because the restoration is
+    /// still held open (notice: it may be an extension the app has not balanced yet).
+    func logSkippedPassDuringRestoration() {
+        guard var progress = restoration, !progress.loggedSkippedPass else { return }
+        progress.loggedSkippedPass = true
+        restoration = progress
+        configuration.logger.notice(
+            "A preservation pass was skipped: a restoration is still in progress; nothing is saved until completeStateRestoration() balances every extendStateRestoration()",
+            metadata: ["holds": "\(progress.count)", "restoring_epoch": "\(progress.epoch)"])
+    }
+
+    /// Logs a restoration still held open when the manager goes away (warning).
+    func logReleasedDuringRestoration() {
+        guard let progress = restoration else { return }
+        configuration.logger.warning(
+            "The restoration manager was released while a restoration was in progress: extendStateRestoration() was not balanced by completeStateRestoration()",
+            metadata: ["holds": "\(progress.count)", "restoring_epoch": "\(progress.epoch)"])
     }
 }
 
@@ -54,7 +106,8 @@ extension RestorationSkipReason: CustomStringConvertible {
     public var description: String {
         switch self {
         case .declinedByRestorationClass: "its restoration class returned nil"
-        case .ancestorDeclined(let path): "its ancestor \(path) was not restored (its restoration class returned nil or is not registered)"
+        case .ancestorDeclined(let path):
+            "its ancestor \(path) was not restored (its restoration class returned nil or is not registered)"
         case .unregisteredRestorationClass(let name): "its restoration class \(name) is not registered"
         case .notFound: "no restoration class, delegate or existing object provided it"
         case .corruptEntry(let message): "its entry could not be read: \(message)"

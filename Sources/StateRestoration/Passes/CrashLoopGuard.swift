@@ -20,6 +20,12 @@ enum CrashLoopGuard {
         var reason: RestorationReason
         /// How many restorations of `stateEpoch` began in a row and never completed.
         var unfinishedAttempts = 0
+        /// How many restorations of `stateEpoch` began in a row and never completed, exactly, for
+        /// reports (``unfinishedAttempts`` may count more, which only matters above the limit).
+        var reportedAttempts = 0
+        /// How many restorations of the epoch a crash-loop fallback avoided began and never
+        /// completed, exactly, for reports.
+        var avoidedAttempts = 0
     }
 
     static func kind(of info: EpochInfo) -> RestorationEpochKind? {
@@ -34,6 +40,9 @@ enum CrashLoopGuard {
     static func choose(history: [EpochInfo], recoveredAfterCrash: Bool) -> Choice {
         let retained = Set(history.map(\.epoch))
         var failures: [UInt64: Int] = [:]
+        // For reports: the markers seen and the most attempts one of them accounts for.
+        var exact: [UInt64: (markers: Int, attempts: Int)] = [:]
+        func reported(_ epoch: UInt64?) -> Int { epoch.flatMap { exact[$0] }.map { max($0.markers, $0.attempts) } ?? 0 }
         var anchor: (state: UInt64, read: UInt64, exact: Bool)?
         var oldestBegan: (state: UInt64, marker: EpochInfo)?
         for info in history.reversed() {
@@ -44,6 +53,8 @@ enum CrashLoopGuard {
                     // A marker also says how many attempts came before it, which compaction may have folded.
                     let before = info.metadata[EpochMetadataKey.unfinishedAttempts].flatMap(Int.init) ?? 0
                     failures[restoring] = max(failures[restoring, default: 0], before) + 1
+                    let counted = exact[restoring, default: (0, 0)]
+                    exact[restoring] = (counted.markers + 1, max(counted.attempts, before + 1))
                     oldestBegan = (restoring, info)
                 }
                 continue
@@ -72,7 +83,8 @@ enum CrashLoopGuard {
         if let avoided {
             return Choice(
                 stateEpoch: candidate, readEpoch: candidate, reason: .crashLoopFallback(avoidedEpoch: avoided),
-                unfinishedAttempts: candidate.map { failures[$0, default: 0] } ?? 0)
+                unfinishedAttempts: candidate.map { failures[$0, default: 0] } ?? 0,
+                reportedAttempts: reported(candidate), avoidedAttempts: reported(avoided))
         }
         let reason: RestorationReason =
             found.exact
@@ -80,7 +92,7 @@ enum CrashLoopGuard {
             : .restoredEpochCompacted(found.state, readThrough: found.read)
         return Choice(
             stateEpoch: found.state, readEpoch: found.read, reason: reason,
-            unfinishedAttempts: failures[found.state, default: 0])
+            unfinishedAttempts: failures[found.state, default: 0], reportedAttempts: reported(found.state))
     }
 
     /// Where to read the state a marker names: the named epoch while it is retained, otherwise the

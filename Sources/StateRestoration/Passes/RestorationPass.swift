@@ -14,7 +14,7 @@ final class RestorationPass: ReferenceResolving {
     }
 
     private let input: Input
-    private var obtained: [RestorationPath: any StateRestoring] = [:]
+    private(set) var obtained: [RestorationPath: any StateRestoring] = [:]
     private var live: [RestorationPath: AnyObject] = [:]
     private var childIndex: [ObjectIdentifier: [String: AnyObject]] = [:]
     /// Restored objects by identity, to resolve references a coder encodes during restoration.

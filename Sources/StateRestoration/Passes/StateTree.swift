@@ -34,6 +34,15 @@ final class StateTree {
         weak var object: AnyObject?
     }
 
+    /// The objects inserted since the last ``takeInserted()``.
+    private var inserted: [AnyObject] = []
+
+    /// Returns the objects inserted since the last call, and forgets them.
+    func takeInserted() -> [AnyObject] {
+        defer { inserted = [] }
+        return inserted
+    }
+
     init() {
         nodes[Self.rootPath] = Node(object: nil, kind: .application)
     }
@@ -52,6 +61,7 @@ final class StateTree {
         nodes[path] = node
         paths[ObjectIdentifier(object)] = path
         hidden[ObjectIdentifier(object)] = nil
+        inserted.append(object)
     }
 
     /// Records the paths the object at `path` referred to in its latest encode.

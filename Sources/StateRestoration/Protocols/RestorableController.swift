@@ -8,7 +8,11 @@ import StateJournal
 /// anything under it.
 public protocol RestorableController: StateRestoring {
     /// The identifier that makes the controller part of preservation, or `nil` to leave it (and its
-    /// children) out. Unique among its siblings. Defaults to `nil`.
+    /// children) out. Unique among its siblings.
+    ///
+    /// It has no default: the class that adopts the protocol declares it, so that a subclass
+    /// overrides it (with `override`, which the compiler checks) and the passes see the subclass's
+    /// identifier. See "Subclasses" in ``StateRestoring``.
     var restorationIdentifier: String? { get }
 
     /// The type that recreates this controller during restoration, or `nil` to find it through the
@@ -25,9 +29,6 @@ public protocol RestorableController: StateRestoring {
 }
 
 extension RestorableController {
-    /// No identifier: the controller is not preserved.
-    public var restorationIdentifier: String? { nil }
-
     /// No restoration class.
     public var restorationClass: (any ControllerRestoration.Type)? { nil }
 

@@ -1,0 +1,50 @@
+import Foundation
+import Logging
+import StateJournal
+import StateJournalTestSupport
+import StateRestoration
+import StateRestorationExample
+import StateRestorationService
+import Testing
+
+/// Invalidations the service is not told of still schedule its coalesced pass.
+@MainActor
+@Suite(.timeLimit(.minutes(2)))
+struct ServiceInvalidationTests {
+    @Test func anObjectThatInvalidatesItselfSchedulesAPassWithoutTellingTheService() async throws {
+        let directory = TemporaryDirectory()
+        let journal = try Journal.open(
+            at: URL(fileURLWithPath: directory.appending("store")), options: JournalOptions(durability: .none))
+        let app = MailApp(journal: journal)
+        let service = StateRestorationService(
+            manager: app.manager, roots: { app.roots },
+            configuration: .init(coalescingDelay: .milliseconds(10), fullPassInterval: nil))
+
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            group.addTask { try await service.run() }
+            await service.waitUntilRestored()
+            let before = try #require(try await service.preserve()).epoch
+
+            // MailApp invalidates through the manager, which asks no pass of the service; the
+            // navigation controller invalidating itself does.
+            app.perform(.toggleUnreadOnly)
+            app.navigation.invalidateRestorableState()
+            while (journal.lastCommitted?.epoch ?? 0) <= before {
+                try await Task.sleep(for: .milliseconds(5))
+            }
+            group.cancelAll()
+            try await group.waitForAll()
+        }
+        let epochs = try journal.history().filter {
+            $0.metadata[EpochMetadataKey.kind] == RestorationEpochKind.preservation.rawValue
+        }
+        #expect(epochs.count >= 2)
+        try journal.close()
+        let reopened = try Journal.open(
+            at: URL(fileURLWithPath: directory.appending("store")), options: JournalOptions(durability: .none))
+        defer { try? reopened.close() }
+        let relaunched = MailApp(journal: reopened)
+        try relaunched.launch()
+        #expect(relaunched.snapshot.unreadOnly)
+    }
+}
