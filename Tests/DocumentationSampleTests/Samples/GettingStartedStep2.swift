@@ -7,20 +7,8 @@ import StateRestoration
 // sample: GettingStarted.md, step 2: say what to save
 final class NotesController: RestorableController {
     var restorationIdentifier: String? { "Notes" }
-    var selectedNote: String?
-    var scrollOffset = 0.0
-
-    func encodeRestorableState(with coder: RestorationCoder) throws {
-        try coder.encode(scrollOffset, forKey: "scrollOffset")
-        if let selectedNote { try coder.encode(selectedNote, forKey: "selectedNote") }
-    }
-
-    func decodeRestorableState(with coder: RestorationCoder) throws {
-        scrollOffset = try coder.decodeDouble(forKey: "scrollOffset")
-        if coder.containsValue(forKey: "selectedNote") {
-            selectedNote = try coder.decodeString(forKey: "selectedNote")
-        }
-    }
+    @Preserved("selectedNote") var selectedNote: String? = nil
+    @Preserved("scrollOffset") var scrollOffset = 0.0
 }
 
 final class NotesDelegate: ApplicationRestorationDelegate {

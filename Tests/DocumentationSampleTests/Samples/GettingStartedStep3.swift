@@ -20,8 +20,7 @@ extension DocumentationSamples {
         let notes = NotesController()
         try manager.restoreState(roots: [notes])     // at launch: decode, then the finish pass
 
-        notes.scrollOffset = 120                     // whenever state changes:
-        manager.invalidateRestorableState(for: notes)
+        notes.scrollOffset = 120                     // @Preserved invalidates the controller
         try manager.preserveState(roots: [notes])    // one epoch with what changed
 
         try manager.preserveState(roots: [notes], mode: .full)   // before exiting

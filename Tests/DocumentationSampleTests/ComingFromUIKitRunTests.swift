@@ -1,0 +1,66 @@
+import Foundation
+import StateJournal
+import StateJournalTestSupport
+import StateRestoration
+import Testing
+
+/// Runs the controllers of Coming from UIKit's samples through a save and a restore.
+@Suite(.timeLimit(.minutes(1)))
+struct ComingFromUIKitRunTests {
+    final class SaysYes: ApplicationRestorationDelegate {
+        func shouldSaveApplicationState(_ coder: RestorationCoder) -> Bool { true }
+        func shouldRestoreApplicationState(_ coder: RestorationCoder) -> Bool { true }
+    }
+
+    /// Saves `save`'s controller, then restores into `restored` at a new launch.
+    static func relaunch(
+        saving saved: any RestorableController, restoring restored: any RestorableController,
+        change: () -> Void
+    ) throws -> RestorationReport {
+        let directory = TemporaryDirectory()
+        let configuration = RestorationConfiguration(bundleVersion: "1", interfaceIdiom: "desktop")
+        let delegate = SaysYes()
+        do {
+            let journal = try Journal.open(at: URL(fileURLWithPath: directory.appending("store"), isDirectory: true))
+            let manager = RestorationManager(journal: journal, configuration: configuration)
+            manager.delegate = delegate
+            try manager.preserveState(roots: [saved], mode: .full)
+            change()
+            try manager.preserveState(roots: [saved])
+            try journal.close()
+        }
+        let journal = try Journal.open(at: URL(fileURLWithPath: directory.appending("store"), isDirectory: true))
+        defer { try? journal.close() }
+        let manager = RestorationManager(journal: journal, configuration: configuration)
+        manager.delegate = delegate
+        return try withExtendedLifetime(delegate) { try manager.restoreState(roots: [restored]) }
+    }
+
+    @Test func theInboxSavesWhatSelectInvalidatedAndReadsMissingKeysAsTheirDefaults() throws {
+        let inbox = InboxController()
+        inbox.unreadOnly = true
+        inbox.pageSize = 20
+        let restored = InboxController()
+        restored.pageSize = 0
+        let report = try Self.relaunch(saving: inbox, restoring: restored) { inbox.select("Message-7") }
+        #expect(report.restored.contains { $0.path == RestorationPath("Inbox") && $0.decoded })
+        #expect(restored.unreadOnly)
+        #expect(restored.pageSize == 20)
+        // select(_:) invalidated the controller, so the incremental pass saved the selection.
+        #expect(restored.selectedMessage == "Message-7")
+    }
+
+    @Test func theInboxWithPreservedPropertiesSavesAndRestoresWithoutCodingMethods() throws {
+        let inbox = PreservedInboxController()
+        let restored = PreservedInboxController()
+        let report = try Self.relaunch(saving: inbox, restoring: restored) {
+            inbox.unreadOnly = true
+            inbox.pageSize = 25
+            inbox.selectedMessage = "Message-9"
+        }
+        #expect(report.restored.contains { $0.path == RestorationPath("Inbox") && $0.decoded })
+        #expect(restored.unreadOnly)
+        #expect(restored.pageSize == 25)
+        #expect(restored.selectedMessage == "Message-9")
+    }
+}
