@@ -106,18 +106,17 @@ public final class MailApp: ApplicationRestorationDelegate {
         switch action {
         case .openMailbox(let name):
             guard let mailboxes = navigation.stack.first as? MailboxesController else { return }
-            mailboxes.highlighted = name
+            mailboxes.highlighted = name  // @Preserved: invalidates the mailboxes by itself
             navigation.stack = [mailboxes, MessageListController(mailbox: name)]
-            manager.invalidateRestorableState(for: mailboxes)
-            manager.invalidateRestorableState(for: navigation)
+            navigation.invalidateRestorableState()
         case .selectMessage(let id):
             guard let list = navigation.stack.last as? MessageListController else { return }
             list.selectedMessageID = id
-            manager.invalidateRestorableState(for: list)
+            list.invalidateRestorableState()
         case .scroll(let offset):
             guard let list = navigation.stack.last as? MessageListController else { return }
             list.scrollOffset = offset
-            manager.invalidateRestorableState(for: list)
+            list.invalidateRestorableState()
         case .back:
             guard navigation.stack.count > 1 else { return }
             navigation.stack.removeLast()
@@ -136,12 +135,10 @@ public final class MailApp: ApplicationRestorationDelegate {
             manager.invalidateRestorableState(for: navigation)
         case .setFontSize(let size):
             guard let settings = navigation.presentedSettings else { return }
-            settings.fontSize = size
-            manager.invalidateRestorableState(for: settings)
+            settings.fontSize = size  // @Preserved: invalidates the sheet by itself
         case .setPreview(let on):
             guard let settings = navigation.presentedSettings else { return }
             settings.showsPreview = on
-            manager.invalidateRestorableState(for: settings)
         case .closeSettings:
             guard navigation.presentedSettings != nil else { return }
             navigation.presentedSettings = nil

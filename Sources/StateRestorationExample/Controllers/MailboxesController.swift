@@ -2,8 +2,8 @@ import StateRestoration
 
 /// The list of mailboxes, at the bottom of the stack.
 public final class MailboxesController: RestorableController, ControllerRestoration {
-    /// The highlighted mailbox.
-    public internal(set) var highlighted: String?
+    /// The highlighted mailbox, saved and restored by itself.
+    @Preserved("highlighted") public internal(set) var highlighted: String? = nil
 
     /// Creates the screen.
     public init() {}
@@ -18,15 +18,5 @@ public final class MailboxesController: RestorableController, ControllerRestorat
         -> (any RestorableController)?
     {
         MailboxesController()
-    }
-
-    /// Encodes the highlighted mailbox.
-    public func encodeRestorableState(with coder: RestorationCoder) throws {
-        if let highlighted { try coder.encode(highlighted, forKey: "highlighted") }
-    }
-
-    /// Decodes the highlighted mailbox.
-    public func decodeRestorableState(with coder: RestorationCoder) throws {
-        highlighted = coder.containsValue(forKey: "highlighted") ? try coder.decodeString(forKey: "highlighted") : nil
     }
 }

@@ -36,7 +36,7 @@ public final class MessageListController: RestorableController, ControllerRestor
 
     /// Decodes the selection and the scroll position.
     public func decodeRestorableState(with coder: RestorationCoder) throws {
-        selectedMessageID = coder.containsValue(forKey: "selection") ? try coder.decodeInt(forKey: "selection") : nil
-        scrollOffset = try coder.decodeDouble(forKey: "scrollOffset")
+        selectedMessageID = try coder.decodeIfPresent(Int.self, forKey: "selection")
+        scrollOffset = try coder.decode(forKey: "scrollOffset", default: 0)
     }
 }
