@@ -230,7 +230,7 @@ final class PreservationPass: ReferenceResolving {
         adoptedNow = []
         let coder = RestorationCoder(path: path, resolver: self)
         do {
-            try object.encodeRestorableState(with: coder)
+            try ObservedEncoding.encode(object, with: coder)
         } catch {
             problems.append(.encodingFailed(path, message: "\(error)"))
             return
