@@ -86,6 +86,13 @@ public enum RestorationDiagnostic: Sendable, Hashable, CustomStringConvertible {
     /// Its restoration class created the object, but nothing was restored at its parent path, so
     /// it is not registered (register it yourself to preserve it again).
     case createdObjectWithoutParent(RestorationPath)
+    /// A restoration class (or the delegate) returned a controller for this path, but at the end of
+    /// the restoration no restored parent holds it: it is not among the children of the hierarchy
+    /// under the roots, and no restored object decoded a reference to it. The next preservation
+    /// pass does not find it, and removes its state. Attach it in its parent's
+    /// `decodeRestorableState(with:)` (decode the references the parent encoded to its children) or
+    /// in `applicationFinishedRestoringState()`.
+    case restoredControllerOutsideHierarchy(RestorationPath)
 
     /// The diagnostic in a sentence.
     public var description: String {
@@ -95,6 +102,8 @@ public enum RestorationDiagnostic: Sendable, Hashable, CustomStringConvertible {
         case .decodeFailed(let path, let message): "decoding \(path) failed: \(message)"
         case .createdObjectWithoutParent(let path):
             "\(path) was created by its restoration class but nothing was restored at its parent path; it is not registered"
+        case .restoredControllerOutsideHierarchy(let path):
+            "\(path) was restored but no parent holds it, so the next pass drops its state; attach it in its parent's decode"
         }
     }
 }

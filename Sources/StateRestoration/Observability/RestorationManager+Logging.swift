@@ -37,6 +37,10 @@ extension RestorationManager {
                 logger.warning(
                     "An object its restoration class created has no restored parent, so it was not registered",
                     metadata: ["path": "\(path)"])
+            case .restoredControllerOutsideHierarchy(let path):
+                logger.warning(
+                    "A restored controller has no parent holding it, so the next preservation pass drops its state",
+                    metadata: ["path": "\(path)"])
             }
         }
     }
@@ -54,7 +58,8 @@ extension RestorationSkipReason: CustomStringConvertible {
     public var description: String {
         switch self {
         case .declinedByRestorationClass: "its restoration class returned nil"
-        case .ancestorDeclined(let path): "its ancestor \(path) was not restored (its restoration class returned nil or is not registered)"
+        case .ancestorDeclined(let path):
+            "its ancestor \(path) was not restored (its restoration class returned nil or is not registered)"
         case .unregisteredRestorationClass(let name): "its restoration class \(name) is not registered"
         case .notFound: "no restoration class, delegate or existing object provided it"
         case .corruptEntry(let message): "its entry could not be read: \(message)"
