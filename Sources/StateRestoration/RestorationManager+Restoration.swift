@@ -72,6 +72,8 @@ extension RestorationManager {
             lastPreservationMetadata = latest.metadata
         }
 
+        // Registered objects are found under the parent their restorationParent names now.
+        registry.rescopeAll()
         let pass = RestorationPass(
             RestorationPass.Input(
                 state: state, roots: roots, registry: registry, typeNames: typeNames, delegate: delegate,
