@@ -198,9 +198,15 @@ final class Attachment: StateRestoring {
                 graph.nodes[from].children.removeAll { $0 === node }
                 graph.nodes[to].children.append(node)
                 graph.parent[index] = to
-                let below = graph.nodes.indices.filter { graph.isDescendant($0, of: index) && $0 != index }
+                // Saved descendants: an object that is not saved is not in any pass.
+                let below = graph.nodes.indices.filter {
+                    graph.isDescendant($0, of: index) && $0 != index
+                        && visible[ObjectIdentifier(graph.nodes[$0])] != nil
+                }
                 let movedWith = graph.attachments.filter { attachment in
-                    attachment.parent.flatMap { graph.index(of: $0) }.map { graph.isDescendant($0, of: index) } == true
+                    visible[ObjectIdentifier(attachment)] != nil
+                        && attachment.parent.flatMap { graph.index(of: $0) }.map { graph.isDescendant($0, of: index) }
+                            == true
                 }
                 var toldNow = false
                 if generator.chance(40) {
