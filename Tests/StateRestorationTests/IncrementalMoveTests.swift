@@ -122,7 +122,8 @@ import Testing
         let manager = store.manager(journal, delegate: delegate)
         let main = Node("Main", children: [Node("Stable")])
         main.children.append(Node("Pushed", children: [Node("Inner")]))
-        try manager.preserveState(roots: [main])
+        let first = try manager.preserveState(roots: [main])
+        #expect(first.mode == .full && first.fullPassReason == .noPreviousPass)
         main.children.removeLast()
         manager.invalidateRestorableState(for: main)
         let report = try manager.preserveState(roots: [main])
@@ -196,6 +197,31 @@ import Testing
         let full = try manager.preserveState(roots: [root], mode: .full)
         #expect(full.writtenPaths == [RestorationPath("Root", "B", "Prefs")])
         #expect(full.removedPaths == [RestorationPath("Root", "A", "Prefs")])
+    }
+
+    @Test func aRegisteredObjectIsRestoredUnderTheParentItNamesWhenRestorationBegins() throws {
+        let store = TestStore()
+        do {
+            let journal = try store.open()
+            let delegate = TestDelegate()
+            let manager = store.manager(journal, delegate: delegate)
+            let b = Node("B")
+            manager.registerObject(
+                forStateRestoration: Counter(count: 8, parent: b), restorationIdentifier: "Prefs")
+            try manager.preserveState(roots: [Node("Root", children: [Node("A"), b])])
+            try journal.close()
+        }
+        let journal = try store.open()
+        let delegate = TestDelegate()
+        let manager = store.manager(journal, delegate: delegate)
+        let a = Node("A")
+        let b = Node("B")
+        let prefs = Counter(parent: a)
+        manager.registerObject(forStateRestoration: prefs, restorationIdentifier: "Prefs")
+        prefs.parent = b
+        let report = try manager.restoreState(roots: [Node("Root", children: [a, b])])
+        #expect(report.skipped.isEmpty)
+        #expect(prefs.count == 8)
     }
 
     @Test func invalidatingTheOldParentOfARegisteredObjectThatMovedWalksEverything() throws {
