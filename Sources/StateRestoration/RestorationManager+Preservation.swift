@@ -16,6 +16,14 @@ extension RestorationManager {
     /// children found under them); the first pass of a manager, and the first after a failure or a
     /// discard, is full whatever was asked. Nothing is saved while a restoration is in progress.
     ///
+    /// A full pass reads every registered object's ``StateRestoring/restorationParent`` again. An
+    /// incremental pass that finds that an object may have moved (an invalidated object, or one it
+    /// refers to, is no longer where the last pass saw it; a child left an invalidated parent and is
+    /// still alive; a new child is already saved elsewhere; a registered object's
+    /// `restorationParent` changed) walks the whole hierarchy instead, before it removes any path,
+    /// and says why in ``PreservationReport/fullPassReason``. A change of place that no invalidated
+    /// object shows is seen by the next full pass.
+    ///
     /// If the pass throws, or the process dies during it, the journal keeps the previous epoch
     /// exactly.
     ///
@@ -47,7 +55,7 @@ extension RestorationManager {
         let epoch = try journal.beginEpoch()
         let pass = PreservationPass(
             tree: passTree, registry: registry, written: written, epoch: epoch, typeNames: typeNames,
-            isIncremental: runMode == .incremental)
+            isIncremental: runMode == .incremental, fullPassReason: mode == .full ? .requested : .noPreviousPass)
         let tombstones: [RestorationPath]
         do {
             var appValues = applicationCoder.values
@@ -57,13 +65,9 @@ extension RestorationManager {
             writer.writeDictionary(appValues)
             try pass.write(writer.bytes, at: Self.applicationPath)
 
-            try pass.adopt(pass.rootChildren(roots), at: StateTree.rootPath)
-            if runMode == .incremental {
-                let invalidated = dirty.values.compactMap { object in passTree.path(of: object).map { ($0, object) } }
-                try pass.refresh(invalidated.sorted(by: { $0.0 < $1.0 }))
-            }
+            try pass.place(roots: roots, invalidated: runMode == .incremental ? Array(dirty.values) : [])
             try pass.encodeQueued()
-            if runMode == .full {
+            if !pass.isIncremental {
                 tombstones = try pass.writeTombstones(
                     candidates: written.digests.keys.filter { $0 != Self.applicationPath })
             } else {
@@ -82,10 +86,13 @@ extension RestorationManager {
         }
         for (path, digest) in pass.digests { written[path] = digest }
         for path in tombstones { written[path] = nil }
-        tree = passTree
+        tree = pass.tree
+        if !pass.isIncremental { registry.rescopeAll() }
         needsFullPass = false
         dirty.removeAll(keepingCapacity: true)
         lastPreservationMetadata = metadata
+        report.mode = pass.isIncremental ? .incremental : .full
+        report.fullPassReason = pass.fullPassReason
         report.encodedObjects = pass.encodedObjects
         report.writtenPaths = PathOrder.sorted(pass.writtenPaths)
         report.removedPaths = PathOrder.sorted(tombstones)

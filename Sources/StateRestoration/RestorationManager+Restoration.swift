@@ -19,6 +19,9 @@ extension RestorationManager {
     ///    neither the saved type nor a subclass of it (reported as a class mismatch).
     /// 6. Call `applicationFinishedRestoringState()` on every restored object, once each.
     /// 7. Call the delegate's ``ApplicationRestorationDelegate/didDecodeRestorableState(_:)``.
+    ///    Then report each controller that a restoration class or the delegate returned and that no
+    ///    parent holds (``RestorationDiagnostic/restoredControllerOutsideHierarchy(_:)``): the next
+    ///    preservation pass would drop its state.
     /// 8. Release the restoration's own hold: unless ``extendStateRestoration()`` was called, the
     ///    restoration completes now and a `restorationCompleted` marker epoch is committed.
     ///
@@ -72,6 +75,8 @@ extension RestorationManager {
             lastPreservationMetadata = latest.metadata
         }
 
+        // Registered objects are found under the parent their restorationParent names now.
+        registry.rescopeAll()
         let pass = RestorationPass(
             RestorationPass.Input(
                 state: state, roots: roots, registry: registry, typeNames: typeNames, delegate: delegate,
@@ -92,8 +97,12 @@ extension RestorationManager {
             report.diagnostics.append(.unfinishedRestoration(epoch: target, attempts: choice.reportedAttempts))
         }
         if !report.skipped.isEmpty { metrics.skips.increment(by: report.skipped.count) }
-        log(report)
         delegate.didDecodeRestorableState(coder)
+        // After the finish pass and didDecode, where the app attaches what it restored.
+        for path in pass.controllersNoParentHolds(roots: roots) {
+            report.diagnostics.append(.restoredControllerOutsideHierarchy(path))
+        }
+        log(report)
         try completeStateRestoration()
         return report
     }

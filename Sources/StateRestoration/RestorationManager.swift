@@ -95,12 +95,13 @@ public final class RestorationManager {
     }
 
     /// Registers a custom object for preservation and restoration under an identifier, scoped by its
-    /// ``StateRestoring/restorationParent`` (read now).
+    /// ``StateRestoring/restorationParent``.
     ///
     /// The object is preserved at its parent's path plus `restorationIdentifier` whenever the
-    /// parent is preserved, or at the root when it has no parent. At launch, register it before
-    /// restoring so that restoration finds it. The manager holds the object until
-    /// ``unregisterObject(_:)``.
+    /// parent is preserved, or at the root when it has no parent. The parent is read now and again
+    /// whenever the manager preserves, so the object follows it (invalidate the object when you
+    /// change it). At launch, register it before restoring so that restoration finds it. The
+    /// manager holds the object until ``unregisterObject(_:)``.
     ///
     /// - Parameters:
     ///   - object: The object.
@@ -152,7 +153,10 @@ public final class RestorationManager {
     /// manager that preserves it.
     ///
     /// Invalidate a controller also when its children change (a push, a pop, a presentation), so
-    /// that the pass re-reads them.
+    /// that the pass re-reads them, and a registered object when its `restorationParent` changes.
+    /// When an incremental pass finds that an object it touches may have moved, it walks the whole
+    /// hierarchy instead (see ``PreservationReport/fullPassReason``); a change that no invalidated
+    /// object shows is saved by the next full pass.
     ///
     /// - Parameter object: The object; ignored by incremental passes until it is part of the saved
     ///   hierarchy.

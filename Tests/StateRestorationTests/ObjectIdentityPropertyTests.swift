@@ -3,10 +3,42 @@ import StateJournal
 import StateRestoration
 import Testing
 
-/// Random hierarchies of controllers with random references between them, preserved through random
-/// sequences of full and incremental passes while values, references and places change, then
-/// restored into a fresh copy. Every object is saved at its place in the hierarchy, whichever object
-/// refers to it first, and every reference restores to the object at the recorded place.
+/// A registered custom object with a value and references, whose `restorationParent` the app changes.
+final class Attachment: StateRestoring {
+    let id: String
+    weak var parent: Linker?
+    var value = 0
+    var links: [any StateRestoring] = []
+    var decodedLinks: [(any StateRestoring)?] = []
+
+    init(_ id: String, parent: Linker?, value: Int = 0) {
+        self.id = id
+        self.parent = parent
+        self.value = value
+    }
+
+    var restorationParent: (any StateRestoring)? { parent }
+
+    func encodeRestorableState(with coder: RestorationCoder) throws {
+        try coder.encode(value, forKey: "value")
+        try coder.encode(links, forKey: "links")
+    }
+
+    func decodeRestorableState(with coder: RestorationCoder) throws {
+        value = try coder.decodeInt(forKey: "value")
+        decodedLinks = try coder.decodeObjects(forKey: "links")
+    }
+}
+
+/// Random hierarchies of controllers and registered objects with random references between them,
+/// preserved through random sequences of full and incremental passes while values, references,
+/// places and restoration parents change, with a random set of the objects involved invalidated,
+/// then restored into a fresh copy. Every object is saved at its place in the hierarchy, whichever
+/// object refers to it first, and every reference restores to the object at the recorded place. An
+/// incremental pass that was told of every move (the moved object, one of its descendants, its old
+/// parent or its new one was invalidated) leaves exactly that state; one that was not told may leave
+/// moved objects at their old paths until the next full pass, but never removes or moves an object
+/// whose place did not change.
 @Suite struct ObjectIdentityPropertyTests {
     /// A small deterministic generator (SplitMix64), so a failure names a seed that reproduces it.
     struct Generator {
@@ -28,8 +60,13 @@ import Testing
         var roots: [Linker] = []
         /// The parent of each node, by index; nil for a root.
         var parent: [Int?] = []
+        /// Registered custom objects, each scoped under a node or at the root.
+        var attachments: [Attachment] = []
 
         func index(of node: AnyObject) -> Int? { nodes.firstIndex { $0 === node } }
+
+        /// Every object that can be saved or referred to: the nodes, then the attachments.
+        var objects: [any StateRestoring] { nodes as [any StateRestoring] + attachments as [any StateRestoring] }
 
         init(_ generator: inout Generator) {
             let count = 2 + generator.below(11)
@@ -50,8 +87,16 @@ import Testing
                     }
                 }
             }
+            for index in 0..<generator.below(4) {
+                let parent = generator.chance(20) ? nil : nodes[generator.below(count)]
+                attachments.append(Attachment("Att\(index)", parent: parent, value: generator.below(1000)))
+            }
+            let objects = self.objects
             for node in nodes {
-                for _ in 0..<generator.below(3) { node.links.append(nodes[generator.below(count)]) }
+                for _ in 0..<generator.below(3) { node.links.append(objects[generator.below(objects.count)]) }
+            }
+            for attachment in attachments {
+                for _ in 0..<generator.below(2) { attachment.links.append(objects[generator.below(objects.count)]) }
             }
         }
 
@@ -69,6 +114,15 @@ import Testing
             for root in roots {
                 if let identifier = root.restorationIdentifier { walk(root, RestorationPath([identifier])) }
             }
+            for attachment in attachments {
+                if let parent = attachment.parent {
+                    if let path = result[ObjectIdentifier(parent)] {
+                        result[ObjectIdentifier(attachment)] = path.appending(attachment.id)
+                    }
+                } else {
+                    result[ObjectIdentifier(attachment)] = RestorationPath([attachment.id])
+                }
+            }
             return result
         }
 
@@ -84,7 +138,17 @@ import Testing
                 copy.nodes[index].presented = node.presented.flatMap { self.index(of: $0) }.map { copy.nodes[$0] }
             }
             copy.roots = roots.compactMap { root in index(of: root).map { copy.nodes[$0] } }
+            copy.attachments = attachments.map { attachment in
+                Attachment(
+                    attachment.id, parent: attachment.parent.flatMap { self.index(of: $0) }.map { copy.nodes[$0] })
+            }
             return copy
+        }
+
+        /// The object of `copy` at the place `object` has in this graph.
+        func counterpart(of object: AnyObject, in copy: Graph) -> AnyObject? {
+            if let index = index(of: object) { return copy.nodes[index] }
+            return attachments.firstIndex { $0 === object }.map { copy.attachments[$0] }
         }
 
         private init(empty: Void) {}
@@ -99,25 +163,29 @@ import Testing
         }
     }
 
-    /// Changes the graph the way an app does, invalidating what it changed. Never moves a node into
-    /// or out of a subtree that is not saved, nor detaches a node other nodes refer to.
-    static func mutate(_ graph: Graph, _ manager: RestorationManager, _ generator: inout Generator) {
-        let visible = graph.expectedPaths()
+    /// Changes the graph the way an app does, and invalidates a random part of what it changed (for
+    /// a move: any of the moved object, a descendant, the old and the new parent, or none). Returns
+    /// whether the passes were told of every change of place. Never moves a node into or out of a
+    /// subtree that is not saved, nor detaches a node other nodes refer to.
+    static func mutate(_ graph: Graph, _ manager: RestorationManager, _ generator: inout Generator) -> Bool {
+        var told = true
         for _ in 0..<(1 + generator.below(3)) {
+            let visible = graph.expectedPaths()
+            let objects = graph.objects
             let index = generator.below(graph.nodes.count)
             let node = graph.nodes[index]
-            switch generator.below(3) {
+            switch generator.below(4) {
             case 0:
                 node.value = generator.below(1000)
                 manager.invalidateRestorableState(for: node)
             case 1:
                 if node.links.isEmpty || generator.chance(50) {
-                    node.links.append(graph.nodes[generator.below(graph.nodes.count)])
+                    node.links.append(objects[generator.below(objects.count)])
                 } else {
                     node.links.removeLast()
                 }
                 manager.invalidateRestorableState(for: node)
-            default:
+            case 2:
                 // Move a saved, embedded node under another saved node that is not below it.
                 guard let from = graph.parent[index], visible[ObjectIdentifier(node)] != nil,
                     graph.nodes[from].children.contains(where: { $0 === node })
@@ -130,10 +198,64 @@ import Testing
                 graph.nodes[from].children.removeAll { $0 === node }
                 graph.nodes[to].children.append(node)
                 graph.parent[index] = to
-                manager.invalidateRestorableState(for: graph.nodes[from])
-                manager.invalidateRestorableState(for: graph.nodes[to])
+                // Saved descendants: an object that is not saved is not in any pass.
+                let below = graph.nodes.indices.filter {
+                    graph.isDescendant($0, of: index) && $0 != index
+                        && visible[ObjectIdentifier(graph.nodes[$0])] != nil
+                }
+                let movedWith = graph.attachments.filter { attachment in
+                    visible[ObjectIdentifier(attachment)] != nil
+                        && attachment.parent.flatMap { graph.index(of: $0) }.map { graph.isDescendant($0, of: index) }
+                            == true
+                }
+                var toldNow = false
+                if generator.chance(40) {
+                    manager.invalidateRestorableState(for: node)
+                    toldNow = true
+                }
+                if generator.chance(40) {
+                    manager.invalidateRestorableState(for: graph.nodes[from])
+                    toldNow = true
+                }
+                if generator.chance(40) {
+                    manager.invalidateRestorableState(for: graph.nodes[to])
+                    toldNow = true
+                }
+                if !below.isEmpty && generator.chance(25) {
+                    manager.invalidateRestorableState(for: graph.nodes[below[generator.below(below.count)]])
+                    toldNow = true
+                }
+                if !movedWith.isEmpty && generator.chance(25) {
+                    manager.invalidateRestorableState(for: movedWith[generator.below(movedWith.count)])
+                    toldNow = true
+                }
+                // A reorder among the same parent's children changes no place.
+                told = told && (toldNow || from == to)
+            default:
+                // Give a registered object another restorationParent (or none).
+                guard !graph.attachments.isEmpty else { continue }
+                let attachment = graph.attachments[generator.below(graph.attachments.count)]
+                let old = attachment.parent
+                let new = generator.chance(20) ? nil : graph.nodes[generator.below(graph.nodes.count)]
+                let oldPath = visible[ObjectIdentifier(attachment)]
+                attachment.parent = new
+                let newPath = graph.expectedPaths()[ObjectIdentifier(attachment)]
+                var toldNow = false
+                if generator.chance(40) {
+                    manager.invalidateRestorableState(for: attachment)
+                    toldNow = oldPath != nil
+                }
+                if let old, generator.chance(40) {
+                    manager.invalidateRestorableState(for: old)
+                    toldNow = toldNow || oldPath != nil
+                }
+                if let new, generator.chance(40) { manager.invalidateRestorableState(for: new) }
+                // Registered objects at the root are checked by every pass.
+                if old == nil { toldNow = true }
+                told = told && (toldNow || oldPath == newPath)
             }
         }
+        return told
     }
 
     /// What the journal must hold for the graph: one entry per saved node, at its place, with its
@@ -146,17 +268,47 @@ import Testing
             Issue.record("seed \(seed), pass \(pass): saved \(entries.keys.sorted()), expected \(wantedPaths.sorted())")
             return false
         }
-        for node in graph.nodes {
+        for node in graph.objects {
             guard let path = expected[ObjectIdentifier(node)], let entry = entries[path] else { continue }
-            let links = node.links.map { expected[ObjectIdentifier($0)].map(RestorableValue.reference) ?? .null }
-            guard entry.values["value"] == .int(Int64(node.value)), entry.values["links"] == .array(links) else {
+            let (value, links) = state(of: node)
+            let linkValues = links.map { expected[ObjectIdentifier($0)].map(RestorableValue.reference) ?? .null }
+            guard entry.values["value"] == .int(Int64(value)), entry.values["links"] == .array(linkValues) else {
                 Issue.record(
-                    "seed \(seed), pass \(pass): \(path) holds \(entry.values), expected value \(node.value), links \(links)"
+                    "seed \(seed), pass \(pass): \(path) holds \(entry.values), expected value \(value), links \(linkValues)"
                 )
                 return false
             }
         }
         return true
+    }
+
+    /// What the journal must hold after a pass that was not told of every move: every object whose
+    /// place did not change since `settled` is still saved there, with its current value (every
+    /// change of value is invalidated).
+    static func checkUnmoved(
+        _ graph: Graph, _ journal: Journal, settled: [ObjectIdentifier: RestorationPath], seed: UInt64, pass: Int
+    ) throws -> Bool {
+        let entries = try decodedEntries(journal)
+        for (id, path) in graph.expectedPaths() where settled[id] == path {
+            guard let entry = entries[path] else {
+                Issue.record("seed \(seed), pass \(pass): \(path) did not move and is no longer saved")
+                return false
+            }
+            guard let object = graph.objects.first(where: { ObjectIdentifier($0) == id }) else { continue }
+            guard entry.values["value"] == .int(Int64(state(of: object).value)) else {
+                Issue.record(
+                    "seed \(seed), pass \(pass): \(path) holds \(entry.values), expected value \(state(of: object).value)"
+                )
+                return false
+            }
+        }
+        return true
+    }
+
+    static func state(of object: any StateRestoring) -> (value: Int, links: [any StateRestoring]) {
+        if let node = object as? Linker { return (node.value, node.links) }
+        let attachment = object as! Attachment
+        return (attachment.value, attachment.links)
     }
 
     @Test func everyObjectKeepsItsPlaceAndEveryReferenceRestoresToIt() throws {
@@ -169,31 +321,65 @@ import Testing
             let journal = try store.open()
             let delegate = TestDelegate()
             let manager = store.manager(journal, delegate: delegate)
+            for attachment in graph.attachments {
+                manager.registerObject(forStateRestoration: attachment, restorationIdentifier: attachment.id)
+            }
             var consistent = true
+            // Whether a pass since the last exact state was not told of a move, and the places then.
+            var stale = false
+            var settled = graph.expectedPaths()
             for pass in 0..<(2 + generator.below(5)) where consistent {
-                if pass > 0 { Self.mutate(graph, manager, &generator) }
+                var told = true
+                let before = graph.expectedPaths()
+                if pass > 0 { told = Self.mutate(graph, manager, &generator) }
+                let structural = graph.expectedPaths() != before
+                stale = stale || !told
                 let mode: PreservationMode = generator.chance(50) ? .full : .incremental
-                try manager.preserveState(roots: graph.roots, mode: mode)
-                consistent = try Self.check(graph, journal, seed: seed, pass: pass)
+                let report = try manager.preserveState(roots: graph.roots, mode: mode)
+                if mode == .incremental && pass > 0 && !structural && !stale && report.mode != .incremental {
+                    Issue.record(
+                        "seed \(seed), pass \(pass): nothing moved, yet \(String(describing: report.fullPassReason))")
+                    consistent = false
+                }
+                if report.mode == .full { stale = false }
+                if stale {
+                    consistent =
+                        try consistent
+                        && Self.checkUnmoved(
+                            graph, journal, settled: settled, seed: seed, pass: pass)
+                } else {
+                    consistent = try consistent && Self.check(graph, journal, seed: seed, pass: pass)
+                    settled = graph.expectedPaths()
+                }
             }
             guard consistent else { continue }
+            if stale {
+                try manager.preserveState(roots: graph.roots, mode: .full)
+                guard try Self.check(graph, journal, seed: seed, pass: -1) else { continue }
+            }
 
             let copy = graph.freshCopy()
             let restoring = store.manager(journal, delegate: delegate)
+            for attachment in copy.attachments {
+                restoring.registerObject(forStateRestoration: attachment, restorationIdentifier: attachment.id)
+            }
             try restoring.restoreState(roots: copy.roots)
             let expected = graph.expectedPaths()
-            for (index, node) in graph.nodes.enumerated() where expected[ObjectIdentifier(node)] != nil {
-                let restored = copy.nodes[index]
+            for object in graph.objects where expected[ObjectIdentifier(object)] != nil {
+                guard let restored = graph.counterpart(of: object, in: copy) as? any StateRestoring else { continue }
+                let (value, links) = Self.state(of: object)
+                let restoredValue = Self.state(of: restored).value
+                let decodedLinks = (restored as? Linker)?.decodedLinks ?? (restored as! Attachment).decodedLinks
                 // A reference saved as null restores as nil, which decodeObjects leaves out.
-                let wanted: [AnyObject] = node.links.compactMap { link in
-                    expected[ObjectIdentifier(link)] == nil ? nil : graph.index(of: link).map { copy.nodes[$0] }
+                let wanted: [AnyObject] = links.compactMap { link in
+                    expected[ObjectIdentifier(link)] == nil ? nil : graph.counterpart(of: link, in: copy)
                 }
                 let ok =
-                    restored.value == node.value && restored.decodedLinks.count == wanted.count
-                    && zip(restored.decodedLinks, wanted).allSatisfy { $0 === $1 }
+                    restoredValue == value && decodedLinks.count == wanted.count
+                    && zip(decodedLinks, wanted).allSatisfy { $0 === $1 }
                 if !ok {
                     Issue.record(
-                        "seed \(seed): \(expected[ObjectIdentifier(node)].map { "\($0)" } ?? "?") restored value \(restored.value) and links \(restored.decodedLinks.map { ($0 as? Linker)?.id ?? "nil" }), expected \(node.value) and \(wanted.map { ($0 as? Linker)?.id ?? "nil" })"
+                        "seed \(seed): \(expected[ObjectIdentifier(object)].map { "\($0)" } ?? "?") restored value \(restoredValue) and \(decodedLinks.count) links, expected \(value) and \(wanted.count)"
                     )
                     break
                 }

@@ -140,11 +140,13 @@ import Testing
         let restored = try #require(report.restored.last)
         #expect(restored.path == RestorationPath("Main", "Child"))
         #expect(!restored.decoded)
+        // The created child is not attached to Main, which is also reported.
         #expect(
             report.diagnostics == [
                 .classMismatch(
                     RestorationPath("Main", "Child"), savedType: "StateRestorationTests.SubNode",
-                    obtainedType: "StateRestorationTests.OtherNode")
+                    obtainedType: "StateRestorationTests.OtherNode"),
+                .restoredControllerOutsideHierarchy(RestorationPath("Main", "Child")),
             ])
     }
 
@@ -156,7 +158,8 @@ import Testing
         let delegate = TestDelegate()
         let manager = store.manager(journal, delegate: delegate)
         let report = try manager.restoreState(roots: [Node("Main")])
-        #expect(report.diagnostics.isEmpty)
+        // Only the created child's place is reported (nothing attaches it to Main), not its class.
+        #expect(report.diagnostics == [.restoredControllerOutsideHierarchy(RestorationPath("Main", "Child"))])
         #expect(report.restored.allSatisfy { $0.decoded })
     }
 }

@@ -103,8 +103,10 @@ import Testing
         let manager = store.manager(journal, delegate: delegate)
         let report = try manager.restoreState(roots: [Node("Main")])
         #expect(report.restored.map(\.decoded) == [true, false])
-        #expect(report.diagnostics.count == 1)
+        // The second diagnostic says that nothing attaches the created Detail to Main.
+        #expect(report.diagnostics.count == 2)
         #expect(report.diagnostics.first?.description.contains("not a subclass") == true)
+        #expect(report.diagnostics.last == .restoredControllerOutsideHierarchy(RestorationPath("Main", "Detail")))
     }
 
     // Seed 002: a custom container encodes its children itself, as references.

@@ -92,6 +92,13 @@ public enum RestorationDiagnostic: Sendable, Hashable, CustomStringConvertible {
     /// ``RestorationManager/completeStateRestoration()``. When `attempts` reaches the crash-loop
     /// limit, an older state is restored instead (``RestorationReason/crashLoopFallback(avoidedEpoch:)``).
     case unfinishedRestoration(epoch: UInt64, attempts: Int)
+    /// A restoration class (or the delegate) returned a controller for this path, but at the end of
+    /// the restoration no restored parent holds it: it is not among the children of the hierarchy
+    /// under the roots, and no restored object decoded a reference to it. The next preservation
+    /// pass does not find it, and removes its state. Attach it in its parent's
+    /// `decodeRestorableState(with:)` (decode the references the parent encoded to its children) or
+    /// in `applicationFinishedRestoringState()`.
+    case restoredControllerOutsideHierarchy(RestorationPath)
 
     /// The diagnostic in a sentence.
     public var description: String {
@@ -103,6 +110,8 @@ public enum RestorationDiagnostic: Sendable, Hashable, CustomStringConvertible {
             "\(path) was created by its restoration class but nothing was restored at its parent path; it is not registered"
         case .unfinishedRestoration(let epoch, let attempts):
             "restoring epoch \(epoch) began \(attempts) time(s) before and never completed: the app exited or crashed first, or extendStateRestoration() was not balanced by completeStateRestoration()"
+        case .restoredControllerOutsideHierarchy(let path):
+            "\(path) was restored but no parent holds it, so the next pass drops its state; attach it in its parent's decode"
         }
     }
 }

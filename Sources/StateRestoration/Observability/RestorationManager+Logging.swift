@@ -41,6 +41,10 @@ extension RestorationManager {
                 logger.warning(
                     "Restoring this state began before and never completed: the app exited or crashed first, or extendStateRestoration() was not balanced by completeStateRestoration()",
                     metadata: ["restoring_epoch": "\(epoch)", "attempts": "\(attempts)"])
+            case .restoredControllerOutsideHierarchy(let path):
+                logger.warning(
+                    "A restored controller has no parent holding it, so the next preservation pass drops its state",
+                    metadata: ["path": "\(path)"])
             }
         }
     }

@@ -11,19 +11,25 @@ import StateJournal
 /// the hierarchy is saved under the first object whose encode refers to it (a custom container
 /// encoding its children), until the hierarchy gives it a place of its own.
 ///
-/// A full pass builds a new tree from the roots. An incremental pass updates the previous tree at
-/// the dirty objects only: re-encode each, compare its children with the recorded ones, walk the new
-/// children, and drop the subtrees of the removed ones. Objects whose references a move made stale
-/// are encoded again. Its cost depends on the dirty objects and their children, never on the size
-/// of the tree.
+/// A full pass builds a new tree from the roots, reading every registered object's
+/// `restorationParent` again. An incremental pass updates the previous tree at the dirty objects
+/// only: re-encode each, compare its children with the recorded ones, walk the new children, and
+/// drop the subtrees of the removed ones. Objects whose references a move made stale are encoded
+/// again. Its cost depends on the dirty objects and their children, never on the size of the tree.
+///
+/// An incremental pass cannot see where an object went, so before it encodes anything it checks
+/// that nothing it touched may have moved (see ``place(roots:invalidated:)``); when something may
+/// have, it walks the whole hierarchy instead, before removing any path.
 final class PreservationPass: ReferenceResolving {
-    let tree: StateTree
-    let registry: RestorationRegistry
+    private(set) var tree: StateTree
+    private(set) var registry: RestorationRegistry
     let written: DigestTable
     let epoch: EpochWriter
     let typeNames: TypeNameCache
     /// Whether the pass updates an existing tree.
-    let isIncremental: Bool
+    private(set) var isIncremental: Bool
+    /// Why the pass walks the whole hierarchy; `nil` while it is incremental.
+    private(set) var fullPassReason: FullPassReason?
 
     private(set) var digests: [RestorationPath: StateDigest] = [:]
     private(set) var writtenPaths: [RestorationPath] = []
@@ -36,14 +42,23 @@ final class PreservationPass: ReferenceResolving {
     /// While an object encodes: the paths it refers to, and the controllers it adopts.
     private var found: Set<RestorationPath> = []
     private var adoptedNow: [RestorationPath] = []
+    /// While an incremental pass places objects: the paths it placed, the objects it removed from
+    /// the tree that are still alive, the places it found held by an object met again elsewhere,
+    /// and the first path whose object it found scoped elsewhere.
+    private var placedNow: Set<RestorationPath> = []
+    private var departed: [(path: RestorationPath, object: AnyObject)] = []
+    private var contested: [RestorationPath] = []
+    private var rescoped: RestorationPath?
 
+    /// - Parameter fullPassReason: Why a full pass is full (ignored for an incremental one).
     init(
         tree: StateTree, registry: RestorationRegistry, written: DigestTable, epoch: EpochWriter,
         typeNames: TypeNameCache,
-        isIncremental: Bool
+        isIncremental: Bool, fullPassReason: FullPassReason? = nil
     ) {
         self.typeNames = typeNames
         self.isIncremental = isIncremental
+        self.fullPassReason = isIncremental ? nil : fullPassReason ?? .requested
         self.tree = tree
         self.registry = registry
         self.written = written
@@ -73,11 +88,18 @@ final class PreservationPass: ReferenceResolving {
             }
             children.append(Child(object: root, kind: .controller, path: path))
         }
-        for registration in registry.registrations(scopedUnder: nil) where registration.parentID == nil {
-            children.append(
-                Child(object: registration.object, kind: .object, path: RestorationPath([registration.identifier])))
-        }
+        appendRegistered(under: nil, at: StateTree.rootPath, to: &children)
         return children
+    }
+
+    /// Appends the objects registered under `parent` (at the root when `nil`). An incremental pass
+    /// notes a registered object whose `restorationParent` no longer is `parent`: it moved.
+    private func appendRegistered(under parent: AnyObject?, at path: RestorationPath, to children: inout [Child]) {
+        for registration in registry.registrations(scopedUnder: parent) {
+            let childPath = path.appending(registration.identifier)
+            if isIncremental && rescoped == nil && !registration.isScoped(under: parent) { rescoped = childPath }
+            children.append(Child(object: registration.object, kind: .object, path: childPath))
+        }
     }
 
     /// The children of an object in the hierarchy: embedded and presented controllers, and objects
@@ -93,10 +115,7 @@ final class PreservationPass: ReferenceResolving {
                 children.append(Child(object: child, kind: .controller, path: path.appending(identifier)))
             }
         }
-        for registration in registry.registrations(scopedUnder: object) {
-            children.append(
-                Child(object: registration.object, kind: .object, path: path.appending(registration.identifier)))
-        }
+        appendRegistered(under: object, at: path, to: &children)
         return children
     }
 
@@ -127,22 +146,22 @@ final class PreservationPass: ReferenceResolving {
     func visit(_ child: Child, adopted: Bool = false) throws -> Visit {
         if let existing = tree.nodes[child.path] {
             if existing.object === child.object { return .present }
-            problems.append(
-                .duplicatePath(
-                    child.path, keptType: existing.object.map { typeNames.name(of: $0) } ?? "released object",
-                    droppedType: typeNames.name(of: child.object)))
+            problems.append(duplicate(at: child.path, kept: existing, dropped: child))
             return .rejected
         }
         if let other = tree.path(of: child.object) {
             guard !adopted, tree.nodes[other]?.isAdopted == true, let parent = other.parent else {
+                // The other place may be one the object left since the last pass.
+                if isIncremental && !adopted { contested.append(other) }
                 problems.append(
                     .objectAtTwoPaths(type: typeNames.name(of: child.object), kept: other, dropped: child.path))
                 return .rejected
             }
             tree.nodes[parent]?.adopted.removeAll { $0 == other }
-            tree.removeSubtree(at: other, into: &removed)
+            remove(other)
         }
         tree.insert(child.object, kind: child.kind, at: child.path, adopted: adopted)
+        if isIncremental { placedNow.insert(child.path) }
         enqueue(child.path)
         try adopt(children(of: child.object, at: child.path), at: child.path)
         return .added
@@ -160,7 +179,7 @@ final class PreservationPass: ReferenceResolving {
             var wanted: [RestorationPath: AnyObject] = [:]
             for child in children where wanted[child.path] == nil { wanted[child.path] = child.object }
             for old in node.children where wanted[old] == nil || tree.nodes[old]?.object !== wanted[old] {
-                tree.removeSubtree(at: old, into: &removed)
+                remove(old)
             }
             var keptSet: Set<RestorationPath> = []
             for child in children where try visit(child) != .rejected && keptSet.insert(child.path).inserted {
@@ -181,7 +200,7 @@ final class PreservationPass: ReferenceResolving {
             var wanted: [RestorationPath: AnyObject] = [:]
             for child in children where wanted[child.path] == nil { wanted[child.path] = child.object }
             for old in node.children where wanted[old] == nil || tree.nodes[old]?.object !== wanted[old] {
-                tree.removeSubtree(at: old, into: &removed)
+                remove(old)
             }
             let remaining = node.children.filter { tree.nodes[$0] != nil }
             tree.nodes[path]?.children = remaining
@@ -193,8 +212,132 @@ final class PreservationPass: ReferenceResolving {
         }
     }
 
+    /// Removes the subtree at `path`; an incremental pass remembers the objects in it that are still
+    /// alive, which may only have moved.
+    private func remove(_ path: RestorationPath) {
+        if isIncremental {
+            tree.removeSubtree(at: path, into: &removed) { departed.append(($0, $1)) }
+        } else {
+            tree.removeSubtree(at: path, into: &removed)
+        }
+    }
+
+    /// The problem for two objects that claim one path.
+    private func duplicate(at path: RestorationPath, kept: StateTree.Node, dropped: Child) -> PreservationProblem {
+        let droppedType = typeNames.name(of: dropped.object)
+        guard let keptObject = kept.object else {
+            return .duplicatePath(path, keptType: "released object", droppedType: droppedType)
+        }
+        let keptType = typeNames.name(of: keptObject)
+        guard keptType == droppedType else { return .duplicatePath(path, keptType: keptType, droppedType: droppedType) }
+        return .duplicateInstance(
+            path, type: keptType, kept: origin(of: keptObject, kind: kept.kind),
+            dropped: origin(of: dropped.object, kind: dropped.kind))
+    }
+
+    private func origin(of object: AnyObject, kind: RestorableEntryKind) -> PreservationProblem.Origin {
+        guard kind == .object, let registration = registry.registration(of: object) else { return .child }
+        return registration.isCreatedDuringRestoration ? .createdDuringRestoration : .registered
+    }
+
     private func enqueue(_ path: RestorationPath) {
         if queued.insert(path).inserted { queue.append(path) }
+    }
+
+    /// Places every object to encode. A full pass reads every registered object's
+    /// `restorationParent` again and walks the whole hierarchy from `roots`.
+    ///
+    /// An incremental pass places the roots and refreshes the children of the `invalidated`
+    /// objects that are in the tree, then checks that nothing it touched may have moved somewhere it
+    /// did not walk:
+    /// - every object it removed from the tree that is still alive (a controller, or a registered
+    ///   object) was placed again, under another invalidated object;
+    /// - every object it met at a second place no longer holds the first one;
+    /// - every registered object it listed still has the parent it is indexed under;
+    /// - every invalidated object, and every object whose path an invalidated object's last encode
+    ///   recorded, is still at its recorded place (``placeHolds(_:)``).
+    /// When a check fails, it walks the whole hierarchy instead, as a full pass (with
+    /// ``FullPassReason/placeChanged(_:)``), before it removes any path. A move that no invalidated
+    /// object shows (the app changed the hierarchy and invalidated nothing involved) stays unseen
+    /// until the next full pass.
+    ///
+    /// - Complexity: Incremental: the roots, plus, for each invalidated object, its children and
+    ///   the depth of its path and of each path it refers to, times the siblings along them.
+    func place(roots: [any RestorableController], invalidated: [any StateRestoring]) throws {
+        if isIncremental {
+            let problemCount = problems.count
+            guard let moved = try placeIncrementally(roots: roots, invalidated: invalidated) else { return }
+            isIncremental = false
+            fullPassReason = .placeChanged(moved)
+            tree = StateTree()
+            problems.removeSubrange(problemCount...)
+            queue = []
+            queued = []
+            removed = []
+        }
+        placedNow = []
+        departed = []
+        contested = []
+        rescoped = nil
+        registry.rescopeAll()
+        try adopt(rootChildren(roots), at: StateTree.rootPath)
+    }
+
+    /// The incremental placing; returns the path of an object that may have moved, if any.
+    private func placeIncrementally(roots: [any RestorableController], invalidated: [any StateRestoring]) throws
+        -> RestorationPath?
+    {
+        try adopt(rootChildren(roots), at: StateTree.rootPath)
+        let dirty = invalidated.compactMap { object in tree.path(of: object).map { (path: $0, object: object) } }
+            .sorted { $0.path < $1.path }
+        try refresh(dirty)
+        if let rescoped { return rescoped }
+        for (path, object) in departed where tree.path(of: object) == nil {
+            if object is any RestorableController || registry.registration(of: object) != nil { return path }
+        }
+        for path in contested where !placeHolds(path) { return path }
+        for (path, object) in dirty where tree.nodes[path]?.object === object {
+            if !placeHolds(path) { return path }
+            for target in tree.references[path] ?? [] where tree.nodes[target] != nil && !placeHolds(target) {
+                return target
+            }
+        }
+        return nil
+    }
+
+    /// Whether the object at `path` is still at the place the tree records: each node up to the
+    /// root is still listed by its parent under the same identifier (a controller among its
+    /// parent's children, a registered object under its parent), or was placed by this pass.
+    ///
+    /// A controller saved under the object whose encode refers to it is taken as it is: that
+    /// object's next encode checks it.
+    ///
+    /// - Complexity: O(depth × siblings).
+    func placeHolds(_ path: RestorationPath) -> Bool {
+        var path = path
+        while path != StateTree.rootPath, let parentPath = path.parent, let identifier = path.components.last {
+            guard let node = tree.nodes[path], let object = node.object else { return false }
+            if placedNow.contains(path) { return true }
+            let parent = parentPath == StateTree.rootPath ? nil : tree.nodes[parentPath]?.object
+            if parentPath != StateTree.rootPath && parent == nil { return false }
+            if node.kind == .object {
+                guard let registration = registry.registration(of: object), registration.identifier == identifier,
+                    registration.isScoped(under: parent)
+                else { return false }
+            } else if !node.isAdopted {
+                guard let controller = object as? any RestorableController,
+                    controller.restorationIdentifier == identifier
+                else { return false }
+                // A root still in the tree is one of this pass's roots: they were placed first.
+                if let parent {
+                    guard let container = parent as? any RestorableController,
+                        container.restorationChildren.contains(where: { $0 === object })
+                    else { return false }
+                }
+            }
+            path = parentPath
+        }
+        return true
     }
 
     // MARK: - Encoding

@@ -24,6 +24,10 @@ final class RestorationPass: ReferenceResolving {
     /// Objects their restoration class created, with the object restored at their parent path (nil
     /// at the root): the manager registers each there, so it keeps the path it was restored at.
     private(set) var created: [(object: any StateRestoring, identifier: String, parent: AnyObject?)] = []
+    /// Controllers a restoration class or the delegate returned, which only a parent can attach.
+    private var suppliedControllers: [(path: RestorationPath, controller: any RestorableController)] = []
+    /// Objects that a decode obtained through a reference: the referrer may hold them.
+    private var referenced: Set<ObjectIdentifier> = []
 
     init(_ input: Input, report: RestorationReport) {
         self.input = input
@@ -57,6 +61,9 @@ final class RestorationPass: ReferenceResolving {
                 }
                 report.restored.append(
                     RestoredObject(path: path, savedTypeName: entry.typeName, source: source, decoded: matches))
+                if source != .existing, let controller = object as? any RestorableController {
+                    suppliedControllers.append((path, controller))
+                }
                 order.append((path, entry, object, matches))
                 if source == .restorationClass && entry.kind == .object, let last = path.components.last,
                     input.registry.registration(of: object) == nil
@@ -238,5 +245,29 @@ final class RestorationPass: ReferenceResolving {
         obtainedPaths[ObjectIdentifier(object)]
     }
 
-    func restoredObject(at path: RestorationPath) -> (any StateRestoring)? { obtained[path] }
+    func restoredObject(at path: RestorationPath) -> (any StateRestoring)? {
+        guard let object = obtained[path] else { return nil }
+        referenced.insert(ObjectIdentifier(object))
+        return object
+    }
+
+    // MARK: - Controllers no parent holds
+
+    /// The paths of the controllers a restoration class or the delegate returned that nothing holds
+    /// now: not in the hierarchy under `roots` (walked as a preservation pass walks it), and not
+    /// obtained by any decode through a reference. The next preservation pass would drop them.
+    ///
+    /// - Complexity: O(*n*) in the hierarchy under the roots, once per restoration; nothing when
+    ///   no controller was supplied.
+    func controllersNoParentHolds(roots: [any RestorableController]) -> [RestorationPath] {
+        let candidates = suppliedControllers.filter { !referenced.contains(ObjectIdentifier($0.controller)) }
+        guard !candidates.isEmpty else { return [] }
+        var reachable: Set<ObjectIdentifier> = []
+        var stack = roots.filter { $0.restorationIdentifier != nil }
+        while let next = stack.popLast() {
+            guard reachable.insert(ObjectIdentifier(next)).inserted else { continue }
+            stack.append(contentsOf: next.restorationChildren.filter { $0.restorationIdentifier != nil })
+        }
+        return candidates.filter { !reachable.contains(ObjectIdentifier($0.controller)) }.map(\.path)
+    }
 }

@@ -76,13 +76,24 @@ final class StateTree {
 
     /// Removes the node at `path` and everything under it, adding each removed path to `removed`.
     func removeSubtree(at path: RestorationPath, into removed: inout Set<RestorationPath>) {
+        removeSubtree(at: path, into: &removed) { _, _ in }
+    }
+
+    /// Removes the node at `path` and everything under it, adding each removed path to `removed`
+    /// and calling `departing` with each object still alive and its path: objects that may only
+    /// have moved.
+    func removeSubtree(
+        at path: RestorationPath, into removed: inout Set<RestorationPath>,
+        departing: (RestorationPath, AnyObject) -> Void
+    ) {
         guard let node = nodes.removeValue(forKey: path) else { return }
         removed.insert(path)
-        if let object = node.object, paths[ObjectIdentifier(object)] == path {
-            paths[ObjectIdentifier(object)] = nil
+        if let object = node.object {
+            if paths[ObjectIdentifier(object)] == path { paths[ObjectIdentifier(object)] = nil }
+            departing(path, object)
         }
         setReferences([], from: path)
-        for child in node.children { removeSubtree(at: child, into: &removed) }
-        for child in node.adopted { removeSubtree(at: child, into: &removed) }
+        for child in node.children { removeSubtree(at: child, into: &removed, departing: departing) }
+        for child in node.adopted { removeSubtree(at: child, into: &removed, departing: departing) }
     }
 }

@@ -61,9 +61,13 @@ import StateJournal
 public protocol StateRestoring: AnyObject {
     /// The object whose restoration path scopes this one, or `nil` to scope it at the root.
     ///
-    /// Two objects with different parents can share a restoration identifier. The manager reads
-    /// this property when the object is registered. Controllers get their path from the hierarchy
-    /// and ignore it. Defaults to `nil`.
+    /// Two objects with different parents can share a restoration identifier. As in UIKit, the
+    /// manager reads this property whenever it preserves: when the object is registered, on every
+    /// full pass, before restoring, and in an incremental pass that touches the object (it, one of
+    /// its descendants, or its old parent was invalidated). Changing it moves the object: the next
+    /// such pass saves it under the new parent and removes its old path. An object its restoration
+    /// class created stays at the path it was restored at while this is `nil`. Controllers get
+    /// their path from the hierarchy and ignore it. Defaults to `nil`.
     var restorationParent: (any StateRestoring)? { get }
 
     /// The type that creates this object during restoration, or `nil` when the object must

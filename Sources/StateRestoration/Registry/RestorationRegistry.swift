@@ -6,20 +6,21 @@ import StateJournal
 /// entry naming an unregistered type is skipped, never instantiated.
 struct RestorationRegistry {
     private(set) var registrations: [ObjectIdentifier: ObjectRegistration] = [:]
-    /// Registered objects by the identity of their parent (`nil`: scoped at the root), in
-    /// registration order.
-    private(set) var byParent: [ObjectIdentifier?: [ObjectIdentifier]] = [:]
+    /// Registered objects by the scope they were last read under, in registration order.
+    private(set) var byParent: [ObjectRegistration.ScopeKey: [ObjectIdentifier]] = [:]
     var controllerClasses: [String: any ControllerRestoration.Type] = [:]
     var objectClasses: [String: any ObjectRestoration.Type] = [:]
     var migrations: [String: [StateMigration]] = [:]
+    private var nextSequence = 0
 
-    /// Registers `object`, replacing an earlier registration of it.
+    /// Registers `object` under its `restorationParent`, replacing an earlier registration of it.
     @discardableResult
     mutating func register(_ object: any StateRestoring, identifier: String) -> ObjectRegistration {
         register(ObjectRegistration(object: object, identifier: identifier))
     }
 
-    /// Registers `object` under `parent`, whatever its `restorationParent` says.
+    /// Registers an object its restoration class created under `parent`, the object restored at its
+    /// parent path, which scopes it while its own `restorationParent` is `nil`.
     @discardableResult
     mutating func register(_ object: any StateRestoring, identifier: String, parent: AnyObject?) -> ObjectRegistration {
         register(ObjectRegistration(object: object, identifier: identifier, parent: parent))
@@ -28,9 +29,11 @@ struct RestorationRegistry {
     private mutating func register(_ registration: ObjectRegistration) -> ObjectRegistration {
         let object = registration.object
         unregister(object)
+        registration.sequence = nextSequence
+        nextSequence += 1
         let id = ObjectIdentifier(object)
         registrations[id] = registration
-        byParent[registration.parentID, default: []].append(id)
+        byParent[registration.key, default: []].append(id)
         return registration
     }
 
@@ -38,9 +41,28 @@ struct RestorationRegistry {
     mutating func unregister(_ object: any StateRestoring) -> ObjectRegistration? {
         let id = ObjectIdentifier(object)
         guard let registration = registrations.removeValue(forKey: id) else { return nil }
-        byParent[registration.parentID]?.removeAll { $0 == id }
-        if byParent[registration.parentID]?.isEmpty == true { byParent[registration.parentID] = nil }
+        removeFromIndex(id, key: registration.key)
         return registration
+    }
+
+    private mutating func removeFromIndex(_ id: ObjectIdentifier, key: ObjectRegistration.ScopeKey) {
+        byParent[key]?.removeAll { $0 == id }
+        if byParent[key]?.isEmpty == true { byParent[key] = nil }
+    }
+
+    /// Reads every registered object's `restorationParent` again and moves the ones whose scope
+    /// changed to the end of their new scope, in registration order.
+    ///
+    /// - Complexity: O(*r*) in the registrations; the index changes only when a scope changed.
+    mutating func rescopeAll() {
+        let stale = registrations.values.filter(\.needsRescope).sorted { $0.sequence < $1.sequence }
+        for old in stale {
+            let id = ObjectIdentifier(old.object)
+            removeFromIndex(id, key: old.key)
+            let registration = old.rescoped()
+            registrations[id] = registration
+            byParent[registration.key, default: []].append(id)
+        }
     }
 
     func registration(of object: AnyObject) -> ObjectRegistration? {
@@ -50,9 +72,11 @@ struct RestorationRegistry {
         return registration
     }
 
-    /// The objects registered under `parent` (or at the root when `nil`), in registration order.
+    /// The objects registered under `parent` (or at the root when `nil`), in registration order, as
+    /// last read (see ``rescopeAll()``).
     func registrations(scopedUnder parent: AnyObject?) -> [ObjectRegistration] {
-        guard let ids = byParent[parent.map(ObjectIdentifier.init)] else { return [] }
+        let key: ObjectRegistration.ScopeKey = parent.map { .parent(ObjectIdentifier($0)) } ?? .root
+        guard let ids = byParent[key] else { return [] }
         return ids.compactMap { id in
             guard let registration = registrations[id] else { return nil }
             if let parent, registration.parent !== parent { return nil }
