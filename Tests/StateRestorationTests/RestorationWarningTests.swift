@@ -110,11 +110,13 @@ import Testing
         let delegate = TestDelegate()
         let report = try manager(journal, delegate, logs: logs).restoreState(roots: [Node("Main")])
 
+        // Main does not attach the created child, so the report also says that no parent holds it.
         #expect(
             report.diagnostics == [
                 .classMismatch(
                     RestorationPath("Main", "Child"), savedType: "StateRestorationTests.SubNode",
-                    obtainedType: "StateRestorationTests.OtherNode")
+                    obtainedType: "StateRestorationTests.OtherNode"),
+                .restoredControllerOutsideHierarchy(RestorationPath("Main", "Child")),
             ])
         let warning = try #require(logs.entries(.warning, containing: "another class").first)
         #expect(warning.metadata["path"] == "Main/Child")

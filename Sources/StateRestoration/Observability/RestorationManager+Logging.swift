@@ -60,6 +60,12 @@ extension RestorationManager {
                 metadata["path"] = "\(path)"
                 metadata["kept_type"] = "\(kept)"
                 metadata["dropped_type"] = "\(dropped)"
+            case .duplicateInstance(let path, let type, let kept, let dropped):
+                message = "Two instances of one type claim one restoration path; the second was not saved"
+                metadata["path"] = "\(path)"
+                metadata["type"] = "\(type)"
+                metadata["kept"] = "\(kept)"
+                metadata["dropped"] = "\(dropped)"
             case .objectAtTwoPaths(let type, let kept, let dropped):
                 message = "An object was reached at a second restoration path; it is saved at the first only"
                 metadata["path"] = "\(dropped)"
