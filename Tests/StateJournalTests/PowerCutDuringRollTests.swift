@@ -49,9 +49,11 @@ import Testing
         var unsynced = 0
         for variant in 0..<Self.imagesPerPolicy {
             let image = directory.appending("image-\(variant)")
-            try base.writePowerLossImage(of: store, to: image, unsyncedPage: UnsyncedTailTests.pageFate(seed: random.next()))
+            try base.writePowerLossImage(
+                of: store, to: image, unsyncedPage: UnsyncedTailTests.pageFate(seed: random.next()))
             let outcome = try UnsyncedTailTests().checkRecovery(
-                of: image, options: options, durable: durable, model: model, label: "\(durability) roll image \(variant)")
+                of: image, options: options, durable: durable, model: model,
+                label: "\(durability) roll image \(variant)")
             #expect(outcome.recovered >= durable)
             if outcome.unsynced { unsynced += 1 }
             try? FileManager.default.removeItem(atPath: image)

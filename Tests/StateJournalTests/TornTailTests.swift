@@ -172,7 +172,8 @@ import Testing
         try Corruption.writeFile(fixture.store + "/segment-00000000000000fe.sjl", Corruption.garbage(100, seed: 3))
         #expect(try openReader(fixture.store, recovery: .strict).state().entries == fixture.model.latest)
         let journal = try openJournal(fixture.store)
-        #expect(Set(journal.recoveryReport.removedLeftovers) == ["segment-00000000000000ff.sjl", "MANIFEST.tmp", "segment-00000000000000fe.sjl"])
+        let removed: Set = ["segment-00000000000000ff.sjl", "MANIFEST.tmp", "segment-00000000000000fe.sjl"]
+        #expect(Set(journal.recoveryReport.removedLeftovers) == removed)
         #expect(journal.recoveryReport.quarantinedFiles == [])
         #expect(journal.recoveryReport.unsyncedTail?.file == "segment-00000000000000fe.sjl")
         #expect(journal.recoveryReport.unsyncedTail?.bytesDropped == 100)

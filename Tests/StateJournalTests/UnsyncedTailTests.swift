@@ -19,7 +19,8 @@ import Testing
     /// others lost, some garbage.
     static func pageFate(seed: UInt64) -> (String, Int) -> UnsyncedPageFate {
         { name, page in
-            var random = SplitMix64(seed: seed ^ name.utf8.reduce(UInt64(page) &* 0x9E37_79B9) { ($0 &* 31) &+ UInt64($1) })
+            var random = SplitMix64(
+                seed: seed ^ name.utf8.reduce(UInt64(page) &* 0x9E37_79B9) { ($0 &* 31) &+ UInt64($1) })
             switch random.next() % 10 {
             case 0..<5: return .written
             case 5..<9: return .zeros
@@ -49,9 +50,11 @@ import Testing
             let durable = journal.lastDurable?.epoch ?? 0
             for variant in 0..<Self.imagesPerCut {
                 let image = directory.appending("image-\(cut)-\(variant)")
-                try fileSystem.writePowerLossImage(of: store, to: image, unsyncedPage: Self.pageFate(seed: random.next()))
+                try fileSystem.writePowerLossImage(
+                    of: store, to: image, unsyncedPage: Self.pageFate(seed: random.next()))
                 let outcome = try checkRecovery(
-                    of: image, options: options, durable: durable, model: model, label: "\(durability) cut \(cut) image \(variant)")
+                    of: image, options: options, durable: durable, model: model,
+                    label: "\(durability) cut \(cut) image \(variant)")
                 if outcome.recovered < durable { acknowledgedLost += 1 }
                 if outcome.cut { cuts += 1 }
                 if outcome.unsynced { unsyncedTails += 1 }
@@ -65,7 +68,8 @@ import Testing
         #expect(cuts > images / 5, "\(cuts) of \(images) images cut a tail")
         #expect(unsyncedTails > images / 20, "\(unsyncedTails) of \(images) images had an unsynced tail beyond a gap")
         noteSweep(
-            "\(durability): \(images) power-cut images, \(cuts) cut a tail, \(unsyncedTails) beyond a gap, \(acknowledgedLost) lost a durable epoch")
+            "\(durability): \(images) power-cut images, \(cuts) cut a tail, \(unsyncedTails) beyond a gap, \(acknowledgedLost) lost a durable epoch"
+        )
     }
 
     struct Outcome {
@@ -78,7 +82,9 @@ import Testing
 
     /// Opens `image` as a writer and checks what it recovered, then commits more epochs and reads
     /// the store back with a reader.
-    func checkRecovery(of image: String, options: JournalOptions, durable: UInt64, model: JournalModel, label: String) throws -> Outcome {
+    func checkRecovery(of image: String, options: JournalOptions, durable: UInt64, model: JournalModel, label: String)
+        throws -> Outcome
+    {
         // A reader, even a strict one, sees the same as the writer will, and calls nothing damage.
         let read = try openReader(image, recovery: .strict).state()
         #expect(read.damage == nil, "\(label)")
@@ -89,10 +95,13 @@ import Testing
         let recovered = journal.recoveredState.epoch?.epoch ?? 0
         #expect(read.epoch?.epoch ?? 0 == recovered, "\(label)")
         if let seen = read.unsyncedTail {
-            #expect(report.unsyncedTail?.file == seen.file && report.unsyncedTail?.offset == seen.offset, "\(label): \(seen)")
+            #expect(
+                report.unsyncedTail?.file == seen.file && report.unsyncedTail?.offset == seen.offset,
+                "\(label): \(seen)")
         }
         #expect(recovered >= durable, "\(label): recovered epoch \(recovered), but \(durable) was durable")
-        #expect(journal.recoveredState.entries == (model.states[recovered] ?? [:]), "\(label): state of epoch \(recovered)")
+        #expect(
+            journal.recoveredState.entries == (model.states[recovered] ?? [:]), "\(label): state of epoch \(recovered)")
         if let tail = report.unsyncedTail {
             #expect(tail.lastConsistentEpoch ?? 0 == recovered, "\(label): \(tail)")
             #expect(tail.bytesDropped > 0 && !report.isClean, "\(label): \(tail)")
@@ -113,7 +122,8 @@ import Testing
         #expect(latest.damage == nil, "\(label)")
         #expect(latest.entries == continued.latest, "\(label)")
         return Outcome(
-            recovered: recovered, cut: report.truncatedTailBytes > 0 || report.unsyncedTail != nil, unsynced: report.unsyncedTail != nil)
+            recovered: recovered, cut: report.truncatedTailBytes > 0 || report.unsyncedTail != nil,
+            unsynced: report.unsyncedTail != nil)
     }
 
     /// Writes epochs under `durability`, syncing after `syncedThrough` of them, then more, and
@@ -121,8 +131,10 @@ import Testing
     private func writeStore(
         _ store: String, fileSystem: FaultInjectingFileSystem, durability: Durability, epochs: Int, syncedThrough: Int
     ) throws -> (journal: Journal, model: JournalModel, ends: [UInt64: Int]) {
-        let journal = try Journal.open(path: store, options: testOptions(durability: durability), fileSystem: fileSystem)
-        var workload = WorkloadGenerator(seed: 77, pathCount: 6, stateSizes: 1500...3000, changesPerEpoch: 2...4, removeAllPercent: 0)
+        let journal = try Journal.open(
+            path: store, options: testOptions(durability: durability), fileSystem: fileSystem)
+        var workload = WorkloadGenerator(
+            seed: 77, pathCount: 6, stateSizes: 1500...3000, changesPerEpoch: 2...4, removeAllPercent: 0)
         var model = JournalModel()
         var ends: [UInt64: Int] = [:]
         for index in 1...epochs {
@@ -139,7 +151,8 @@ import Testing
         let store = directory.appending("store")
         let fileSystem = FaultInjectingFileSystem()
         // Epochs 1 to 6 synced; the commit of epoch 7 says so. Epochs 7 to 30 were never synced.
-        let (journal, model, ends) = try writeStore(store, fileSystem: fileSystem, durability: durability, epochs: 30, syncedThrough: 6)
+        let (journal, model, ends) = try writeStore(
+            store, fileSystem: fileSystem, durability: durability, epochs: 30, syncedThrough: 6)
         #expect(journal.lastDurable?.epoch == 6)
         let segment = (try Corruption.segmentNames(in: store))[0]
         // A power cut keeps every unsynced page but the one after the page where epoch 7 ends.
@@ -166,8 +179,13 @@ import Testing
         #expect(state.unsyncedTail == nil)
         #expect(state.entries == model.states[2])
         journalError(.damaged) { try openReader(image, recovery: .strict).state() }
-        journalError(.damaged) { try Journal.open(path: image, options: testOptions(durability: durability, recovery: .strict), fileSystem: FaultInjectingFileSystem()) }
-        let writer = try Journal.open(path: image, options: testOptions(durability: durability), fileSystem: FaultInjectingFileSystem())
+        journalError(.damaged) {
+            try Journal.open(
+                path: image, options: testOptions(durability: durability, recovery: .strict),
+                fileSystem: FaultInjectingFileSystem())
+        }
+        let writer = try Journal.open(
+            path: image, options: testOptions(durability: durability), fileSystem: FaultInjectingFileSystem())
         #expect(writer.recoveryReport.damage?.offset == Int64(target.offset))
         #expect(writer.recoveryReport.unsyncedTail == nil)
         #expect(writer.recoveryReport.quarantinedFiles == ["damaged-0000000000000001-at-\(ends[2]!).bin"])
@@ -185,7 +203,8 @@ import Testing
         let directory = TemporaryDirectory()
         let store = directory.appending("store")
         let fileSystem = FaultInjectingFileSystem()
-        let (journal, model, ends) = try writeStore(store, fileSystem: fileSystem, durability: .everyCommit, epochs: 8, syncedThrough: 0)
+        let (journal, model, ends) = try writeStore(
+            store, fileSystem: fileSystem, durability: .everyCommit, epochs: 8, syncedThrough: 0)
         try journal.close()
         let segment = store + "/" + (try Corruption.segmentNames(in: store))[0]
         let records = Corruption.records(ofSegment: try Corruption.readFile(segment))

@@ -45,7 +45,8 @@ import Testing
             let image = directory.appending("image-\(cut)")
             let seed = random.next()
             try fileSystem.writePowerLossImage(of: store, to: image) { name, page in
-                var fate = SplitMix64(seed: seed ^ name.utf8.reduce(UInt64(page) &* 0x9E37_79B9) { ($0 &* 31) &+ UInt64($1) })
+                var fate = SplitMix64(
+                    seed: seed ^ name.utf8.reduce(UInt64(page) &* 0x9E37_79B9) { ($0 &* 31) &+ UInt64($1) })
                 return fate.next() % 2 == 0 ? .written : .zeros
             }
             let label = "\(durability), cut \(cut) after epoch \(epoch), \(durable) durable"
@@ -57,9 +58,13 @@ import Testing
             let kept = (verified["consistentEpoch"] as? NSNumber)?.uint64Value ?? 0
             #expect(kept >= durable, "\(label): the image keeps epoch \(kept)")
 
-            let soak = try ToolRunner.run(["soak", image, "--seconds", "0.3", "--durability", durability, "--objects", String(Self.objects)])
+            let soak = try ToolRunner.run([
+                "soak", image, "--seconds", "0.3", "--durability", durability, "--objects", String(Self.objects),
+            ])
             #expect(soak.status == 0, "\(label): \(soak.standardError)")
-            let committed = soak.standardOutput.split(separator: "\n").compactMap { UInt64($0.dropFirst("committed ".count)) }
+            let committed = soak.standardOutput.split(separator: "\n").compactMap {
+                UInt64($0.dropFirst("committed ".count))
+            }
             #expect(committed.first == kept + 1, "\(label): soak went on with \(String(describing: committed.first))")
             let check = try ToolRunner.run(["soak", image, "--check"])
             #expect(check.status == 0, "\(label): \(check.standardOutput)\(check.standardError)")

@@ -14,7 +14,9 @@ import Glibc
     /// A store of `seconds` of soak with a fixed seed, and its last epoch.
     /// Damage is bytes that were durable and are now wrong: stores to damage are written under
     /// `everyCommit`, where each commit record says the epochs before it were synced.
-    static func soakedStore(_ directory: TemporaryDirectory, seconds: String = "0.4", durability: String = "none") throws -> (String, UInt64) {
+    static func soakedStore(
+        _ directory: TemporaryDirectory, seconds: String = "0.4", durability: String = "none"
+    ) throws -> (String, UInt64) {
         let store = directory.appending("store")
         let run = try ToolRunner.run(["soak", store, "--seconds", seconds, "--objects", "12", "--durability", durability])
         #expect(run.status == 0, "\(run.standardError)")

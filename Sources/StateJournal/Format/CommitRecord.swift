@@ -70,7 +70,9 @@ struct CommitRecord: Equatable, Sendable {
         let batchCount = try reader.count(atMost: Int(Int32.max), "batch count")
         let digest = batchCount > 0 ? try reader.u32() : 0
         let syncedEnd = version >= FormatVersion.syncedEndInCommits ? try reader.varint() : nil
-        if let syncedEnd, syncedEnd > UInt64(Int64.max) { throw FormatViolation("synced end \(syncedEnd) is beyond any file") }
+        if let syncedEnd, syncedEnd > UInt64(Int64.max) {
+            throw FormatViolation("synced end \(syncedEnd) is beyond any file")
+        }
         let encodedTimestamp = try reader.varint()
         let timestamp: UInt64
         if let previousTimestamp {

@@ -30,7 +30,9 @@ public struct JournalState: Sendable, Sequence {
         self.init(epoch: epoch, table: StateTable(entries), damage: damage, uncommittedTailBytes: uncommittedTailBytes)
     }
 
-    init(epoch: EpochInfo?, table: StateTable, damage: DamageReport?, uncommittedTailBytes: Int64, unsyncedTail: UnsyncedTail? = nil) {
+    init(
+        epoch: EpochInfo?, table: StateTable, damage: DamageReport?, uncommittedTailBytes: Int64, unsyncedTail: UnsyncedTail? = nil
+    ) {
         self.epoch = epoch
         self.table = table
         self.damage = damage

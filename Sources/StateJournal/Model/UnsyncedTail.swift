@@ -27,7 +27,10 @@ public struct UnsyncedTail: Sendable, Hashable, CustomStringConvertible {
     public var lastConsistentEpoch: UInt64?
 
     /// Creates a report.
-    public init(file: String, offset: Int64, reason: String, bytesDropped: Int64, epochsDropped: Int, lastConsistentEpoch: UInt64?) {
+    public init(
+        file: String, offset: Int64, reason: String, bytesDropped: Int64, epochsDropped: Int,
+        lastConsistentEpoch: UInt64?
+    ) {
         self.file = file
         self.offset = offset
         self.reason = reason

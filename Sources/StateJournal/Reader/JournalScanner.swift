@@ -219,8 +219,8 @@ struct JournalScanner {
             assembler.discard()
             if index >= manifest.wholeDurableSegments,
                 let unsynced = try unsyncedTail(
-                    index: index, header: header, at: offset, committedEnd: tail.committedEnd, fileSize: fileSize, reason: reason,
-                    lastConsistentEpoch: result.lastEpoch?.epoch)
+                    index: index, header: header, at: offset, committedEnd: tail.committedEnd, fileSize: fileSize,
+                    reason: reason, lastConsistentEpoch: result.lastEpoch?.epoch)
             {
                 result.unsyncedTail = unsynced
                 result.highestEpochSeen = highestKept
@@ -419,13 +419,15 @@ struct JournalScanner {
     ) throws {
         guard let descriptor = try openIfPresent(manifest.segments[segmentIndex]) else { return }
         defer { fileSystem.close(descriptor) }
-        try Self.forEachIntactCommit(fileSystem: fileSystem, descriptor: descriptor, after: offset, version: version, body)
+        try Self.forEachIntactCommit(
+            fileSystem: fileSystem, descriptor: descriptor, after: offset, version: version, body)
     }
 
     /// Calls `body` with each intact commit record after `offset` in an open segment file, skipping
     /// over anything that is not a valid record, until `body` returns `false`.
     static func forEachIntactCommit(
-        fileSystem: any FileSystem, descriptor: Int32, after offset: Int64, version: UInt16, _ body: (CommitRecord) throws -> Bool
+        fileSystem: any FileSystem, descriptor: Int32, after offset: Int64, version: UInt16,
+        _ body: (CommitRecord) throws -> Bool
     ) throws {
         let size = try fileSystem.size(descriptor)
         var reader = FileWindowReader(fileSystem: fileSystem, descriptor: descriptor, limit: size)
@@ -482,7 +484,8 @@ struct JournalScanner {
             guard let laterHeader = try store.header(of: manifest.segments[later]),
                 laterHeader.version >= FormatVersion.syncedEndInCommits
             else { return nil }
-            try forEachIntactCommit(segmentIndex: later, after: Int64(SegmentHeader.size) - 1, version: laterHeader.version) { commit in
+            let start = Int64(SegmentHeader.size) - 1
+            try forEachIntactCommit(segmentIndex: later, after: start, version: laterHeader.version) { commit in
                 if (commit.syncedEnd ?? .max) > 0 { vouched = true }
                 epochs += 1
                 return !vouched
@@ -491,7 +494,7 @@ struct JournalScanner {
             bytes += try store.fileSize(FileNames.segment(manifest.segments[later]))
         }
         return UnsyncedTail(
-            file: FileNames.segment(manifest.segments[index]), offset: offset, reason: reason, bytesDropped: bytes, epochsDropped: epochs,
-            lastConsistentEpoch: lastConsistentEpoch)
+            file: FileNames.segment(manifest.segments[index]), offset: offset, reason: reason, bytesDropped: bytes,
+            epochsDropped: epochs, lastConsistentEpoch: lastConsistentEpoch)
     }
 }

@@ -52,7 +52,8 @@ extension Journal {
             manifest.nextFileSequence = max(manifest.nextFileSequence, highest + 1)
         }
         let unsyncedLeftovers: [(name: String, bytes: Int64, commits: Int)]
-        (report.removedLeftovers, report.quarantinedFiles, unsyncedLeftovers) = try store.removeLeftovers(keeping: manifest, names: present)
+        (report.removedLeftovers, report.quarantinedFiles, unsyncedLeftovers) = try store.removeLeftovers(
+            keeping: manifest, names: present)
 
         let replayStart = JournalMetrics.now()
         let scan = try JournalScanner(
@@ -74,8 +75,8 @@ extension Journal {
                     return merged
                 }
                 ?? UnsyncedTail(
-                    file: leftover.name, offset: 0, reason: "a segment whose seal did not reach the disk", bytesDropped: leftover.bytes,
-                    epochsDropped: leftover.commits, lastConsistentEpoch: scan.lastEpoch?.epoch)
+                    file: leftover.name, offset: 0, reason: "a segment whose seal did not reach the disk",
+                    bytesDropped: leftover.bytes, epochsDropped: leftover.commits, lastConsistentEpoch: scan.lastEpoch?.epoch)
         }
         if !scan.damagedCheckpoints.isEmpty {
             let setAside: [String]
@@ -158,7 +159,9 @@ extension Journal {
     /// segment that ends the journal is cut first (dropping the seal that led to them, and synced),
     /// then the manifest is written, then they are removed. A crash between these steps leaves
     /// segments that no seal leads to and no sync reached, which the next open removes.
-    private static func adoptChainedSegments(_ manifest: inout Manifest, scan: ScanResult, store: StoreDirectory) throws -> Int64 {
+    private static func adoptChainedSegments(
+        _ manifest: inout Manifest, scan: ScanResult, store: StoreDirectory
+    ) throws -> Int64 {
         let fileSystem = store.fileSystem
         var kept = manifest.segments.count - 1
         var cut: Int64 = 0

@@ -27,6 +27,7 @@ public struct RecoveryReport: Sendable, Hashable {
 
     /// Whether opening found everything intact and had nothing to repair.
     public var isClean: Bool {
-        damage == nil && truncatedTailBytes == 0 && unsyncedTail == nil && removedLeftovers.isEmpty && quarantinedFiles.isEmpty && damagedCheckpoints.isEmpty
+        damage == nil && truncatedTailBytes == 0 && unsyncedTail == nil && removedLeftovers.isEmpty && quarantinedFiles.isEmpty
+            && damagedCheckpoints.isEmpty
     }
 }
