@@ -381,6 +381,54 @@ package final class FaultInjectingFileSystem: FileSystem {
             try Corruption.writeFile(target + "/" + name, bytes)
         }
     }
+
+    /// Copies the store in `directory` to `target` as a power cut would leave it when the operating
+    /// system had written back only some of the bytes written since each file's last sync, a page at
+    /// a time and in any order: the synced bytes are all there, and `unsyncedPage(name, page)` says
+    /// what each page holding unsynced bytes became. A file keeps its full length when the page
+    /// holding its end was not lost; otherwise it ends with the last page that was not lost, or at
+    /// its synced length. Directory entries are taken as durable.
+    package func writePowerLossImage(
+        of directory: String, to target: String, pageSize: Int = 4096, unsyncedPage: (String, Int) -> UnsyncedPageFate
+    ) throws {
+        let (durable, lost) = state.withLock { ($0.durableLengths, $0.lostRanges) }
+        let manager = FileManager.default
+        guard manager.fileExists(atPath: directory) else { return }
+        try manager.createDirectory(atPath: target, withIntermediateDirectories: true)
+        for name in try manager.contentsOfDirectory(atPath: directory) {
+            let source = directory + "/" + name
+            let current = [UInt8](try Data(contentsOf: URL(fileURLWithPath: source)))
+            let synced = min(current.count, Int(durable[source] ?? Int64(current.count)))
+            var image = Array(current[..<synced])
+            var page = synced / pageSize
+            while page * pageSize < current.count {
+                let range = (page * pageSize)..<min(current.count, (page + 1) * pageSize)
+                let fate = unsyncedPage(name, page)
+                page += 1
+                // A lost page reads as zeros when a later one made the file longer.
+                guard fate != .zeros else { continue }
+                image += [UInt8](repeating: 0, count: range.upperBound - image.count)
+                for index in max(range.lowerBound, synced)..<range.upperBound {
+                    image[index] = fate == .written ? current[index] : UInt8(truncatingIfNeeded: (index &* 40_503) >> 5 ^ (page - 1))
+                }
+            }
+            for range in lost[source] ?? [] where Int(range.lowerBound) < image.count {
+                for index in Int(range.lowerBound)..<min(image.count, Int(range.upperBound)) { image[index] = 0 }
+            }
+            try Corruption.writeFile(target + "/" + name, image)
+        }
+    }
+}
+
+/// What became of one page of a file's unsynced bytes in a power cut (see
+/// ``FaultInjectingFileSystem/writePowerLossImage(of:to:pageSize:unsyncedPage:)``).
+package enum UnsyncedPageFate: Sendable, Hashable, CaseIterable {
+    /// The page reached the disk with what was written.
+    case written
+    /// The page never reached the disk: its bytes beyond the last sync read as zeros.
+    case zeros
+    /// The disk holds something else there (a block reused without being cleared).
+    case garbage
 }
 
 /// Holds calls of chosen kinds until released (``FaultInjectingFileSystem/hold(_:)``).

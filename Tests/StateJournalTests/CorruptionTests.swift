@@ -5,6 +5,10 @@ import Testing
 
 /// Damage before the tail: default replay stops at the last consistent epoch and says where,
 /// strict mode throws, and a writer keeps the damaged bytes aside and carries on.
+///
+/// Damage is bytes that were durable and are now wrong, so the stores here are written under
+/// ``Durability/everyCommit``: each commit record says the epochs before it were synced. (Bytes no
+/// sync was known to reach are an unsynced tail instead: see `UnsyncedTailTests`.)
 @Suite struct CorruptionTests {
     private struct Fixture {
         let directory = TemporaryDirectory()
@@ -16,7 +20,7 @@ import Testing
         var epochEnds: [UInt64: (segment: String, end: Int)] = [:]
 
         init(epochs: Int, segmentSizeLimit: Int = 64 << 20) throws {
-            let journal = try openJournal(store, testOptions(segmentSizeLimit: segmentSizeLimit))
+            let journal = try openJournal(store, testOptions(durability: .everyCommit, segmentSizeLimit: segmentSizeLimit))
             for _ in 0..<epochs {
                 let changes = workload.nextEpoch()
                 let info = try journal.commit(changes, metadata: ["v": "1"])
@@ -194,7 +198,7 @@ import Testing
     @Test func damageAfterACheckpointStopsReplayBetweenTheCheckpointAndTheDamage() throws {
         let directory = TemporaryDirectory()
         let store = directory.appending("store")
-        var options = testOptions()
+        var options = testOptions(durability: .everyCommit)
         options.retention = RetentionPolicy(checkpoints: 1)
         options.compaction.isAutomatic = false
         var workload = WorkloadGenerator(seed: 41, pathCount: 6, removeAllPercent: 0)

@@ -4,14 +4,16 @@ import Testing
 
 @testable import StateJournal
 
-/// Pins format version 1: today's writer produces exactly the committed bytes, and today's reader
-/// reads the committed store to exactly the committed state. Set `STATEJOURNAL_RECORD_GOLDEN=1` to
-/// write the golden files anew after a deliberate format change (with a new format version).
+/// Pins format version 2: today's writer produces exactly the committed bytes, and today's reader
+/// reads the committed stores of versions 1 and 2 to exactly the committed state. Set
+/// `STATEJOURNAL_RECORD_GOLDEN=1` to write the golden files of the current version anew after a
+/// deliberate format change (with a new format version, keeping the older stores).
 @Suite struct GoldenFileTests {
     static let names = ["MANIFEST", "segment-0000000000000001.sjl"]
+    static let currentStore = "store-v2"
 
-    static func goldenDirectory() -> URL {
-        URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("Golden/store-v1")
+    static func goldenDirectory(_ name: String = currentStore) -> URL {
+        URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("Golden/" + name)
     }
 
     static func options() -> JournalOptions {
@@ -59,12 +61,18 @@ import Testing
         }
     }
 
-    @Test func theReaderReadsTheGoldenStore() throws {
-        let directory = TemporaryDirectory()
-        for name in Self.names {
+    /// Copies a golden store into a new directory.
+    static func copy(_ golden: String, to directory: TemporaryDirectory) throws {
+        for name in names {
             try FileManager.default.copyItem(
-                atPath: Self.goldenDirectory().appendingPathComponent(name).path, toPath: directory.appending(name))
+                atPath: goldenDirectory(golden).appendingPathComponent(name).path, toPath: directory.appending(name))
         }
+    }
+
+    @Test(arguments: ["store-v1", "store-v2"])
+    func theReaderReadsTheGoldenStore(_ golden: String) throws {
+        let directory = TemporaryDirectory()
+        try Self.copy(golden, to: directory)
         let reader = try JournalReader(at: directory.url)
         let history = try reader.history()
         #expect(history.map(\.epoch) == [1, 2, 3, 4, 5])
@@ -82,5 +90,46 @@ import Testing
         #expect(String(decoding: third.entries[RestorationPath("Main", "Inbox")]!, as: UTF8.self).contains("\"scrollOffset\":128,"))
         let second = try reader.state(through: 2)
         #expect(second.entries[RestorationPath("Main", "Compose/Draft")] == Array(repeating: 0x61, count: 300))
+    }
+
+    /// The upgrade path: a writer opening a store of format version 1 seals its segment and goes
+    /// on in a new segment of version 2, so that no segment mixes the two; readers read both.
+    @Test func aWriterContinuesAVersion1StoreInANewVersion2Segment() throws {
+        let directory = TemporaryDirectory()
+        try Self.copy("store-v1", to: directory)
+        let journal = try Journal.open(path: directory.path, options: Self.options(), fileSystem: PosixFileSystem())
+        #expect(journal.recoveryReport.isClean, "\(journal.recoveryReport)")
+        #expect(journal.recoveredState.epoch?.epoch == 5)
+        let info = try journal.commit([.put(RestorationPath("Main"), Array("upgraded".utf8))], metadata: ["v": "3"])
+        #expect(info.epoch == 6)
+        try journal.close()
+
+        let segments = try Corruption.segmentNames(in: directory.path)
+        #expect(segments.count == 2)
+        let versions = try segments.map { try Corruption.readFile(directory.appending($0))[4] }
+        #expect(versions == [1, 2], "the old segment keeps its version, the new one is of version 2")
+        #expect(try Corruption.readFile(directory.appending("MANIFEST"))[4] == 2)
+        let reader = try JournalReader(at: directory.url)
+        #expect(try reader.history().map(\.epoch) == [1, 2, 3, 4, 5, 6])
+        #expect(try reader.state().entries[RestorationPath("Main")] == Array("upgraded".utf8))
+        #expect(try reader.state(through: 5).entries.keys.sorted() == [RestorationPath("Main", "Inbox")])
+        let reopened = try Journal.open(path: directory.path, options: Self.options(), fileSystem: PosixFileSystem())
+        #expect(reopened.recoveryReport.isClean)
+        #expect(reopened.recoveredState.epoch?.epoch == 6)
+        try reopened.close()
+    }
+
+    /// Version 1 commit records do not say what was synced, so damage in a version 1 segment keeps
+    /// that version's rule: a bad record with an intact one after it is damage.
+    @Test func damageInAVersion1SegmentIsStillDamage() throws {
+        let directory = TemporaryDirectory()
+        try Self.copy("store-v1", to: directory)
+        let segment = directory.appending(Self.names[1])
+        let records = Corruption.records(ofSegment: try Corruption.readFile(segment))
+        try Corruption.flipByte(segment, at: records[1].offset + 12)
+        let state = try JournalReader(at: directory.url).state()
+        #expect(state.damage?.offset == Int64(records[1].offset))
+        #expect(state.unsyncedTail == nil)
+        #expect(state.epoch?.epoch == 1)
     }
 }

@@ -64,7 +64,8 @@ import Testing
     @Test func damageSetAsideIsLoggedAsAWarningWithFileAndOffset() throws {
         let directory = TemporaryDirectory()
         let store = directory.appending("store")
-        let journal = try openJournal(store, realFileSystem: true)
+        // Under everyCommit each commit says the epochs before it were synced: damage there is damage.
+        let journal = try openJournal(store, testOptions(durability: .everyCommit), realFileSystem: true)
         for value in 0..<3 { try journal.commit([.put(RestorationPath("Main", "\(value)"), [UInt8(value)])]) }
         try journal.close()
         let segment = store + "/" + (try Corruption.segmentNames(in: store)).last!
@@ -79,6 +80,27 @@ import Testing
         #expect(warning.metadata["file"] == .string(damage.file))
         #expect(warning.metadata["offset"] == .string("\(damage.offset)"))
         #expect(warning.metadata["quarantined"] == .array(reopened.recoveryReport.quarantinedFiles.map { .string($0) }))
+    }
+
+    @Test func anUnsyncedTailCutIsLoggedAsANoticeNotAWarning() throws {
+        let directory = TemporaryDirectory()
+        let store = directory.appending("store")
+        let journal = try openJournal(store, realFileSystem: true)
+        for value in 0..<3 { try journal.commit([.put(RestorationPath("Main", "\(value)"), [UInt8(value)])]) }
+        try journal.close()
+        // Under `none` nothing after the header was synced: a bad record is where a power cut stopped.
+        let segment = store + "/" + (try Corruption.segmentNames(in: store)).last!
+        let second = Corruption.records(ofSegment: try Corruption.readFile(segment))[1]
+        try Corruption.flipByte(segment, at: second.offset + second.length - 1)
+
+        let logs = CapturedLogs()
+        let reopened = try openJournal(store, options(logs, TestMetrics()), realFileSystem: true)
+        let tail = try #require(reopened.recoveryReport.unsyncedTail)
+        try reopened.close()
+        #expect(logs.entries(.warning, containing: "").isEmpty)
+        let notice = try #require(logs.entries(.notice, containing: "unsynced tail").first)
+        #expect(notice.metadata["offset"] == .string("\(tail.offset)"))
+        #expect(notice.metadata["last_consistent_epoch"] == "1")
     }
 
     @Test func leftoversRemovedOnOpenAreLoggedAsANotice() throws {

@@ -167,15 +167,37 @@ import Testing
         // header, and a temporary manifest.
         try Corruption.writeFile(fixture.store + "/segment-00000000000000ff.sjl", Corruption.garbage(44, seed: 1))
         try Corruption.writeFile(fixture.store + "/MANIFEST.tmp", Corruption.garbage(30, seed: 2))
-        // More than a header is never a crash's leftover: it is set aside, not deleted.
+        // More than a header, in which no commit record says a sync reached it: a segment a roll
+        // started, whose seal a power cut lost, holding only unsynced bytes. It is removed.
         try Corruption.writeFile(fixture.store + "/segment-00000000000000fe.sjl", Corruption.garbage(100, seed: 3))
         #expect(try openReader(fixture.store, recovery: .strict).state().entries == fixture.model.latest)
         let journal = try openJournal(fixture.store)
-        #expect(Set(journal.recoveryReport.removedLeftovers) == ["segment-00000000000000ff.sjl", "MANIFEST.tmp"])
-        #expect(journal.recoveryReport.quarantinedFiles == ["damaged-00000000000000fe-at-0.bin"])
-        #expect(try Corruption.readFile(fixture.store + "/damaged-00000000000000fe-at-0.bin") == Corruption.garbage(100, seed: 3))
+        let removed: Set = ["segment-00000000000000ff.sjl", "MANIFEST.tmp", "segment-00000000000000fe.sjl"]
+        #expect(Set(journal.recoveryReport.removedLeftovers) == removed)
+        #expect(journal.recoveryReport.quarantinedFiles == [])
+        #expect(journal.recoveryReport.unsyncedTail?.file == "segment-00000000000000fe.sjl")
+        #expect(journal.recoveryReport.unsyncedTail?.bytesDropped == 100)
+        #expect(journal.recoveryReport.damage == nil)
         #expect(journal.recoveredState.entries == fixture.model.latest)
         try journal.close()
         #expect(try Corruption.segmentNames(in: fixture.store).count == 1)
+    }
+
+    @Test func anUnnamedSegmentWhoseRecordsWereSyncedIsSetAsideNotRemoved() throws {
+        let fixture = try Fixture(epochs: 3, lastEpochPuts: 2, seed: 5)
+        // A segment of another store written under everyCommit: its later commits say a sync
+        // reached the bytes before them, so no power cut can explain it. It is kept as evidence.
+        let other = fixture.directory.appending("other")
+        let writer = try openJournal(other, testOptions(durability: .everyCommit))
+        for value in 0..<3 { try writer.commit([.put(RestorationPath("Other"), [UInt8(value)])]) }
+        try writer.close()
+        let synced = try Corruption.readFile(other + "/" + (try Corruption.segmentNames(in: other))[0])
+        try Corruption.writeFile(fixture.store + "/segment-00000000000000fe.sjl", synced)
+        let journal = try openJournal(fixture.store)
+        #expect(journal.recoveryReport.quarantinedFiles == ["damaged-00000000000000fe-at-0.bin"])
+        #expect(journal.recoveryReport.unsyncedTail == nil)
+        #expect(try Corruption.readFile(fixture.store + "/damaged-00000000000000fe-at-0.bin") == synced)
+        #expect(journal.recoveredState.entries == fixture.model.latest)
+        try journal.close()
     }
 }

@@ -129,8 +129,10 @@ import Glibc
         }
         let verification = StoreInspector.verify(url)
         // A damaged last record of the active segment cannot be told from a torn write: verify reports
-        // it as an uncommitted tail, not as damage.
-        let noticed = verification.status != .clean || verification.uncommittedTailBytes > 0
+        // it as an uncommitted tail, not as damage. The store is written under `none`, so the active
+        // segment's records after its last sync are an unsynced tail a power cut could have left.
+        let noticed =
+            verification.status != .clean || verification.uncommittedTailBytes > 0 || verification.unsyncedTail != nil
         if noticed {
             tally.verifyFlagged += 1
         } else if expectFlagged {

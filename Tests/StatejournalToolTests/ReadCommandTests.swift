@@ -1,5 +1,6 @@
 import Foundation
 import StateJournal
+import StateJournalComparison
 import StateJournalTestSupport
 import Testing
 
@@ -11,9 +12,13 @@ import Glibc
 /// their exit status on intact, torn and damaged stores.
 @Suite struct ReadCommandTests {
     /// A store of `seconds` of soak with a fixed seed, and its last epoch.
-    static func soakedStore(_ directory: TemporaryDirectory, seconds: String = "0.4") throws -> (String, UInt64) {
+    /// Damage is bytes that were durable and are now wrong: stores to damage are written under
+    /// `everyCommit`, where each commit record says the epochs before it were synced.
+    static func soakedStore(
+        _ directory: TemporaryDirectory, seconds: String = "0.4", durability: String = "none"
+    ) throws -> (String, UInt64) {
         let store = directory.appending("store")
-        let run = try ToolRunner.run(["soak", store, "--seconds", seconds, "--objects", "12", "--durability", "none"])
+        let run = try ToolRunner.run(["soak", store, "--seconds", seconds, "--objects", "12", "--durability", durability])
         #expect(run.status == 0, "\(run.standardError)")
         let last = run.standardOutput.split(separator: "\n").last.map { UInt64($0.dropFirst("committed ".count))! } ?? 0
         return (store, last)
@@ -66,7 +71,7 @@ import Glibc
 
     @Test func verifySaysCleanDamagedOrUnusableWithItsExitStatus() throws {
         let directory = TemporaryDirectory()
-        let (store, _) = try Self.soakedStore(directory)
+        let (store, _) = try Self.soakedStore(directory, durability: "everyCommit")
         #expect(try ToolRunner.run(["verify", store]).status == 0)
         let notAStore = TemporaryDirectory()
         let unusable = try ToolRunner.run(["verify", notAStore.path, "--json"])
@@ -85,10 +90,44 @@ import Glibc
         #expect(try Corruption.readFile(store + "/" + segment) == before, "verify modified the store")
     }
 
+    @Test func verifyCallsAStoreWithAnUnsyncedTailClean() throws {
+        // Under `none` nothing in the last segment was synced: a bad record there, with intact ones
+        // after it, is what a power cut leaves when later pages reached the disk and earlier ones did not.
+        let directory = TemporaryDirectory()
+        let (store, soaked) = try Self.soakedStore(directory)
+        // Twelve more of soak's epochs, in one segment, none of them synced.
+        let journal = try Journal.open(at: URL(fileURLWithPath: store), options: JournalOptions(durability: .none))
+        let workload = SoakWorkload(objects: 12, seed: 1)
+        for epoch in (soaked + 1)...(soaked + 12) {
+            try journal.commit(workload.changes(at: epoch), metadata: ["soak.seed": "1", "soak.objects": "12"])
+        }
+        try journal.close()
+        let last = soaked + 12
+        let segment = try Corruption.segmentNames(in: store).last!
+        let records = Corruption.records(ofSegment: try Corruption.readFile(store + "/" + segment))
+        try #require(records.count >= 12)
+        try Corruption.flipByte(store + "/" + segment, at: records[records.count - 6].offset + 9)
+        let verified = try ToolRunner.run(["verify", store, "--json"])
+        #expect(verified.status == 0, "\(verified.standardOutput)")
+        let report = try ToolRunner.json(verified) as! [String: Any]
+        #expect(report["status"] as? String == "clean")
+        #expect(((report["unsyncedTailBytes"] as? NSNumber)?.int64Value ?? 0) > 0, "\(report)")
+        let text = try ToolRunner.run(["verify", store])
+        #expect(text.status == 0)
+        #expect(text.standardOutput.contains("Recovered from a power cut"), "\(text.standardOutput)")
+        // soak goes on in it, and its check passes.
+        let kept = (report["consistentEpoch"] as? NSNumber)?.uint64Value ?? 0
+        #expect(kept < last)
+        let soak = try ToolRunner.run(["soak", store, "--seconds", "0.2", "--objects", "12", "--durability", "none"])
+        #expect(soak.status == 0, "\(soak.standardError)")
+        #expect(soak.standardOutput.hasPrefix("committed \(kept + 1)\n"), "\(soak.standardOutput.prefix(40))")
+        #expect(try ToolRunner.run(["soak", store, "--check"]).status == 0)
+    }
+
     @Test func everyReadCommandCopesWithATornTailAndAFlippedByte() throws {
         for damage in ["torn", "flipped"] {
             let directory = TemporaryDirectory()
-            let (store, last) = try Self.soakedStore(directory)
+            let (store, last) = try Self.soakedStore(directory, durability: damage == "torn" ? "none" : "everyCommit")
             let segment = store + "/" + (try Corruption.segmentNames(in: store).last!)
             let size = try Corruption.readFile(segment).count
             if damage == "torn" {

@@ -73,8 +73,8 @@ struct CheckpointContent: Sendable {
         var reader = ByteReader(body)
         guard Array(try reader.bytes(4)) == magic else { throw FormatViolation("not a checkpoint: bad magic") }
         let version = try reader.u16()
-        guard version == FormatVersion.current else {
-            throw FormatViolation("checkpoint format version \(version) is not supported (this library reads \(FormatVersion.current))")
+        guard FormatVersion.isReadable(version) else {
+            throw FormatViolation("checkpoint format version \(version) is not supported (this library reads \(FormatVersion.readableDescription))")
         }
         _ = try reader.u16()
         let id = StoreID(bytes: Array(try reader.bytes(16)))

@@ -6,6 +6,8 @@
 /// batch count        varint: the batch records before this commit that belong to the epoch
 /// epoch digest       u32, only when batch count > 0: CRC-32C of those records' checksums, in order,
 ///                    each as 4 little-endian bytes; it ties the commit to exactly those batches
+/// synced end         varint, from format version 2 on: how far the segment was known synced when
+///                    the record was written (0 when nothing of it was)
 /// timestamp          varint: in the segment's first commit, milliseconds since 1970 UTC; after it,
 ///                    the zigzag-encoded difference from the previous commit's timestamp
 /// metadata mode      u8: 0 = the previous commit's metadata in this segment, 1 = inline:
@@ -17,6 +19,13 @@ struct CommitRecord: Equatable, Sendable {
     var entryCount: Int
     var batchCount: Int
     var digest: UInt32
+    /// The offset in the segment up to which the writer knew the segment synced when it wrote this
+    /// record: every byte before it was on stable storage. 0 when nothing of the segment was known
+    /// synced; `nil` in a segment of format version 1, which does not store it.
+    ///
+    /// Recovery tells an unsynced tail from damage with it: bad bytes at an offset that a later
+    /// intact commit record's synced end passes had reached the disk, so they are damage.
+    var syncedEnd: UInt64?
     var timestampMilliseconds: UInt64
     /// `nil` when the metadata equals the previous commit's in the same segment.
     var metadata: [String: String]?
@@ -28,6 +37,7 @@ struct CommitRecord: Equatable, Sendable {
         writer.varint(entryCount)
         writer.varint(batchCount)
         if batchCount > 0 { writer.u32(digest) }
+        if let syncedEnd { writer.varint(syncedEnd) }
         if let previousTimestamp {
             let delta = Int64(bitPattern: timestampMilliseconds &- previousTimestamp)
             writer.varint(UInt64(bitPattern: (delta << 1) ^ (delta >> 63)))
@@ -48,9 +58,10 @@ struct CommitRecord: Equatable, Sendable {
         return writer.bytes
     }
 
-    /// Decodes the fields and returns where the inline batch starts (the payload's end when none).
+    /// Decodes the fields of a record of a segment of format `version` and returns where the inline
+    /// batch starts (the payload's end when none).
     static func decode(
-        _ payload: UnsafeRawBufferPointer, previousTimestamp: UInt64?
+        _ payload: UnsafeRawBufferPointer, previousTimestamp: UInt64?, version: UInt16
     ) throws(FormatViolation) -> (record: CommitRecord, inlineBatchStart: Int) {
         var reader = ByteReader(payload)
         let epoch = try reader.varint()
@@ -58,6 +69,10 @@ struct CommitRecord: Equatable, Sendable {
         let entryCount = try reader.count(atMost: Int(Int32.max), "entry count")
         let batchCount = try reader.count(atMost: Int(Int32.max), "batch count")
         let digest = batchCount > 0 ? try reader.u32() : 0
+        let syncedEnd = version >= FormatVersion.syncedEndInCommits ? try reader.varint() : nil
+        if let syncedEnd, syncedEnd > UInt64(Int64.max) {
+            throw FormatViolation("synced end \(syncedEnd) is beyond any file")
+        }
         let encodedTimestamp = try reader.varint()
         let timestamp: UInt64
         if let previousTimestamp {
@@ -82,7 +97,7 @@ struct CommitRecord: Equatable, Sendable {
         default: throw FormatViolation("unknown metadata mode \(mode)")
         }
         let record = CommitRecord(
-            epoch: epoch, entryCount: entryCount, batchCount: batchCount, digest: digest,
+            epoch: epoch, entryCount: entryCount, batchCount: batchCount, digest: digest, syncedEnd: syncedEnd,
             timestampMilliseconds: timestamp, metadata: metadata)
         return (record, reader.position)
     }

@@ -30,6 +30,16 @@ struct Manifest: Equatable, Sendable {
     var checkpoints: [CheckpointReference]
     /// The live segments, oldest first; the last one is the one being appended to.
     var segments: [UInt64]
+    /// How many of the last ``segments`` the file does not list: segments found by following the
+    /// chain of seals (``StoreDirectory/followingSealedSegments(of:)``). Not stored.
+    ///
+    /// Every segment before the last one the file lists was synced, seal included, before a
+    /// manifest named the one after it; from that one on, only what the commit records' synced ends
+    /// vouch for is known to have reached the disk.
+    var chainedSegments = 0
+
+    /// How many of the first ``segments`` were synced whole before this manifest was written.
+    var wholeDurableSegments: Int { max(0, segments.count - chainedSegments - 1) }
 
     /// The epoch of the current checkpoint, or 0 when there is none.
     var newestCheckpointEpoch: UInt64 { checkpoints.last?.epoch ?? 0 }
@@ -64,8 +74,8 @@ struct Manifest: Equatable, Sendable {
         }
         var reader = ByteReader(body, position: 4)
         let version = try reader.u16()
-        guard version == FormatVersion.current else {
-            throw FormatViolation("manifest format version \(version) is not supported (this library reads \(FormatVersion.current))")
+        guard FormatVersion.isReadable(version) else {
+            throw FormatViolation("manifest format version \(version) is not supported (this library reads \(FormatVersion.readableDescription))")
         }
         _ = try reader.u16()
         let id = StoreID(bytes: Array(try reader.bytes(16)))

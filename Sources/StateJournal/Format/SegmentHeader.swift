@@ -1,6 +1,6 @@
 /// The 44 bytes at the start of every segment file.
 ///
-/// `magic "SJSG" | version: u16 | flags: u16 | store id: 16 bytes | sequence: u64 | base epoch: u64 |
+/// `magic "SJSG" | version: u16 (1 or 2) | flags: u16 | store id: 16 bytes | sequence: u64 | base epoch: u64 |
 /// crc32c of the preceding 40 bytes: u32`, little-endian.
 struct SegmentHeader: Equatable, Sendable {
     static let size = 44
@@ -11,11 +11,13 @@ struct SegmentHeader: Equatable, Sendable {
     var sequence: UInt64
     /// The last epoch committed before this segment, or 0.
     var baseEpoch: UInt64
+    /// The format version the segment's records are written in.
+    var version: UInt16 = FormatVersion.current
 
     func encoded() -> [UInt8] {
         var writer = ByteWriter(capacity: Self.size)
         writer.raw(Self.magic)
-        writer.u16(FormatVersion.current)
+        writer.u16(version)
         writer.u16(0)
         writer.raw(storeID.bytes)
         writer.u64(sequence)
@@ -32,14 +34,14 @@ struct SegmentHeader: Equatable, Sendable {
         else { throw FormatViolation("segment header checksum mismatch") }
         var reader = ByteReader(header, position: 4)
         let version = try reader.u16()
-        guard version == FormatVersion.current else {
-            throw FormatViolation("segment format version \(version) is not supported (this library reads \(FormatVersion.current))")
+        guard FormatVersion.isReadable(version) else {
+            throw FormatViolation("segment format version \(version) is not supported (this library reads \(FormatVersion.readableDescription))")
         }
         _ = try reader.u16()
         let id = StoreID(bytes: Array(try reader.bytes(16)))
         let sequence = try reader.u64()
         let baseEpoch = try reader.u64()
         guard baseEpoch < JournalLimits.maximumCounter else { throw FormatViolation("segment base epoch is beyond what a store can reach") }
-        return SegmentHeader(storeID: id, sequence: sequence, baseEpoch: baseEpoch)
+        return SegmentHeader(storeID: id, sequence: sequence, baseEpoch: baseEpoch, version: version)
     }
 }

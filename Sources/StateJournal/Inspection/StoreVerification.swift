@@ -22,6 +22,9 @@ public struct StoreVerification: Sendable, Hashable {
     public var damagedCheckpoints: [DamageReport]
     /// Bytes after the last commit that belong to no committed epoch (not damage).
     public var uncommittedTailBytes: Int64
+    /// The end of the journal a power cut left only partly on the disk, which replay stops before
+    /// and a writer's open cuts off: unsynced bytes, not damage. The store is still clean.
+    public var unsyncedTail: UnsyncedTail? = nil
     /// Retained epochs checked.
     public var epochsChecked: Int
     /// Files in the directory that the manifest does not name, older than the newest file it names.
@@ -89,6 +92,7 @@ extension StoreInspector {
                 result.epochsChecked = epochs
                 result.damage = scan.damage
                 result.uncommittedTailBytes = scan.uncommittedTailBytes
+                result.unsyncedTail = scan.unsyncedTail
                 result.consistentEpoch = try JournalScanner(
                     fileSystem: files, directory: store.path, manifest: manifest,
                     options: ScanOptions(decode: true, recovery: .stopAtDamage)

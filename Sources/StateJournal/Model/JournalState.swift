@@ -13,6 +13,10 @@ public struct JournalState: Sendable, Sequence {
     /// Bytes after the last commit of the journal that belong to no committed epoch: an epoch being
     /// written, or one a crash cut short. They are not damage; a writer cuts them off when it opens.
     public var uncommittedTailBytes: Int64
+    /// The end of the journal that a power cut left only partly on the disk, beyond a gap where
+    /// unsynced bytes did not reach it, or `nil`. Not damage and not replayed; a writer cuts it off
+    /// when it opens (``RecoveryReport/unsyncedTail``).
+    public var unsyncedTail: UnsyncedTail?
     var table: StateTable
 
     /// Creates a state.
@@ -26,11 +30,14 @@ public struct JournalState: Sendable, Sequence {
         self.init(epoch: epoch, table: StateTable(entries), damage: damage, uncommittedTailBytes: uncommittedTailBytes)
     }
 
-    init(epoch: EpochInfo?, table: StateTable, damage: DamageReport?, uncommittedTailBytes: Int64) {
+    init(
+        epoch: EpochInfo?, table: StateTable, damage: DamageReport?, uncommittedTailBytes: Int64, unsyncedTail: UnsyncedTail? = nil
+    ) {
         self.epoch = epoch
         self.table = table
         self.damage = damage
         self.uncommittedTailBytes = uncommittedTailBytes
+        self.unsyncedTail = unsyncedTail
     }
 
     /// The number of live paths.

@@ -9,7 +9,15 @@ extension Journal {
     /// Logs what opening found and repaired: nothing when the store was intact.
     func logRecovery() {
         let report = recoveryReport
-        if report.truncatedTailBytes > 0 {
+        if let tail = report.unsyncedTail {
+            logger.notice(
+                "Cut off an unsynced tail that a power cut left partly on the disk; every durable epoch is kept",
+                metadata: [
+                    "file": "\(tail.file)", "offset": "\(tail.offset)", "reason": "\(tail.reason)",
+                    "bytes_dropped": "\(tail.bytesDropped)", "epochs_dropped": "\(tail.epochsDropped)",
+                    "last_consistent_epoch": "\(tail.lastConsistentEpoch.map(String.init) ?? "none")",
+                ])
+        } else if report.truncatedTailBytes > 0 {
             logger.notice(
                 "Cut off a torn tail after the last commit: an epoch a crash interrupted",
                 metadata: ["bytes": "\(report.truncatedTailBytes)", "epoch": "\(lastCommittedInfo?.epoch ?? 0)"])

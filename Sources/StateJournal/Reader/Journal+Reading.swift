@@ -86,7 +86,9 @@ enum JournalReading {
                 .noSuchEpoch,
                 "Epoch \(epoch) is not in the store; the retained epochs end at \(scan.lastEpoch.map { String($0.epoch) } ?? "none"). List them with history().")
         }
-        return JournalState(epoch: scan.lastEpoch, table: scan.state, damage: scan.damage, uncommittedTailBytes: scan.uncommittedTailBytes)
+        return JournalState(
+            epoch: scan.lastEpoch, table: scan.state, damage: scan.damage, uncommittedTailBytes: scan.uncommittedTailBytes,
+            unsyncedTail: scan.unsyncedTail)
     }
 
     static func history(

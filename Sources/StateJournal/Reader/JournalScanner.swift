@@ -6,6 +6,9 @@ struct ScanResult {
     var lastEpoch: EpochInfo?
     var damage: DamageReport?
     var uncommittedTailBytes: Int64 = 0
+    /// What a power cut kept of bytes that were never synced, beyond a gap where some did not reach
+    /// the disk: not damage, and not replayed.
+    var unsyncedTail: UnsyncedTail?
     /// The highest epoch number seen in any intact commit record, beyond damage too.
     var highestEpochSeen: UInt64 = 0
     /// Where the writer continues: the last segment read and how far it is consistent.
@@ -205,11 +208,24 @@ struct JournalScanner {
         var bytes = 0
         var digest: UInt32 = 0
         var lastEpochInSegment = header.baseEpoch
+        // The highest epoch of the commits kept, for when the rest turns out to be an unsynced tail.
+        var highestKept = result.highestEpochSeen
 
+        /// Ends the scan at a record that is not valid where it is: damage, unless nothing after it
+        /// says it had reached the disk (an unsynced tail).
         func damage(_ offset: Int64, _ reason: String) throws {
             tail.segmentPaths = decoder.paths
             result.tail = tail
             assembler.discard()
+            if index >= manifest.wholeDurableSegments,
+                let unsynced = try unsyncedTail(
+                    index: index, header: header, at: offset, committedEnd: tail.committedEnd, fileSize: fileSize,
+                    reason: reason, lastConsistentEpoch: result.lastEpoch?.epoch)
+            {
+                result.unsyncedTail = unsynced
+                result.highestEpochSeen = highestKept
+                return
+            }
             try reportDamage(&result, index: index, offset: offset, committedEnd: tail.committedEnd, fileSize: fileSize, reason: reason)
         }
 
@@ -278,7 +294,8 @@ struct JournalScanner {
                     do {
                         let previousTimestamp = tail.lastTimestamp
                         let decoded = try record.payload.withUnsafeBytes { payload in
-                            let (commit, inlineStart) = try CommitRecord.decode(payload, previousTimestamp: previousTimestamp)
+                            let (commit, inlineStart) = try CommitRecord.decode(
+                                payload, previousTimestamp: previousTimestamp, version: header.version)
                             let inline = UnsafeRawBufferPointer(rebasing: payload[inlineStart...])
                             var inlineCount = 0
                             if !inline.isEmpty {
@@ -318,6 +335,7 @@ struct JournalScanner {
                         timestamp: Date(timeIntervalSince1970: Double(commit.timestampMilliseconds) / 1000),
                         metadata: metadata, entryCount: commit.entryCount, bytes: bytes + record.framedLength)
                     lastEpochInSegment = commit.epoch
+                    highestKept = max(highestKept, commit.epoch)
                     result.lastEpoch = info
                     tail.committedEnd = record.offset + Int64(record.framedLength)
                     batches = 0
@@ -386,8 +404,31 @@ struct JournalScanner {
 
     /// Counts intact commit records after `offset`, skipping over damage, to say what damage cost.
     private func countIntactCommits(segmentIndex: Int, after offset: Int64, lost: inout Int, highest: inout UInt64) throws {
+        let version = try store.header(of: manifest.segments[segmentIndex])?.version ?? FormatVersion.current
+        try forEachIntactCommit(segmentIndex: segmentIndex, after: offset, version: version) { commit in
+            lost += 1
+            highest = max(highest, commit.epoch)
+            return true
+        }
+    }
+
+    /// Calls `body` with each intact commit record after `offset` in a segment, skipping over
+    /// anything that is not a valid record, until `body` returns `false`.
+    private func forEachIntactCommit(
+        segmentIndex: Int, after offset: Int64, version: UInt16, _ body: (CommitRecord) throws -> Bool
+    ) throws {
         guard let descriptor = try openIfPresent(manifest.segments[segmentIndex]) else { return }
         defer { fileSystem.close(descriptor) }
+        try Self.forEachIntactCommit(
+            fileSystem: fileSystem, descriptor: descriptor, after: offset, version: version, body)
+    }
+
+    /// Calls `body` with each intact commit record after `offset` in an open segment file, skipping
+    /// over anything that is not a valid record, until `body` returns `false`.
+    static func forEachIntactCommit(
+        fileSystem: any FileSystem, descriptor: Int32, after offset: Int64, version: UInt16,
+        _ body: (CommitRecord) throws -> Bool
+    ) throws {
         let size = try fileSystem.size(descriptor)
         var reader = FileWindowReader(fileSystem: fileSystem, descriptor: descriptor, limit: size)
         var budget = 4 * max(size, 1 << 20)
@@ -398,10 +439,11 @@ struct JournalScanner {
                 switch try scanner.next() {
                 case .record(let next):
                     if next.type == .commit,
-                        let commit = try? next.payload.withUnsafeBytes({ payload in try CommitRecord.decode(payload, previousTimestamp: 0).record })
+                        let commit = try? next.payload.withUnsafeBytes({ payload in
+                            try CommitRecord.decode(payload, previousTimestamp: 0, version: version).record
+                        })
                     {
-                        lost += 1
-                        highest = max(highest, commit.epoch)
+                        if try !body(commit) { return }
                     }
                 case .end: return
                 case .invalid: break scanLoop
@@ -410,5 +452,49 @@ struct JournalScanner {
             reader = scanner.reader
             position = scanner.offset
         }
+    }
+
+    /// Decides whether a bad record at `offset` in the segment at `index` (the last one whose start
+    /// a manifest vouches for, or one after it found through the chain of seals) begins an unsynced
+    /// tail, and describes it; `nil` means damage.
+    ///
+    /// The writer stores in every commit record how far a sync had confirmed the segment
+    /// (``CommitRecord/syncedEnd``), and moves that into a new segment only after the one before it
+    /// is synced whole. So the bad bytes had reached the disk, and are damage, exactly when an
+    /// intact commit record after them in the segment has a synced end beyond `offset`, or one in a
+    /// later segment of the chain has a synced end above 0. Otherwise nothing the writer knew
+    /// durable is lost by cutting the journal at its last consistent commit: the rest was written
+    /// after the last sync, and a power cut kept some of it and not the rest. Segments of format
+    /// version 1 do not say, and keep the rule of that version: damage.
+    private func unsyncedTail(
+        index: Int, header: SegmentHeader, at offset: Int64, committedEnd: Int64, fileSize: Int64, reason: String,
+        lastConsistentEpoch: UInt64?
+    ) throws -> UnsyncedTail? {
+        guard header.version >= FormatVersion.syncedEndInCommits else { return nil }
+        var vouched = false
+        var epochs = 0
+        try forEachIntactCommit(segmentIndex: index, after: offset, version: header.version) { commit in
+            if (commit.syncedEnd ?? .max) > UInt64(offset) { vouched = true }
+            epochs += 1
+            return !vouched
+        }
+        if vouched { return nil }
+        var bytes = fileSize - committedEnd
+        for later in (index + 1)..<manifest.segments.count {
+            guard let laterHeader = try store.header(of: manifest.segments[later]),
+                laterHeader.version >= FormatVersion.syncedEndInCommits
+            else { return nil }
+            let start = Int64(SegmentHeader.size) - 1
+            try forEachIntactCommit(segmentIndex: later, after: start, version: laterHeader.version) { commit in
+                if (commit.syncedEnd ?? .max) > 0 { vouched = true }
+                epochs += 1
+                return !vouched
+            }
+            if vouched { return nil }
+            bytes += try store.fileSize(FileNames.segment(manifest.segments[later]))
+        }
+        return UnsyncedTail(
+            file: FileNames.segment(manifest.segments[index]), offset: offset, reason: reason, bytesDropped: bytes,
+            epochsDropped: epochs, lastConsistentEpoch: lastConsistentEpoch)
     }
 }

@@ -47,25 +47,15 @@ extension Journal {
         if !names.contains(FileNames.manifest) { try createStore(store, names: names, id: options.newStoreID.map { StoreID(bytes: $0()) } ?? .random()) }
         let stored = try store.readStoredManifest()
         var manifest = try store.followingSealedSegments(of: stored)
-        if manifest != stored {
-            // Segments a writer started after its last manifest: name them before anything else, once
-            // the seals that lead to them and their headers are durable (the writer may have stopped
-            // before syncing them).
-            for sequence in manifest.segments[(stored.segments.count - 1)...] {
-                let descriptor = try fileSystem.open(store.file(FileNames.segment(sequence)), .read)
-                defer { fileSystem.close(descriptor) }
-                try fileSystem.fullSync(descriptor)
-            }
-            manifest.generation += 1
-            try store.writeManifest(manifest)
-        }
         var report = RecoveryReport()
         let present = try store.names() ?? []
         // A file name is never used twice, not even the name of a leftover.
         if let highest = present.compactMap({ FileNames.segmentSequence($0) ?? FileNames.checkpointSequence($0) }).max() {
             manifest.nextFileSequence = max(manifest.nextFileSequence, highest + 1)
         }
-        (report.removedLeftovers, report.quarantinedFiles) = try store.removeLeftovers(keeping: manifest, names: present)
+        let unsyncedLeftovers: [(name: String, bytes: Int64, commits: Int)]
+        (report.removedLeftovers, report.quarantinedFiles, unsyncedLeftovers) = try store.removeLeftovers(
+            keeping: manifest, names: present)
 
         let replayStart = JournalMetrics.now()
         let scan = try JournalScanner(
@@ -74,6 +64,22 @@ extension Journal {
         ).run()
         let replayNanoseconds = JournalMetrics.now() &- replayStart
         var tail = scan.tail
+        if manifest.chainedSegments > 0 {
+            report.truncatedTailBytes = try adoptChainedSegments(&manifest, scan: scan, store: store)
+        }
+        report.unsyncedTail = scan.unsyncedTail
+        for leftover in unsyncedLeftovers {
+            report.unsyncedTail =
+                report.unsyncedTail.map {
+                    var merged = $0
+                    merged.bytesDropped += leftover.bytes
+                    merged.epochsDropped += leftover.commits
+                    return merged
+                }
+                ?? UnsyncedTail(
+                    file: leftover.name, offset: 0, reason: "a segment whose seal did not reach the disk",
+                    bytesDropped: leftover.bytes, epochsDropped: leftover.commits, lastConsistentEpoch: scan.lastEpoch?.epoch)
+        }
         if !scan.damagedCheckpoints.isEmpty {
             let setAside: [String]
             (manifest, setAside) = try setAsideCheckpoints(scan.damagedCheckpoints.map(\.reference), manifest: manifest, store: store)
@@ -114,7 +120,9 @@ extension Journal {
             (manifest, segment) = try startFreshSegment(store: store, manifest: manifest, baseEpoch: scan.lastEpoch?.epoch ?? manifest.newestCheckpointEpoch)
         }
 
-        let recovered = JournalState(epoch: scan.lastEpoch, table: scan.state, damage: scan.damage, uncommittedTailBytes: scan.uncommittedTailBytes)
+        let recovered = JournalState(
+            epoch: scan.lastEpoch, table: scan.state, damage: scan.damage, uncommittedTailBytes: scan.uncommittedTailBytes,
+            unsyncedTail: report.unsyncedTail)
         let next = max(scan.lastEpoch?.epoch ?? 0, manifest.epochFloor, scan.highestEpochSeen, manifest.newestCheckpointEpoch) + 1
         let journal = Journal(
             directory: store.path, options: options, fileSystem: fileSystem, manifest: manifest, segment: segment,
@@ -124,7 +132,8 @@ extension Journal {
             for sequence in manifest.segments where try store.segmentBase(sequence) >= manifest.newestCheckpointEpoch {
                 journal.bytesSinceCheckpoint += try store.fileSize(FileNames.segment(sequence)) - Int64(SegmentHeader.size)
             }
-            if segment.isSealed {
+            // A segment of an older format version is sealed, and the journal goes on in a new one.
+            if segment.isSealed || segment.header.version < FormatVersion.current {
                 journal.condition.lock()
                 journal.claimRoll()
                 journal.condition.unlock()
@@ -141,6 +150,48 @@ extension Journal {
         journal.metrics.replayDuration.recordNanoseconds(replayNanoseconds)
         journal.logRecovery()
         return journal
+    }
+
+    /// Names in the manifest the segments a writer rolled to after its last manifest, found through
+    /// the chain of seals, as far as the journal keeps them; returns the bytes cut off the segment
+    /// it continues, when an unsynced tail ends the journal before the end of the chain.
+    ///
+    /// The writer that rolled may have stopped before syncing them, so they are synced first. When
+    /// the journal ends in an unsynced tail, the segments after it held nothing durable: the
+    /// segment that ends the journal is cut first (dropping the seal that led to them, and synced),
+    /// then the manifest is written, then they are removed. A crash between these steps leaves
+    /// segments that no seal leads to and no sync reached, which the next open removes.
+    private static func adoptChainedSegments(
+        _ manifest: inout Manifest, scan: ScanResult, store: StoreDirectory
+    ) throws -> Int64 {
+        let fileSystem = store.fileSystem
+        var kept = manifest.segments.count - 1
+        var cut: Int64 = 0
+        if scan.damagePosition == nil, scan.unsyncedTail != nil, let tail = scan.tail, tail.segmentIndex < kept {
+            kept = tail.segmentIndex
+            let descriptor = try fileSystem.open(store.file(FileNames.segment(manifest.segments[kept])), .readWrite)
+            defer { fileSystem.close(descriptor) }
+            let size = try fileSystem.size(descriptor)
+            if size > tail.committedEnd {
+                try fileSystem.truncate(descriptor, to: tail.committedEnd)
+                cut = size - tail.committedEnd
+            }
+            try fileSystem.fullSync(descriptor)
+        }
+        let firstChained = manifest.segments.count - manifest.chainedSegments
+        for sequence in manifest.segments[(firstChained - 1)...kept] {
+            let descriptor = try fileSystem.open(store.file(FileNames.segment(sequence)), .read)
+            defer { fileSystem.close(descriptor) }
+            try fileSystem.fullSync(descriptor)
+        }
+        let dropped = manifest.segments[(kept + 1)...]
+        manifest.segments = Array(manifest.segments[...kept])
+        manifest.chainedSegments = 0
+        manifest.generation += 1
+        try store.writeManifest(manifest)
+        for sequence in dropped { try fileSystem.remove(store.file(FileNames.segment(sequence))) }
+        if !dropped.isEmpty { try fileSystem.syncDirectory(store.path) }
+        return cut
     }
 
     /// Writes the first segment and the first manifest of a new store.

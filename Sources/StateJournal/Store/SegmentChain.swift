@@ -28,8 +28,8 @@ extension StoreDirectory {
                 header.storeID == manifest.storeID, header.sequence == seal.nextSegment, header.baseEpoch == seal.lastEpoch
             else { break }
             resolved.segments.append(seal.nextSegment)
+            resolved.chainedSegments += 1
             resolved.nextFileSequence = max(resolved.nextFileSequence, seal.nextSegment + 1)
-            resolved.epochFloor = max(resolved.epochFloor, seal.lastEpoch)
         }
         return resolved
     }

@@ -173,15 +173,22 @@ struct StoreDirectory {
     /// Removes segments, checkpoints and temporary files the manifest does not name: leftovers of a
     /// crash between writing a file and committing the manifest that names it.
     ///
-    /// A segment newer than every segment the manifest names that holds more than its header is set
-    /// aside instead (renamed `damaged-…`): a crash during a roll leaves at most a header in a segment
-    /// that no manifest and no seal leads to, so records there mean damage, and the evidence is kept.
-    /// An older unnamed segment is one that retention dropped, whose deletion did not happen.
+    /// A segment newer than every segment the manifest names that holds more than its header is
+    /// one a roll started. When none of its commit records says that a sync had reached it, the
+    /// seal that led to it did not reach the disk before a power cut, so nothing in it was durable:
+    /// it is an unsynced tail, and removed (``unsynced``). Otherwise it is set aside (renamed
+    /// `damaged-…`): records that were synced, which no manifest and no seal leads to, mean damage,
+    /// and the evidence is kept. An older unnamed segment is one that retention dropped, whose
+    /// deletion did not happen.
     ///
-    /// - Returns: the names removed, and the names set aside.
-    func removeLeftovers(keeping manifest: Manifest, names: [String]) throws -> (removed: [String], setAside: [String]) {
+    /// - Returns: the names removed, the names set aside, and the unsynced segments removed, with
+    ///   their sizes and the commit records in them.
+    func removeLeftovers(
+        keeping manifest: Manifest, names: [String]
+    ) throws -> (removed: [String], setAside: [String], unsynced: [(name: String, bytes: Int64, commits: Int)]) {
         var removed: [String] = []
         var setAside: [String] = []
+        var unsynced: [(name: String, bytes: Int64, commits: Int)] = []
         for name in names {
             let isLeftover: Bool
             if name.hasSuffix(FileNames.temporarySuffix) {
@@ -189,6 +196,12 @@ struct StoreDirectory {
             } else if let sequence = FileNames.segmentSequence(name) {
                 isLeftover = !manifest.segments.contains(sequence)
                 if isLeftover, sequence > manifest.segments.max() ?? 0, try holdsRecords(name) {
+                    if let commits = try unsyncedCommits(in: name) {
+                        unsynced.append((name, try fileSize(name), commits))
+                        try fileSystem.remove(file(name))
+                        removed.append(name)
+                        continue
+                    }
                     let target = FileNames.quarantine(sequence, offset: 0)
                     try fileSystem.rename(file(name), to: file(target))
                     setAside.append(target)
@@ -205,6 +218,28 @@ struct StoreDirectory {
             }
         }
         if !removed.isEmpty || !setAside.isEmpty { try fileSystem.syncDirectory(path) }
-        return (removed, setAside)
+        return (removed, setAside, unsynced)
+    }
+
+    /// The number of commit records in a segment no manifest or seal names, when none of them says
+    /// a sync had reached the segment; `nil` when one does, or when the segment is of format
+    /// version 1, which does not say.
+    private func unsyncedCommits(in name: String) throws -> Int? {
+        let descriptor = try fileSystem.open(file(name), .read)
+        defer { fileSystem.close(descriptor) }
+        let bytes = try fileSystem.read(descriptor, count: SegmentHeader.size, at: 0)
+        // A header that did not reach the disk is no reason to think the records did.
+        let version = (try? bytes.withUnsafeBytes { try SegmentHeader.decode($0) })?.version ?? FormatVersion.current
+        guard version >= FormatVersion.syncedEndInCommits else { return nil }
+        var commits = 0
+        var synced = false
+        try JournalScanner.forEachIntactCommit(
+            fileSystem: fileSystem, descriptor: descriptor, after: Int64(SegmentHeader.size) - 1, version: version
+        ) { commit in
+            commits += 1
+            synced = (commit.syncedEnd ?? .max) > 0
+            return !synced
+        }
+        return synced ? nil : commits
     }
 }

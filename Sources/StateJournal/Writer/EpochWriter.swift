@@ -110,8 +110,11 @@ public final class EpochWriter {
             // The last batch travels inside the commit record.
             let inline = builder.isEmpty ? [] : makeBatchPayload()
             let now = UInt64(max(0, journal.options.clock().timeIntervalSince1970 * 1000))
+            // What a sync confirmed of this segment so far: recovery trusts bytes before it as durable.
+            let synced = journal.synced.segment == journal.segment.header.sequence ? journal.synced.offset : 0
             let record = CommitRecord(
-                epoch: epoch, entryCount: entries, batchCount: batches, digest: digest, timestampMilliseconds: now,
+                epoch: epoch, entryCount: entries, batchCount: batches, digest: digest,
+                syncedEnd: UInt64(max(0, synced)), timestampMilliseconds: now,
                 metadata: metadata == journal.segment.lastMetadata ? nil : metadata)
             let payload = record.encoded(previousTimestamp: journal.segment.lastTimestamp, inlineBatch: inline)
             let framed = RecordFraming.frame(.commit, payload: payload)

@@ -3,8 +3,13 @@ public struct RecoveryReport: Sendable, Hashable {
     /// Damage before the end of the journal, if any. The part from the damage on was set aside in
     /// ``quarantinedFiles`` and the journal continues from the last consistent epoch.
     public var damage: DamageReport?
-    /// Bytes after the last commit that were cut off: an epoch a crash interrupted, or garbage.
+    /// Bytes after the last commit that were cut off the segment the journal continues: an epoch a
+    /// crash interrupted, garbage, or the part of an ``unsyncedTail`` in that segment.
     public var truncatedTailBytes: Int64
+    /// Unsynced bytes a power cut left only partly on the disk, which were cut off: not damage.
+    /// Every epoch that was durable is kept; the epochs dropped had never been synced, and their
+    /// numbers are used again by the next epochs. `nil` when there was none.
+    public var unsyncedTail: UnsyncedTail?
     /// Files no manifest named (leftovers of a crash during a change of files), removed.
     public var removedLeftovers: [String]
     /// Damaged bytes and files moved aside for inspection, relative to the store directory.
@@ -22,6 +27,7 @@ public struct RecoveryReport: Sendable, Hashable {
 
     /// Whether opening found everything intact and had nothing to repair.
     public var isClean: Bool {
-        damage == nil && truncatedTailBytes == 0 && removedLeftovers.isEmpty && quarantinedFiles.isEmpty && damagedCheckpoints.isEmpty
+        damage == nil && truncatedTailBytes == 0 && unsyncedTail == nil && removedLeftovers.isEmpty && quarantinedFiles.isEmpty
+            && damagedCheckpoints.isEmpty
     }
 }

@@ -5,7 +5,10 @@ struct VerifyCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "verify",
         abstract: "Check every record, checkpoint and the manifest; never modifies the store.",
-        discussion: "Exit status 0: clean. 1: damaged, but replay reaches a consistent epoch. 2: not a store, or nothing consistent.")
+        discussion: """
+            Exit status 0: clean (also when a power cut left an unsynced tail, which is not damage: the next writer cuts it). \
+            1: damaged, but replay reaches a consistent epoch. 2: not a store, or nothing consistent.
+            """)
 
     @OptionGroup var store: StoreOptions
 
@@ -18,6 +21,8 @@ struct VerifyCommand: ParsableCommand {
         var damagedOffset: Int64?
         var damagedCheckpoints: [String]
         var uncommittedTailBytes: Int64
+        var unsyncedTail: String?
+        var unsyncedTailBytes: Int64
         var unnamedFiles: [String]
         var failure: String?
     }
@@ -35,7 +40,8 @@ struct VerifyCommand: ParsableCommand {
                     status: status, consistentEpoch: result.consistentEpoch, epochsChecked: result.epochsChecked,
                     damage: result.damage?.description, damagedFile: result.damage?.file, damagedOffset: result.damage?.offset,
                     damagedCheckpoints: result.damagedCheckpoints.map { "\($0.file): \($0.reason)" },
-                    uncommittedTailBytes: result.uncommittedTailBytes, unnamedFiles: result.unnamedFiles, failure: result.failure))
+                    uncommittedTailBytes: result.uncommittedTailBytes, unsyncedTail: result.unsyncedTail?.description,
+                    unsyncedTailBytes: result.unsyncedTail?.bytesDropped ?? 0, unnamedFiles: result.unnamedFiles, failure: result.failure))
         } else {
             switch result.status {
             case .clean:
@@ -49,6 +55,11 @@ struct VerifyCommand: ParsableCommand {
                 for checkpoint in result.damagedCheckpoints { print("  \(checkpoint.file): \(checkpoint.reason)") }
             case .unusable:
                 print("Unusable: \(result.failure ?? "nothing consistent is left").")
+            }
+            if let tail = result.unsyncedTail {
+                print(
+                    "  Recovered from a power cut: \(tail.bytesDropped) bytes written after the last sync reached the disk only in part, from \(tail.file) at offset \(tail.offset) on; replay ends before them (\(tail.epochsDropped) unsynced epochs), and the next writer cuts them off. Not damage."
+                )
             }
             if result.uncommittedTailBytes > 0 {
                 print("  \(result.uncommittedTailBytes) bytes after the last commit belong to no committed epoch (an epoch being written, or cut short by a crash).")
