@@ -47,12 +47,7 @@ public final class EpochWriter {
     ///   (the epoch stays open and usable); ``JournalError/Code/ioFailure`` when writing fails (the
     ///   epoch is aborted).
     public func put(_ path: RestorationPath, _ state: [UInt8]) throws {
-        try Self.validate(path)
-        guard state.count <= JournalLimits.maximumStateSize else {
-            throw JournalError(
-                .limitExceeded,
-                "The state for \(path) is \(state.count) bytes; an entry holds at most \(JournalLimits.maximumStateSize). Store large data elsewhere and keep a reference to it in the state.")
-        }
+        try Self.validate(path, state: state)
         try withJournal {
             let (reference, isNew) = journal.segment.reference(for: path)
             var previous: [UInt8]?
@@ -216,6 +211,7 @@ public final class EpochWriter {
     private func finish() {
         finished = true
         journal.epochOpen = false
+        journal.backgroundEpochOpen = false
         journal.condition.broadcast()
     }
 
@@ -231,6 +227,15 @@ public final class EpochWriter {
             throw JournalError(
                 .limitExceeded,
                 "A component of \(path) is \(component.utf8.count) bytes; at most \(JournalLimits.maximumComponentLength) are allowed.")
+        }
+    }
+
+    static func validate(_ path: RestorationPath, state: [UInt8]) throws {
+        try validate(path)
+        guard state.count <= JournalLimits.maximumStateSize else {
+            throw JournalError(
+                .limitExceeded,
+                "The state for \(path) is \(state.count) bytes; an entry holds at most \(JournalLimits.maximumStateSize). Store large data elsewhere and keep a reference to it in the state.")
         }
     }
 

@@ -43,6 +43,12 @@ public final class Journal: @unchecked Sendable {
     var lastDurableInfo: EpochInfo?
     var nextEpoch: UInt64
     var epochOpen = false
+    /// The open epoch is the background committer's (``submit(_:metadata:after:)``), not a caller's.
+    var backgroundEpochOpen = false
+    /// Epochs submitted to the background committer and not finished yet.
+    var backgroundPending = 0
+    /// The serial queue that commits submitted epochs, in submission order.
+    let committer = DispatchQueue(label: "StateJournal.commit", qos: .userInitiated)
     /// A segment roll is under way; it may wait for a sync with `condition` unlocked, and no epoch
     /// may begin, and no other roll start, until it is done.
     var rolling = false
@@ -140,6 +146,11 @@ public final class Journal: @unchecked Sendable {
     ///   ``JournalError/Code/storePoisoned`` after a failed sync, or ``JournalError/Code/ioFailure``
     ///   when starting a new segment fails.
     public func beginEpoch() throws -> EpochWriter {
+        try beginEpoch(inBackground: false)
+    }
+
+    /// ``beginEpoch()``, marking the epoch as the background committer's when `inBackground`.
+    func beginEpoch(inBackground: Bool) throws -> EpochWriter {
         condition.lock()
         defer { condition.unlock() }
         while true {
@@ -155,14 +166,25 @@ public final class Journal: @unchecked Sendable {
             _ = try rolled.get()
         }
         epochOpen = true
+        backgroundEpochOpen = inBackground
         return EpochWriter(
             journal: self, epoch: nextEpoch, startOffset: segment.size, pathCount: segment.pathOrder.count)
     }
 
     /// Writes one epoch with the given changes and commits it: a convenience over ``beginEpoch()``.
+    ///
+    /// - Parameters:
+    ///   - changes: The puts, removes and clears of the epoch, applied in order.
+    ///   - metadata: The epoch's metadata.
+    /// - Returns: The committed epoch.
+    /// - Throws: as ``beginEpoch()``, ``EpochWriter/put(_:_:)`` and ``EpochWriter/commit(metadata:)``.
     @discardableResult
     public func commit(_ changes: [JournalChange], metadata: [String: String] = [:]) throws -> EpochInfo {
-        let epoch = try beginEpoch()
+        try commit(changes, metadata: metadata, inBackground: false)
+    }
+
+    func commit(_ changes: [JournalChange], metadata: [String: String], inBackground: Bool) throws -> EpochInfo {
+        let epoch = try beginEpoch(inBackground: inBackground)
         do {
             for change in changes {
                 switch change {
@@ -186,15 +208,22 @@ public final class Journal: @unchecked Sendable {
         try waitUntilDurable(written)
     }
 
-    /// Syncs (unless the policy is ``Durability/none``), stops the background sync, waits for a
-    /// compaction that is running to finish, and releases the lock.
+    /// Waits for the epochs submitted with ``submit(_:metadata:after:)`` to finish, syncs (unless
+    /// the policy is ``Durability/none``), stops the background sync, waits for a compaction that is
+    /// running to finish, and releases the lock.
     ///
-    /// - Throws: ``JournalError/Code/epochInProgress`` while an epoch is open, or the error of the final sync.
+    /// - Throws: ``JournalError/Code/epochInProgress`` while an epoch begun with ``beginEpoch()`` is
+    ///   open, or the error of the final sync.
     public func close() throws {
         condition.lock()
-        if epochOpen {
-            condition.unlock()
-            throw JournalError(.epochInProgress, "An epoch is still open; commit or abort it before closing the journal.")
+        while true {
+            if epochOpen && !backgroundEpochOpen {
+                condition.unlock()
+                throw JournalError(
+                    .epochInProgress, "An epoch is still open; commit or abort it before closing the journal.")
+            }
+            guard backgroundPending > 0 else { break }
+            condition.wait()
         }
         condition.unlock()
         if let failure = shutDown(syncing: options.durability != .none) { throw failure }
