@@ -146,7 +146,7 @@ public final class StateRestorationService: Service {
         while passes.manager.isRestoring {
             try await Task.sleep(for: .milliseconds(10))
         }
-        let report = try passes.preserve(.incremental)
+        let report = try await passes.preserve(.incremental)
         if let epoch = report.epoch { return epoch }
         if report.outcome == .declined { return nil }
         return journal.lastCommitted
