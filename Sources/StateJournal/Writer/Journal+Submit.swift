@@ -24,20 +24,21 @@ extension Journal {
     ///   - metadata: The epoch's metadata.
     ///   - predecessor: An earlier submission to this journal that this epoch depends on, or `nil`.
     /// - Returns: The submission, to wait for or await.
-    /// - Complexity: O(1) on the caller's thread; the commit runs on the committer's thread.
+    /// - Complexity: O(1) on the caller's thread, which never waits for the journal's lock nor for a
+    ///   write or a sync; the commit runs on the committer's thread.
     public func submit(
         _ changes: [JournalChange], metadata: [String: String] = [:], after predecessor: PendingEpoch? = nil
     ) -> PendingEpoch {
         let pending = PendingEpoch()
-        condition.lock()
+        submissions.lock()
         backgroundPending += 1
-        condition.unlock()
+        submissions.unlock()
         committer.async { [self] in
             defer {
-                condition.lock()
+                submissions.lock()
                 backgroundPending -= 1
-                condition.broadcast()
-                condition.unlock()
+                submissions.broadcast()
+                submissions.unlock()
             }
             // The committer is serial, so a predecessor submitted earlier has finished by now.
             if case .failure(let failure)? = predecessor?.result {

@@ -45,6 +45,9 @@ public final class Journal: @unchecked Sendable {
     var epochOpen = false
     /// The open epoch is the background committer's (``submit(_:metadata:after:)``), not a caller's.
     var backgroundEpochOpen = false
+    /// Guards ``backgroundPending``. Not `condition`: the committer holds that while it writes, and
+    /// a submission must never wait for a write.
+    let submissions = NSCondition()
     /// Epochs submitted to the background committer and not finished yet.
     var backgroundPending = 0
     /// The serial queue that commits submitted epochs, in submission order.
@@ -215,17 +218,21 @@ public final class Journal: @unchecked Sendable {
     /// - Throws: ``JournalError/Code/epochInProgress`` while an epoch begun with ``beginEpoch()`` is
     ///   open, or the error of the final sync.
     public func close() throws {
-        condition.lock()
         while true {
-            if epochOpen && !backgroundEpochOpen {
-                condition.unlock()
+            condition.lock()
+            let callerEpochOpen = epochOpen && !backgroundEpochOpen
+            condition.unlock()
+            if callerEpochOpen {
                 throw JournalError(
                     .epochInProgress, "An epoch is still open; commit or abort it before closing the journal.")
             }
-            guard backgroundPending > 0 else { break }
-            condition.wait()
+            // A submitted epoch may wait for the caller's epoch, so the check above runs again now and then.
+            submissions.lock()
+            if backgroundPending > 0 { _ = submissions.wait(until: Date(timeIntervalSinceNow: 0.05)) }
+            let drained = backgroundPending == 0
+            submissions.unlock()
+            if drained { break }
         }
-        condition.unlock()
         if let failure = shutDown(syncing: options.durability != .none) { throw failure }
     }
 
