@@ -67,7 +67,7 @@ extension RestorationManager {
     /// the archive keys, the walk, which entries changed, the tombstones), except that the changed
     /// entries are gathered into a snapshot instead of being written as they are encoded. Await
     /// ``PendingPreservation/report()`` to learn when the epoch is as durable as the journal's
-    /// policy promises, or use ``preserveState(roots:mode:isolation:)``, which does both.
+    /// policy promises, or use ``preserveStateInBackground(roots:mode:isolation:)``, which does both.
     ///
     /// Passes submitted one after another commit in submission order, each as one epoch. Each pass
     /// compares its entries with the digests of the passes submitted before it, as if they had
@@ -131,13 +131,18 @@ extension RestorationManager {
     /// the journal writes and waits for `fdatasync`. See ``submitPreservation(roots:mode:)`` for the
     /// order of passes and what a failure does.
     ///
+    /// It has a name of its own, rather than being an `async` overload of
+    /// ``preserveState(roots:mode:)``, so that existing calls of the synchronous pass from `async`
+    /// code keep compiling and keep their meaning: in an `async` context Swift prefers an `async`
+    /// overload, and would reject every such call that lacks `await`.
+    ///
     /// ```swift
     /// import StateJournal
     /// import StateRestoration
     ///
     /// @MainActor
     /// func save(_ manager: RestorationManager, roots: [any RestorableController]) async throws {
-    ///     let report = try await manager.preserveState(roots: roots)
+    ///     let report = try await manager.preserveStateInBackground(roots: roots)
     ///     print("saved as epoch \(report.epoch?.epoch ?? 0)")
     /// }
     /// ```
@@ -151,7 +156,7 @@ extension RestorationManager {
     ///   epoch, and the next pass is full), including ``JournalError/Code/precedingEpochFailed`` when
     ///   a pass submitted before this one failed.
     @discardableResult
-    public func preserveState(
+    public func preserveStateInBackground(
         roots: [any RestorableController], mode: PreservationMode = .incremental,
         isolation: isolated (any Actor)? = #isolation
     ) async throws -> PreservationReport {

@@ -10,7 +10,7 @@ import StateJournal
 /// saved state stays in its history.
 ///
 /// A manager is used from one thread (the app's main thread, typically); it is not `Sendable`.
-/// ``preserveState(roots:mode:isolation:)`` and ``submitPreservation(roots:mode:)`` run the encode
+/// ``preserveStateInBackground(roots:mode:isolation:)`` and ``submitPreservation(roots:mode:)`` run the encode
 /// step on that thread and leave compression, writing and syncing to the journal's background
 /// committer.
 public final class RestorationManager {
