@@ -102,6 +102,9 @@ final class PassRunner {
     private var isPassRunning = false
     private var queued: QueuedPass?
 
+    /// How many callers wait for the pass after the running one (for tests).
+    var queuedCallerCount: Int { queued?.callers.count ?? 0 }
+
     /// Runs the queued pass, if any, before any caller that comes later; otherwise marks the runner idle.
     private func startQueuedPass() {
         guard let next = queued else {

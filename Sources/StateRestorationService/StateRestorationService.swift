@@ -74,7 +74,8 @@ public final class StateRestorationService: Service {
     /// The journal the manager writes to.
     public let journal: Journal
 
-    private let passes: PassRunner
+    /// Internal rather than private so that tests can watch the callers waiting for a pass.
+    let passes: PassRunner
     private let events: AsyncStream<PassRequest>
     private let requests: AsyncStream<PassRequest>.Continuation
 
