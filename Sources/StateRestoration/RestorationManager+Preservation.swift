@@ -116,8 +116,9 @@ extension RestorationManager {
             return PendingPreservation(report: report, epoch: nil, predecessor: predecessor)
         }
         let previousMetadata = lastPreservationMetadata
-        let pending = journal.submit(snapshot.changes, metadata: metadata, after: predecessor)
         let replaced = record(pass, tombstones: tombstones, tree: passTree, metadata: metadata, into: &report)
+        // Last, so that the committer's thread, once woken, finds the caller done.
+        let pending = journal.submit(snapshot.changes, metadata: metadata, after: predecessor)
         submitted.append(SubmittedPass(pending: pending, replaced: replaced, previousMetadata: previousMetadata))
         return PendingPreservation(report: report, epoch: pending, predecessor: nil)
     }
