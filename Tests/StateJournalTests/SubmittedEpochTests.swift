@@ -18,7 +18,10 @@ struct SubmittedEpochTests {
         for round in 1...20 {
             pending.append(
                 journal.submit(
-                    [.put(Self.path, Self.value(round)), .put(RestorationPath(["Round", "\(round)"]), [UInt8(round)])],
+                    [
+                        .put(Self.path, Self.value(round)),
+                        .put(RestorationPath(["Round", "\(round)"]), [UInt8(round)]),
+                    ],
                     metadata: ["round": "\(round)"], after: pending.last))
         }
         var epochs: [UInt64] = []
@@ -84,7 +87,8 @@ struct SubmittedEpochTests {
         let directory = TemporaryDirectory()
         let fileSystem = FaultInjectingFileSystem()
         let store = directory.appending("store")
-        let journal = try Journal.open(path: store, options: testOptions(durability: .everyCommit), fileSystem: fileSystem)
+        let journal = try Journal.open(
+            path: store, options: testOptions(durability: .everyCommit), fileSystem: fileSystem)
         fileSystem.hold([.dataSync])
         let pending = (1...5).map { journal.submit([.put(Self.path, Self.value($0))]) }
         #expect(fileSystem.waitForHeldCall(until: Date(timeIntervalSinceNow: 30)))
@@ -102,7 +106,8 @@ struct SubmittedEpochTests {
         let directory = TemporaryDirectory()
         let fileSystem = FaultInjectingFileSystem()
         let store = directory.appending("store")
-        let journal = try Journal.open(path: store, options: testOptions(durability: .everyCommit), fileSystem: fileSystem)
+        let journal = try Journal.open(
+            path: store, options: testOptions(durability: .everyCommit), fileSystem: fileSystem)
         let info = try await journal.submit([.put(Self.path, Self.value(7))], metadata: ["k": "v"]).value
         #expect(journal.lastDurable?.epoch == info.epoch)
         // The power is cut now: only what was synced is in the image.
@@ -113,6 +118,35 @@ struct SubmittedEpochTests {
         #expect(recovered.recoveredState[Self.path] == Self.value(7))
         try recovered.close()
         withExtendedLifetime(journal) {}
+    }
+
+    @Test func anEpochSubmittedAfterCloseFailsAtOnceAsClosed() throws {
+        let directory = TemporaryDirectory()
+        let journal = try openJournal(directory.appending("store"))
+        try journal.commit([.put(Self.path, Self.value(1))])
+        try journal.close()
+        #expect(journalError(.closed) { try journal.submit([.put(Self.path, Self.value(2))]).wait() } != nil)
+    }
+
+    @Test func aJournalDroppedWithAnEpochInFlightCommitsItAndThenShutsDown() throws {
+        let directory = TemporaryDirectory()
+        let store = directory.appending("store")
+        var journal: Journal? = try openJournal(store, testOptions(durability: .everyCommit))
+        let pending = journal!.submit([.put(Self.path, Self.value(4))])
+        // The committer's work holds the journal; the last reference goes with it, on its thread.
+        journal = nil
+        #expect(try pending.wait().epoch == 1)
+        var reopened: Journal?
+        for _ in 0..<1_000 where reopened == nil {
+            do {
+                reopened = try openJournal(store)
+            } catch let error as JournalError where error.code == .storeLocked {
+                Thread.sleep(forTimeInterval: 0.01)
+            }
+        }
+        let opened = try #require(reopened, "the dropped journal never released its lock")
+        #expect(opened.recoveredState[Self.path] == Self.value(4))
+        try opened.close()
     }
 
     @Test func aChangeOverTheLimitsIsRejectedByValidateBeforeItIsSubmitted() {

@@ -30,16 +30,7 @@ extension Journal {
         _ changes: [JournalChange], metadata: [String: String] = [:], after predecessor: PendingEpoch? = nil
     ) -> PendingEpoch {
         let pending = PendingEpoch()
-        submissions.lock()
-        backgroundPending += 1
-        submissions.unlock()
-        committer.async { [self] in
-            defer {
-                submissions.lock()
-                backgroundPending -= 1
-                submissions.broadcast()
-                submissions.unlock()
-            }
+        let queued = committer.enqueue { [self] in
             // The committer is serial, so a predecessor submitted earlier has finished by now.
             if case .failure(let failure)? = predecessor?.result {
                 pending.finish(
@@ -58,6 +49,7 @@ extension Journal {
                 pending.finish(.failure(Journal.ioError(error, "commit a submitted epoch")))
             }
         }
+        if !queued { pending.finish(.failure(JournalError(.closed, "The journal is closed; open it again to write."))) }
         return pending
     }
 }

@@ -45,13 +45,10 @@ public final class Journal: @unchecked Sendable {
     var epochOpen = false
     /// The open epoch is the background committer's (``submit(_:metadata:after:)``), not a caller's.
     var backgroundEpochOpen = false
-    /// Guards ``backgroundPending``. Not `condition`: the committer holds that while it writes, and
-    /// a submission must never wait for a write.
-    let submissions = NSCondition()
-    /// Epochs submitted to the background committer and not finished yet.
-    var backgroundPending = 0
-    /// The serial queue that commits submitted epochs, in submission order.
-    let committer = DispatchQueue(label: "StateJournal.commit", qos: .userInitiated)
+    /// Commits submitted epochs in submission order, on a thread of its own. Not guarded by
+    /// `condition`: the committer holds that while it writes, and a submission must never wait for
+    /// a write.
+    let committer = CommitQueue()
     /// A segment roll is under way; it may wait for a sync with `condition` unlocked, and no epoch
     /// may begin, and no other roll start, until it is done.
     var rolling = false
@@ -77,7 +74,8 @@ public final class Journal: @unchecked Sendable {
     var lastCompactionFailure: JournalError?
 
     init(
-        directory: String, options: JournalOptions, fileSystem: any FileSystem, manifest: Manifest, segment: ActiveSegment,
+        directory: String, options: JournalOptions, fileSystem: any FileSystem, manifest: Manifest,
+        segment: ActiveSegment,
         lock: StoreLock, recovered: JournalState, report: RecoveryReport, nextEpoch: UInt64
     ) {
         self.directory = URL(fileURLWithPath: directory)
@@ -160,7 +158,9 @@ public final class Journal: @unchecked Sendable {
             while (epochOpen || rolling) && !isClosed { condition.wait() }
             try checkWritable()
             // A roll already under way (a compaction's) starts a new segment anyway.
-            guard segment.size >= Int64(options.segmentSizeLimit) && segment.size > Int64(SegmentHeader.size) && !rollClaimed
+            guard
+                segment.size >= Int64(options.segmentSizeLimit) && segment.size > Int64(SegmentHeader.size)
+                    && !rollClaimed
             else { break }
             claimRoll()
             condition.unlock()
@@ -227,11 +227,7 @@ public final class Journal: @unchecked Sendable {
                     .epochInProgress, "An epoch is still open; commit or abort it before closing the journal.")
             }
             // A submitted epoch may wait for the caller's epoch, so the check above runs again now and then.
-            submissions.lock()
-            if backgroundPending > 0 { _ = submissions.wait(until: Date(timeIntervalSinceNow: 0.05)) }
-            let drained = backgroundPending == 0
-            submissions.unlock()
-            if drained { break }
+            if committer.waitUntilDrained(until: Date(timeIntervalSinceNow: 0.05)) { break }
         }
         if let failure = shutDown(syncing: options.durability != .none) { throw failure }
     }
@@ -250,6 +246,7 @@ public final class Journal: @unchecked Sendable {
         while syncInProgress || compacting || rollClaimed { condition.wait() }
         isClosed = true
         stopIntervalSync()
+        committer.stop()
         if let predecessor = sealedPredecessor {
             if syncing && poison == nil { try? fileSystem.fullSync(predecessor) }
             fileSystem.close(predecessor)
