@@ -143,7 +143,9 @@ final class PassRunner {
             return report
         } catch {
             if isFinal {
-                logger.error("The final preservation pass failed; the saved state is the last epoch that committed", metadata: ["error": "\(error)"])
+                logger.error(
+                    "The final preservation pass failed; the saved state is the last epoch that committed",
+                    metadata: ["error": "\(error)"])
             } else {
                 logger.error("A preservation pass failed; the next one is full", metadata: ["error": "\(error)"])
             }

@@ -14,9 +14,10 @@ import StateRestoration
 /// the service there, and call ``invalidate(_:)`` there, where the app changes its objects. The
 /// service itself is `Sendable`; ``run()`` runs on the service group's task and hops to the main
 /// actor for each pass, so a pass never overlaps the app's own main-actor code and never touches an
-/// object from another thread. A pass blocks the main actor while it encodes and commits (as a
-/// pass in UIKit blocks the main thread): keep `Durability.interval(seconds:)`, the default, so
-/// that commits do not wait for the disk.
+/// object from another thread. A pass holds the main actor only while it encodes: the journal's
+/// background thread compresses, writes and syncs the epoch (`RestorationManager.submitPreservation`),
+/// so even `Durability.everyCommit` does not make the main actor wait for the disk. At most one pass
+/// is in flight; callers and scheduled passes that arrive meanwhile share the next one.
 ///
 /// ## Passes
 ///
@@ -133,9 +134,11 @@ public final class StateRestorationService: Service {
     /// handed to the operating system otherwise (then `Journal.lastDurable` tells when it is on
     /// disk, or call `Journal.sync()`).
     ///
-    /// Runs an incremental pass on the main actor after the start-up restoration (and after any
-    /// restoration the app extended). Callers that arrive while a pass runs share the next one:
-    /// when nothing changed since, no epoch is written and the latest epoch is returned.
+    /// Runs an incremental pass after the start-up restoration (and after any restoration the app
+    /// extended): its encode step on the main actor, its commit on the journal's background thread,
+    /// with the main actor free while this call waits. Callers that arrive while a pass is in flight
+    /// share the next one, which starts once that one is durable: when nothing changed since, no
+    /// epoch is written and the latest epoch is returned.
     ///
     /// - Returns: The epoch holding the changes, or `nil` when nothing was ever saved (the delegate
     ///   declined).
@@ -170,11 +173,13 @@ public final class StateRestorationService: Service {
         do {
             try journal.sync()
         } catch {
-            logger.error("Syncing the journal after the final preservation pass failed", metadata: ["error": "\(error)"])
+            logger.error(
+                "Syncing the journal after the final preservation pass failed", metadata: ["error": "\(error)"])
             throw error
         }
         logger.info(
-            "Preserved the final state and synced the journal", metadata: ["epoch": "\(journal.lastCommitted?.epoch ?? 0)"])
+            "Preserved the final state and synced the journal",
+            metadata: ["epoch": "\(journal.lastCommitted?.epoch ?? 0)"])
     }
 
     /// Runs the passes that requests ask for, until the task is cancelled.
