@@ -4,8 +4,9 @@ import StateJournal
 import StateJournalTestSupport
 import StateRestoration
 import StateRestorationExample
-@testable import StateRestorationService
 import Testing
+
+@testable import StateRestorationService
 
 /// The service's passes hold the main actor only while they encode: the journal commits and syncs
 /// off it. Held syncs of the fault-injecting file system order the steps; nothing asserts a duration.

@@ -29,7 +29,8 @@ struct AsyncPreservationTests {
 
         /// The values of the nodes as a relaunched app restores them from `path`.
         static func restoredValues(at path: String, ids: [String]) throws -> [Int] {
-            let journal = try Journal.open(path: path, options: JournalOptions(durability: .none), fileSystem: PosixFileSystem())
+            let journal = try Journal.open(
+                path: path, options: JournalOptions(durability: .none), fileSystem: PosixFileSystem())
             defer { try? journal.close() }
             let fresh = ids.map { Node($0) }
             let delegate = TestDelegate()
@@ -187,7 +188,8 @@ struct AsyncPreservationTests {
         // was synced is in the image.
         let image = store.directory.appending("image")
         try store.fileSystem.writePowerLossImage(of: store.path, to: image)
-        let reopened = try Journal.open(path: image, options: JournalOptions(durability: .none), fileSystem: PosixFileSystem())
+        let reopened = try Journal.open(
+            path: image, options: JournalOptions(durability: .none), fileSystem: PosixFileSystem())
         #expect(reopened.lastCommitted?.epoch == epoch.epoch)
         try reopened.close()
         #expect(try Store.restoredValues(at: image, ids: Self.ids) == [1, 1, 9])

@@ -23,7 +23,8 @@ final class AppFixture: @unchecked Sendable {
 
     /// Creates the store and preserves the whole app once.
     func create() throws {
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("statejournal-bench-\(UUID().uuidString)")
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent(
+            "statejournal-bench-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         self.directory = directory
         (root, items) = Self.makeTree(leaves: leaves)
@@ -87,7 +88,9 @@ final class AppFixture: @unchecked Sendable {
 
     private func makeManager(_ journal: Journal) -> RestorationManager {
         let manager = RestorationManager(
-            journal: journal, configuration: RestorationConfiguration(bundleVersion: "1.0 (42)", interfaceIdiom: "desktop", systemVersion: "Debian 12"))
+            journal: journal,
+            configuration: RestorationConfiguration(
+                bundleVersion: "1.0 (42)", interfaceIdiom: "desktop", systemVersion: "Debian 12"))
         manager.delegate = delegate
         return manager
     }
@@ -132,7 +135,9 @@ final class ListController: RestorableController {
     var embeddedRestorationChildren: [any RestorableController] { children }
 
     func encodeRestorableState(with coder: RestorationCoder) throws { try coder.encode(selection, forKey: "selection") }
-    func decodeRestorableState(with coder: RestorationCoder) throws { selection = try coder.decodeInt(forKey: "selection") }
+    func decodeRestorableState(with coder: RestorationCoder) throws {
+        selection = try coder.decodeInt(forKey: "selection")
+    }
 }
 
 /// One item of about 200 bytes of state: identifier, title, selection, scroll offset, dates, flags.
