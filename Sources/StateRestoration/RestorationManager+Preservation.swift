@@ -38,41 +38,21 @@ extension RestorationManager {
     public func preserveState(roots: [any RestorableController], mode: PreservationMode = .incremental) throws
         -> PreservationReport
     {
-        let runMode: PreservationMode = needsFullPass ? .full : mode
-        var report = PreservationReport(
-            outcome: .declined, mode: runMode, encodedObjects: 0, writtenPaths: [], removedPaths: [], problems: [])
-        guard restoration == nil else {
-            report.outcome = .restorationInProgress
-            logSkippedPassDuringRestoration()
-            return report
+        // Epochs submitted before this pass commit first, and this pass relies on their digests.
+        settleSubmittedPasses(waiting: true)
+        let started = startPass(mode)
+        guard case .run(var report, let metadata, let applicationCoder) = started else {
+            return started.finishedReport!
         }
-        let metadata = archiveMetadata(.preservation)
-        let applicationCoder = applicationCoder(metadata: metadata, timestamp: Date(), appValues: [:], reason: nil)
-        guard let delegate, delegate.shouldSaveApplicationState(applicationCoder) else { return report }
-        delegate.willEncodeRestorableState(applicationCoder)
-
+        let runMode = report.mode
         let passTree = runMode == .full ? StateTree() : tree
         let epoch = try journal.beginEpoch()
         let pass = PreservationPass(
-            tree: passTree, registry: registry, written: written, epoch: epoch, typeNames: typeNames,
+            tree: passTree, registry: registry, written: written, sink: epoch, typeNames: typeNames,
             isIncremental: runMode == .incremental, fullPassReason: mode == .full ? .requested : .noPreviousPass)
         let tombstones: [RestorationPath]
         do {
-            var appValues = applicationCoder.values
-            for key in ArchiveKey.all { appValues[key] = nil }
-            var writer = EntryWriter()
-            writer.writeHeader(kind: .application, typeName: "", restorationClassName: nil)
-            writer.writeDictionary(appValues)
-            try pass.write(writer.bytes, at: Self.applicationPath)
-
-            try pass.place(roots: roots, invalidated: runMode == .incremental ? Array(dirty.values) : [])
-            try pass.encodeQueued()
-            if !pass.isIncremental {
-                tombstones = try pass.writeTombstones(
-                    candidates: written.digests.keys.filter { $0 != Self.applicationPath })
-            } else {
-                tombstones = try pass.writeTombstones(candidates: pass.removed)
-            }
+            tombstones = try encode(pass, roots: roots, applicationCoder: applicationCoder)
             if pass.writtenPaths.isEmpty && tombstones.isEmpty && metadata == lastPreservationMetadata {
                 epoch.abort()
                 report.outcome = .unchanged
@@ -84,8 +64,182 @@ extension RestorationManager {
             needsFullPass = true
             throw error
         }
-        for (path, digest) in pass.digests { written[path] = digest }
-        for path in tombstones { written[path] = nil }
+        _ = record(pass, tombstones: tombstones, metadata: metadata, into: &report)
+        return report
+    }
+
+    /// Runs the encode step of a preservation pass on the calling thread and hands what changed to
+    /// the journal's background committer; returns before anything is compressed, written or synced.
+    ///
+    /// The pass is the one ``preserveState(roots:mode:)`` runs, with the same decisions (should-save,
+    /// the archive keys, the walk, which entries changed, the tombstones), except that the changed
+    /// entries are gathered into a snapshot instead of being written as they are encoded. Await
+    /// ``PendingPreservation/report()`` to learn when the epoch is as durable as the journal's
+    /// policy promises, or use ``preserveStateInBackground(roots:mode:isolation:)``, which does both.
+    ///
+    /// Passes submitted one after another commit in submission order, each as one epoch. Each pass
+    /// compares its entries with the digests of the passes submitted before it, as if they had
+    /// committed, so that it writes only what changed since them. If one of them fails, every pass
+    /// submitted after it fails too without writing anything (its entries may rely on the failed
+    /// one's), and the manager forgets their digests: the journal never holds a later epoch without
+    /// the one it built on, the manager's digests never claim an epoch that did not commit, and the
+    /// next pass is full. A synchronous pass, a discard and a restoration first wait for the
+    /// submitted passes to finish.
+    ///
+    /// - Parameters:
+    ///   - roots: The root controllers, in order.
+    ///   - mode: ``PreservationMode/incremental`` (the default) or ``PreservationMode/full``.
+    /// - Returns: The submitted pass. Its report is at hand at once when the pass wrote nothing
+    ///   (declined, restoration in progress) and after the epochs submitted before it otherwise.
+    /// - Throws: `JournalError` when a path cannot be recorded at all (the next pass is then full).
+    ///   Failures of the journal's commit reach the caller through ``PendingPreservation/report()``.
+    /// - Complexity: The encode step of ``preserveState(roots:mode:)``, plus a copy of the changed
+    ///   entries' bytes; compression and I/O happen on the committer's thread.
+    public func submitPreservation(roots: [any RestorableController], mode: PreservationMode = .incremental) throws
+        -> PendingPreservation
+    {
+        settleSubmittedPasses(waiting: false)
+        let started = startPass(mode)
+        guard case .run(var report, let metadata, let applicationCoder) = started else {
+            return PendingPreservation(report: started.finishedReport!, epoch: nil, predecessor: nil)
+        }
+        let runMode = report.mode
+        let passTree = runMode == .full ? StateTree() : tree
+        let snapshot = ChangeSnapshot()
+        let pass = PreservationPass(
+            tree: passTree, registry: registry, written: written, sink: snapshot, typeNames: typeNames,
+            isIncremental: runMode == .incremental, fullPassReason: mode == .full ? .requested : .noPreviousPass)
+        let tombstones: [RestorationPath]
+        do {
+            tombstones = try encode(pass, roots: roots, applicationCoder: applicationCoder)
+        } catch {
+            // Only a limit the snapshot checks can throw here, and the pass reports those itself.
+            needsFullPass = true
+            throw error
+        }
+        let predecessor = submitted.last?.pending
+        if pass.writtenPaths.isEmpty && tombstones.isEmpty && metadata == lastPreservationMetadata {
+            report.outcome = .unchanged
+            _ = record(pass, tombstones: tombstones, metadata: metadata, into: &report)
+            return PendingPreservation(report: report, epoch: nil, predecessor: predecessor)
+        }
+        let previousMetadata = lastPreservationMetadata
+        let replaced = record(pass, tombstones: tombstones, metadata: metadata, into: &report)
+        // Last, so that the committer's thread, once woken, finds the caller done.
+        let pending = journal.submit(snapshot.changes, metadata: metadata, after: predecessor)
+        submitted.append(SubmittedPass(pending: pending, replaced: replaced, previousMetadata: previousMetadata))
+        return PendingPreservation(report: report, epoch: pending, predecessor: nil)
+    }
+
+    /// Runs a preservation pass whose encode step runs here, on the caller's actor, and whose
+    /// epoch is compressed, written and synced off it; resumes once the epoch is as durable as the
+    /// journal's policy promises.
+    ///
+    /// ``submitPreservation(roots:mode:)`` followed by ``PendingPreservation/report()``: the caller's
+    /// actor (the main actor, in an app) is held only while the objects encode, and is free while
+    /// the journal writes and waits for `fdatasync`. See ``submitPreservation(roots:mode:)`` for the
+    /// order of passes and what a failure does.
+    ///
+    /// It has a name of its own, rather than being an `async` overload of
+    /// ``preserveState(roots:mode:)``, so that existing calls of the synchronous pass from `async`
+    /// code keep compiling and keep their meaning: in an `async` context Swift prefers an `async`
+    /// overload, and would reject every such call that lacks `await`.
+    ///
+    /// ```swift
+    /// import StateJournal
+    /// import StateRestoration
+    ///
+    /// @MainActor
+    /// func save(_ manager: RestorationManager, roots: [any RestorableController]) async throws {
+    ///     let report = try await manager.preserveStateInBackground(roots: roots)
+    ///     print("saved as epoch \(report.epoch?.epoch ?? 0)")
+    /// }
+    /// ```
+    ///
+    /// - Parameters:
+    ///   - roots: The root controllers, in order.
+    ///   - mode: ``PreservationMode/incremental`` (the default) or ``PreservationMode/full``.
+    ///   - isolation: The actor the manager and its objects belong to; the caller's, by default.
+    /// - Returns: What the pass did; ``PreservationReport/epoch`` is the committed epoch.
+    /// - Throws: `JournalError` when the epoch could not be committed (the journal keeps the previous
+    ///   epoch, and the next pass is full), including ``JournalError/Code/precedingEpochFailed`` when
+    ///   a pass submitted before this one failed.
+    @discardableResult
+    public func preserveStateInBackground(
+        roots: [any RestorableController], mode: PreservationMode = .incremental,
+        isolation: isolated (any Actor)? = #isolation
+    ) async throws -> PreservationReport {
+        let pending = try submitPreservation(roots: roots, mode: mode)
+        defer { settleSubmittedPasses(waiting: false) }
+        return try await pending.report()
+    }
+
+    /// What starting a pass decided: run it, or return this report at once.
+    enum PassStart {
+        case run(PreservationReport, metadata: [String: String], applicationCoder: RestorationCoder)
+        case finished(PreservationReport)
+
+        var finishedReport: PreservationReport? {
+            if case .finished(let report) = self { return report }
+            return nil
+        }
+    }
+
+    /// The start of every pass: the mode, the restoration check, the delegate's should-save and
+    /// will-encode.
+    private func startPass(_ mode: PreservationMode) -> PassStart {
+        let runMode: PreservationMode = needsFullPass ? .full : mode
+        var report = PreservationReport(
+            outcome: .declined, mode: runMode, encodedObjects: 0, writtenPaths: [], removedPaths: [], problems: [])
+        guard restoration == nil else {
+            report.outcome = .restorationInProgress
+            logSkippedPassDuringRestoration()
+            return .finished(report)
+        }
+        let metadata = archiveMetadata(.preservation)
+        let applicationCoder = applicationCoder(metadata: metadata, timestamp: Date(), appValues: [:], reason: nil)
+        guard let delegate, delegate.shouldSaveApplicationState(applicationCoder) else { return .finished(report) }
+        delegate.willEncodeRestorableState(applicationCoder)
+        return .run(report, metadata: metadata, applicationCoder: applicationCoder)
+    }
+
+    /// Encodes the application coder and the objects into the pass's sink, and writes the
+    /// tombstones; returns the paths removed.
+    private func encode(
+        _ pass: PreservationPass, roots: [any RestorableController], applicationCoder: RestorationCoder
+    ) throws -> [RestorationPath] {
+        var appValues = applicationCoder.values
+        for key in ArchiveKey.all { appValues[key] = nil }
+        var writer = EntryWriter()
+        writer.writeHeader(kind: .application, typeName: "", restorationClassName: nil)
+        writer.writeDictionary(appValues)
+        try pass.write(writer.bytes, at: Self.applicationPath)
+
+        try pass.place(roots: roots, invalidated: pass.isIncremental ? Array(dirty.values) : [])
+        try pass.encodeQueued()
+        if pass.isIncremental {
+            return try pass.writeTombstones(candidates: pass.removed)
+        }
+        return try pass.writeTombstones(candidates: written.digests.keys.filter { $0 != Self.applicationPath })
+    }
+
+    /// Makes a pass's digests, tree and metadata the manager's, and fills in the report; returns the
+    /// digests it replaced, oldest first.
+    private func record(
+        _ pass: PreservationPass, tombstones: [RestorationPath], metadata: [String: String],
+        into report: inout PreservationReport
+    ) -> [(RestorationPath, StateDigest?)] {
+        var replaced: [(RestorationPath, StateDigest?)] = []
+        replaced.reserveCapacity(pass.digests.count + tombstones.count)
+        for (path, digest) in pass.digests {
+            replaced.append((path, written[path]))
+            written[path] = digest
+        }
+        for path in tombstones {
+            replaced.append((path, written[path]))
+            written[path] = nil
+        }
+        // An incremental pass that found a moved object ran as a full pass, in a tree of its own.
         tree = pass.tree
         if !pass.isIncremental { registry.rescopeAll() }
         needsFullPass = false
@@ -98,7 +252,30 @@ extension RestorationManager {
         report.removedPaths = PathOrder.sorted(tombstones)
         report.problems = pass.problems
         log(report.problems)
-        return report
+        return replaced
+    }
+
+    /// Forgets the submitted passes that committed, oldest first. At the first one that failed,
+    /// undoes what it and every pass submitted after it (which fail too: they depend on it) put in
+    /// the digest table, restores the metadata from before it, and makes the next pass full.
+    ///
+    /// - Parameter waiting: Whether to block until every submitted pass has finished.
+    func settleSubmittedPasses(waiting: Bool) {
+        while let first = submitted.first {
+            if waiting { _ = try? first.pending.wait() }
+            switch first.pending.result {
+            case nil: return
+            case .success?: submitted.removeFirst()
+            case .failure?:
+                for pass in submitted.reversed() {
+                    for (path, digest) in pass.replaced.reversed() { written[path] = digest }
+                }
+                lastPreservationMetadata = first.previousMetadata
+                submitted.removeAll()
+                needsFullPass = true
+                return
+            }
+        }
     }
 
     /// Discards the saved state, for instance when the user chose to start fresh: commits an epoch
@@ -110,6 +287,7 @@ extension RestorationManager {
     /// - Throws: `JournalError` when the journal cannot be written.
     @discardableResult
     public func discardRestorableState() throws -> EpochInfo {
+        settleSubmittedPasses(waiting: true)
         let info = try journal.commit([.removeAll], metadata: archiveMetadata(.discard))
         written.digests.removeAll()
         tree = StateTree()
@@ -117,4 +295,14 @@ extension RestorationManager {
         lastPreservationMetadata = nil
         return info
     }
+}
+
+/// A pass handed to the journal's background committer, with what it changed in the manager's
+/// digest table so that a failure can undo it.
+struct SubmittedPass {
+    let pending: PendingEpoch
+    /// The paths whose digests the pass set or cleared, and the digests they had before, oldest first.
+    let replaced: [(RestorationPath, StateDigest?)]
+    /// The metadata of the last preservation before the pass.
+    let previousMetadata: [String: String]?
 }

@@ -36,6 +36,7 @@ extension RestorationManager {
     ///   for an epoch that is not retained).
     @discardableResult
     public func restoreState(roots: [any RestorableController], asOf epoch: UInt64? = nil) throws -> RestorationReport {
+        settleSubmittedPasses(waiting: true)
         guard restoration == nil else {
             throw RestorationError(
                 .restorationInProgress,

@@ -10,6 +10,9 @@ import StateJournal
 /// saved state stays in its history.
 ///
 /// A manager is used from one thread (the app's main thread, typically); it is not `Sendable`.
+/// ``preserveStateInBackground(roots:mode:isolation:)`` and ``submitPreservation(roots:mode:)`` run the encode
+/// step on that thread and leave compression, writing and syncing to the journal's background
+/// committer.
 public final class RestorationManager {
     /// The path of the application coder's entry: the keys written in
     /// ``ApplicationRestorationDelegate/willEncodeRestorableState(_:)``. Root identifiers starting
@@ -31,8 +34,12 @@ public final class RestorationManager {
         didSet { PreservingManagers.shared.record(tree.takeInserted(), for: self) }
     }
     var needsFullPass = true
-    /// The digest of every entry the journal's latest state holds.
+    /// The digest of every entry the journal's latest state holds, counting the epochs of
+    /// ``submitted`` passes as if they had committed.
     let written = DigestTable()
+    /// The passes handed to the journal's background committer and not yet seen to commit, oldest
+    /// first.
+    var submitted: [SubmittedPass] = []
     var dirty: [ObjectIdentifier: any StateRestoring] = [:]
     /// Called on the invalidating thread after an object invalidated itself
     /// (``StateRestoring/invalidateRestorableState()``, a ``Preserved`` property): a service that

@@ -71,13 +71,65 @@ final class PassRunner {
         return await withCheckedContinuation { restorationWaiters.append($0) }
     }
 
-    /// Runs a pass. A failure is logged here, once; `isFinal` marks the pass run at shutdown, after
+    /// Runs a pass, or joins the next one when a pass is running: at most one pass is in flight,
+    /// and every caller that arrives meanwhile shares the one after it (full if any of them asked
+    /// for full), as commits share a sync. The main actor is held only for the pass's encode step;
+    /// the journal compresses, writes and syncs the epoch off it, while this call is suspended.
+    ///
+    /// A failure is logged here, once per pass; `isFinal` marks the pass run at shutdown, after
     /// which no pass follows.
     @discardableResult
-    func preserve(_ request: PassRequest, isFinal: Bool = false) throws -> PreservationReport {
+    func preserve(_ request: PassRequest, isFinal: Bool = false) async throws -> PreservationReport {
+        if isPassRunning {
+            let next = queued ?? QueuedPass()
+            queued = next
+            if request == .full { next.request = .full }
+            if isFinal { next.isFinal = true }
+            return try await withCheckedThrowingContinuation { next.callers.append($0) }
+        }
+        isPassRunning = true
+        defer { startQueuedPass() }
+        return try await runPass(request, isFinal: isFinal)
+    }
+
+    /// The callers waiting for the pass after the running one, and what they asked for.
+    private final class QueuedPass {
+        var request = PassRequest.incremental
+        var isFinal = false
+        var callers: [CheckedContinuation<PreservationReport, any Error>] = []
+    }
+
+    private var isPassRunning = false
+    private var queued: QueuedPass?
+
+    /// How many callers wait for the pass after the running one (for tests).
+    var queuedCallerCount: Int { queued?.callers.count ?? 0 }
+
+    /// Runs the queued pass, if any, before any caller that comes later; otherwise marks the runner idle.
+    private func startQueuedPass() {
+        guard let next = queued else {
+            isPassRunning = false
+            return
+        }
+        queued = nil
+        Task { @MainActor in
+            let result: Result<PreservationReport, any Error>
+            do {
+                result = .success(try await runPass(next.request, isFinal: next.isFinal))
+            } catch {
+                result = .failure(error)
+            }
+            for caller in next.callers { caller.resume(with: result) }
+            startQueuedPass()
+        }
+    }
+
+    private func runPass(_ request: PassRequest, isFinal: Bool) async throws -> PreservationReport {
         pending.remove(request)
         do {
-            let report = try manager.preserveState(roots: roots(), mode: request.mode)
+            // The encode step, on the main actor; the commit runs on the journal's committer.
+            let submitted = try manager.submitPreservation(roots: roots(), mode: request.mode)
+            let report = try await submitted.report()
             if report.outcome == .restorationInProgress && !isFinal {
                 // The app extended the restoration: its changes wait, and are saved by a pass after it.
                 pending.insert(request)
@@ -91,7 +143,9 @@ final class PassRunner {
             return report
         } catch {
             if isFinal {
-                logger.error("The final preservation pass failed; the saved state is the last epoch that committed", metadata: ["error": "\(error)"])
+                logger.error(
+                    "The final preservation pass failed; the saved state is the last epoch that committed",
+                    metadata: ["error": "\(error)"])
             } else {
                 logger.error("A preservation pass failed; the next one is full", metadata: ["error": "\(error)"])
             }

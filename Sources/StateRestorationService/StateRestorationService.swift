@@ -15,9 +15,10 @@ import StateRestoration
 /// the service there, and call ``invalidate(_:)`` there, where the app changes its objects. The
 /// service itself is `Sendable`; ``run()`` runs on the service group's task and hops to the main
 /// actor for each pass, so a pass never overlaps the app's own main-actor code and never touches an
-/// object from another thread. A pass blocks the main actor while it encodes and commits (as a
-/// pass in UIKit blocks the main thread): keep `Durability.interval(seconds:)`, the default, so
-/// that commits do not wait for the disk.
+/// object from another thread. A pass holds the main actor only while it encodes: the journal's
+/// background thread compresses, writes and syncs the epoch (`RestorationManager.submitPreservation`),
+/// so even `Durability.everyCommit` does not make the main actor wait for the disk. At most one pass
+/// is in flight; callers and scheduled passes that arrive meanwhile share the next one.
 ///
 /// ## Passes
 ///
@@ -77,7 +78,8 @@ public final class StateRestorationService: Service {
     /// The journal the manager writes to.
     public let journal: Journal
 
-    private let passes: PassRunner
+    /// Internal rather than private so that tests can watch the callers waiting for a pass.
+    let passes: PassRunner
     private let events: AsyncStream<PassRequest>
     private let requests: AsyncStream<PassRequest>.Continuation
 
@@ -149,9 +151,11 @@ public final class StateRestorationService: Service {
     /// handed to the operating system otherwise (then `Journal.lastDurable` tells when it is on
     /// disk, or call `Journal.sync()`).
     ///
-    /// Runs an incremental pass on the main actor after the start-up restoration (and after any
-    /// restoration the app extended). Callers that arrive while a pass runs share the next one:
-    /// when nothing changed since, no epoch is written and the latest epoch is returned.
+    /// Runs an incremental pass after the start-up restoration (and after any restoration the app
+    /// extended): its encode step on the main actor, its commit on the journal's background thread,
+    /// with the main actor free while this call waits. Callers that arrive while a pass is in flight
+    /// share the next one, which starts once that one is durable: when nothing changed since, no
+    /// epoch is written and the latest epoch is returned.
     ///
     /// - Returns: The epoch holding the changes, or `nil` when nothing was ever saved (the delegate
     ///   declined).
@@ -163,7 +167,7 @@ public final class StateRestorationService: Service {
         while passes.manager.isRestoring {
             try await Task.sleep(for: .milliseconds(10))
         }
-        let report = try passes.preserve(.incremental)
+        let report = try await passes.preserve(.incremental)
         if let epoch = report.epoch { return epoch }
         if report.outcome == .declined { return nil }
         return journal.lastCommitted

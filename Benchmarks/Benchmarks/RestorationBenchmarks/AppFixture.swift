@@ -7,6 +7,7 @@ import StateRestoration
 final class AppFixture: @unchecked Sendable {
     // @unchecked Sendable: the benchmark runner calls setup, the closure and teardown one after another.
     let leaves: Int
+    let durability: Durability
     private var directory: URL?
     private var journal: Journal?
     private var manager: RestorationManager?
@@ -15,13 +16,15 @@ final class AppFixture: @unchecked Sendable {
     private let delegate = SavingDelegate()
     private var random: UInt64 = 0x5EED
 
-    init(leaves: Int) {
+    init(leaves: Int, durability: Durability = .interval(seconds: 1)) {
         self.leaves = leaves
+        self.durability = durability
     }
 
     /// Creates the store and preserves the whole app once.
     func create() throws {
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("statejournal-bench-\(UUID().uuidString)")
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent(
+            "statejournal-bench-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         self.directory = directory
         (root, items) = Self.makeTree(leaves: leaves)
@@ -47,12 +50,23 @@ final class AppFixture: @unchecked Sendable {
 
     /// Changes `count` items, invalidates them, and runs a preservation pass.
     func pass(changing count: Int, mode: PreservationMode) -> Int {
+        change(count)
+        return try! manager!.preserveState(roots: [root], mode: mode).encodedObjects
+    }
+
+    /// Changes `count` items and invalidates them, as the app does before a pass.
+    func change(_ count: Int) {
         for _ in 0..<count {
             let item = items[Int(nextRandom() % UInt64(items.count))]
             item.scrollOffset = Double(nextRandom() % 20_000) / 4
             manager!.invalidateRestorableState(for: item)
         }
-        return try! manager!.preserveState(roots: [root], mode: mode).encodedObjects
+    }
+
+    /// The encode step of an incremental pass: what the caller's thread (the main actor, in an
+    /// app) spends before the journal's committer takes over.
+    func submitIncrementalPass() -> PendingPreservation {
+        try! manager!.submitPreservation(roots: [root], mode: .incremental)
     }
 
     /// Opens the store, restores a fresh tree from it, and closes it: what a relaunch does.
@@ -69,12 +83,14 @@ final class AppFixture: @unchecked Sendable {
     private func openJournal() throws -> Journal {
         try Journal.open(
             at: directory!.appendingPathComponent("store"),
-            options: JournalOptions(durability: .interval(seconds: 1), compaction: CompactionPolicy(isAutomatic: false)))
+            options: JournalOptions(durability: durability, compaction: CompactionPolicy(isAutomatic: false)))
     }
 
     private func makeManager(_ journal: Journal) -> RestorationManager {
         let manager = RestorationManager(
-            journal: journal, configuration: RestorationConfiguration(bundleVersion: "1.0 (42)", interfaceIdiom: "desktop", systemVersion: "Debian 12"))
+            journal: journal,
+            configuration: RestorationConfiguration(
+                bundleVersion: "1.0 (42)", interfaceIdiom: "desktop", systemVersion: "Debian 12"))
         manager.delegate = delegate
         return manager
     }
@@ -119,7 +135,9 @@ final class ListController: RestorableController {
     var embeddedRestorationChildren: [any RestorableController] { children }
 
     func encodeRestorableState(with coder: RestorationCoder) throws { try coder.encode(selection, forKey: "selection") }
-    func decodeRestorableState(with coder: RestorationCoder) throws { selection = try coder.decodeInt(forKey: "selection") }
+    func decodeRestorableState(with coder: RestorationCoder) throws {
+        selection = try coder.decodeInt(forKey: "selection")
+    }
 }
 
 /// One item of about 200 bytes of state: identifier, title, selection, scroll offset, dates, flags.

@@ -32,3 +32,18 @@ public enum JournalChange: Sendable, Hashable {
     /// Every path is gone.
     case removeAll
 }
+
+extension JournalChange {
+    /// Checks the change against ``JournalLimits`` as ``EpochWriter`` does when it is written, so
+    /// that a change gathered now and committed later fails here rather than in the commit.
+    ///
+    /// - Throws: ``JournalError/Code/invalidPath`` for a path without components, or
+    ///   ``JournalError/Code/limitExceeded`` when the path or the state exceeds ``JournalLimits``.
+    public func validate() throws {
+        switch self {
+        case .put(let path, let state): try EpochWriter.validate(path, state: state)
+        case .remove(let path): try EpochWriter.validate(path)
+        case .removeAll: break
+        }
+    }
+}

@@ -8,6 +8,7 @@ public struct JournalError: Error, Sendable, CustomStringConvertible {
         private enum Wrapped: Hashable, Sendable {
             case storeLocked, notAStore, unsupportedFormat, damaged, ioFailure, storePoisoned
             case limitExceeded, invalidPath, epochInProgress, closed, noSuchEpoch, readOnly
+            case precedingEpochFailed
         }
         private let wrapped: Wrapped
         private init(_ wrapped: Wrapped) { self.wrapped = wrapped }
@@ -36,6 +37,9 @@ public struct JournalError: Error, Sendable, CustomStringConvertible {
         public static let noSuchEpoch = Code(.noSuchEpoch)
         /// The operation needs a writer, but the store was opened read-only.
         public static let readOnly = Code(.readOnly)
+        /// An epoch submitted with ``Journal/submit(_:metadata:after:)`` was not written because the
+        /// epoch it was submitted after failed; ``JournalError/cause`` holds that failure.
+        public static let precedingEpochFailed = Code(.precedingEpochFailed)
 
         /// The code's name.
         public var description: String { "\(wrapped)" }
@@ -100,9 +104,9 @@ public struct SystemError: Error, Sendable, Equatable, CustomStringConvertible {
 }
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #elseif canImport(Musl)
-import Musl
+    import Musl
 #elseif canImport(Darwin)
-import Darwin
+    import Darwin
 #endif

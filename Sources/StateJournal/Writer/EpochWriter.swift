@@ -47,12 +47,7 @@ public final class EpochWriter {
     ///   (the epoch stays open and usable); ``JournalError/Code/ioFailure`` when writing fails (the
     ///   epoch is aborted).
     public func put(_ path: RestorationPath, _ state: [UInt8]) throws {
-        try Self.validate(path)
-        guard state.count <= JournalLimits.maximumStateSize else {
-            throw JournalError(
-                .limitExceeded,
-                "The state for \(path) is \(state.count) bytes; an entry holds at most \(JournalLimits.maximumStateSize). Store large data elsewhere and keep a reference to it in the state.")
-        }
+        try Self.validate(path, state: state)
         try withJournal {
             let (reference, isNew) = journal.segment.reference(for: path)
             var previous: [UInt8]?
@@ -178,7 +173,8 @@ public final class EpochWriter {
 
     /// Encodes the pending entries as a batch payload and starts the next batch.
     private func makeBatchPayload() -> [UInt8] {
-        let (payload, body) = builder.encode(compressor: journal.compressor, previousBody: previousBody, dictionary: &dictionary)
+        let (payload, body) = builder.encode(
+            compressor: journal.compressor, previousBody: previousBody, dictionary: &dictionary)
         previousBody = body
         builder = BatchBuilder()
         touchedInBatch.removeAll(keepingCapacity: true)
@@ -191,7 +187,8 @@ public final class EpochWriter {
             try journal.fileSystem.writeAll(journal.segment.descriptor, framed, at: journal.segment.size)
         } catch {
             abandon()
-            throw Journal.ioError(error, doing, file: journal.store.file(FileNames.segment(journal.segment.header.sequence)))
+            throw Journal.ioError(
+                error, doing, file: journal.store.file(FileNames.segment(journal.segment.header.sequence)))
         }
         journal.segment.size += Int64(framed.count)
         journal.bytesSinceCheckpoint += Int64(framed.count)
@@ -211,7 +208,9 @@ public final class EpochWriter {
                 journal.written = position
                 if journal.synced > position { journal.synced = position }
             } catch {
-                journal.poison(with: Journal.ioError(error, "cut an abandoned epoch from the journal; reopen the store to repair it"))
+                journal.poison(
+                    with: Journal.ioError(
+                        error, "cut an abandoned epoch from the journal; reopen the store to repair it"))
             }
         }
         finish()
@@ -220,6 +219,7 @@ public final class EpochWriter {
     private func finish() {
         finished = true
         journal.epochOpen = false
+        journal.backgroundEpochOpen = false
         journal.condition.broadcast()
     }
 
@@ -229,23 +229,41 @@ public final class EpochWriter {
         }
         guard path.components.count <= JournalLimits.maximumPathDepth else {
             throw JournalError(
-                .limitExceeded, "The path \(path) has \(path.components.count) components; at most \(JournalLimits.maximumPathDepth) are allowed.")
+                .limitExceeded,
+                "The path \(path) has \(path.components.count) components; at most \(JournalLimits.maximumPathDepth) are allowed."
+            )
         }
         for component in path.components where component.utf8.count > JournalLimits.maximumComponentLength {
             throw JournalError(
                 .limitExceeded,
-                "A component of \(path) is \(component.utf8.count) bytes; at most \(JournalLimits.maximumComponentLength) are allowed.")
+                "A component of \(path) is \(component.utf8.count) bytes; at most \(JournalLimits.maximumComponentLength) are allowed."
+            )
+        }
+    }
+
+    static func validate(_ path: RestorationPath, state: [UInt8]) throws {
+        try validate(path)
+        guard state.count <= JournalLimits.maximumStateSize else {
+            throw JournalError(
+                .limitExceeded,
+                "The state for \(path) is \(state.count) bytes; an entry holds at most \(JournalLimits.maximumStateSize). Store large data elsewhere and keep a reference to it in the state."
+            )
         }
     }
 
     static func validate(_ metadata: [String: String]) throws {
         guard metadata.count <= JournalLimits.maximumMetadataCount else {
-            throw JournalError(.limitExceeded, "An epoch carries at most \(JournalLimits.maximumMetadataCount) metadata items, not \(metadata.count).")
+            throw JournalError(
+                .limitExceeded,
+                "An epoch carries at most \(JournalLimits.maximumMetadataCount) metadata items, not \(metadata.count).")
         }
         for (key, value) in metadata
-        where key.utf8.count > JournalLimits.maximumMetadataItemLength || value.utf8.count > JournalLimits.maximumMetadataItemLength {
+        where key.utf8.count > JournalLimits.maximumMetadataItemLength
+            || value.utf8.count > JournalLimits.maximumMetadataItemLength
+        {
             throw JournalError(
-                .limitExceeded, "The metadata item \"\(key.prefix(40))\" exceeds \(JournalLimits.maximumMetadataItemLength) bytes.")
+                .limitExceeded,
+                "The metadata item \"\(key.prefix(40))\" exceeds \(JournalLimits.maximumMetadataItemLength) bytes.")
         }
     }
 }

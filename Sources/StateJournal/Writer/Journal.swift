@@ -43,6 +43,12 @@ public final class Journal: @unchecked Sendable {
     var lastDurableInfo: EpochInfo?
     var nextEpoch: UInt64
     var epochOpen = false
+    /// The open epoch is the background committer's (``submit(_:metadata:after:)``), not a caller's.
+    var backgroundEpochOpen = false
+    /// Commits submitted epochs in submission order, on a thread of its own. Not guarded by
+    /// `condition`: the committer holds that while it writes, and a submission must never wait for
+    /// a write.
+    let committer = CommitQueue()
     /// A segment roll is under way; it may wait for a sync with `condition` unlocked, and no epoch
     /// may begin, and no other roll start, until it is done.
     var rolling = false
@@ -68,7 +74,8 @@ public final class Journal: @unchecked Sendable {
     var lastCompactionFailure: JournalError?
 
     init(
-        directory: String, options: JournalOptions, fileSystem: any FileSystem, manifest: Manifest, segment: ActiveSegment,
+        directory: String, options: JournalOptions, fileSystem: any FileSystem, manifest: Manifest,
+        segment: ActiveSegment,
         lock: StoreLock, recovered: JournalState, report: RecoveryReport, nextEpoch: UInt64
     ) {
         self.directory = URL(fileURLWithPath: directory)
@@ -140,13 +147,20 @@ public final class Journal: @unchecked Sendable {
     ///   ``JournalError/Code/storePoisoned`` after a failed sync, or ``JournalError/Code/ioFailure``
     ///   when starting a new segment fails.
     public func beginEpoch() throws -> EpochWriter {
+        try beginEpoch(inBackground: false)
+    }
+
+    /// ``beginEpoch()``, marking the epoch as the background committer's when `inBackground`.
+    func beginEpoch(inBackground: Bool) throws -> EpochWriter {
         condition.lock()
         defer { condition.unlock() }
         while true {
             while (epochOpen || rolling) && !isClosed { condition.wait() }
             try checkWritable()
             // A roll already under way (a compaction's) starts a new segment anyway.
-            guard segment.size >= Int64(options.segmentSizeLimit) && segment.size > Int64(SegmentHeader.size) && !rollClaimed
+            guard
+                segment.size >= Int64(options.segmentSizeLimit) && segment.size > Int64(SegmentHeader.size)
+                    && !rollClaimed
             else { break }
             claimRoll()
             condition.unlock()
@@ -155,14 +169,25 @@ public final class Journal: @unchecked Sendable {
             _ = try rolled.get()
         }
         epochOpen = true
+        backgroundEpochOpen = inBackground
         return EpochWriter(
             journal: self, epoch: nextEpoch, startOffset: segment.size, pathCount: segment.pathOrder.count)
     }
 
     /// Writes one epoch with the given changes and commits it: a convenience over ``beginEpoch()``.
+    ///
+    /// - Parameters:
+    ///   - changes: The puts, removes and clears of the epoch, applied in order.
+    ///   - metadata: The epoch's metadata.
+    /// - Returns: The committed epoch.
+    /// - Throws: as ``beginEpoch()``, ``EpochWriter/put(_:_:)`` and ``EpochWriter/commit(metadata:)``.
     @discardableResult
     public func commit(_ changes: [JournalChange], metadata: [String: String] = [:]) throws -> EpochInfo {
-        let epoch = try beginEpoch()
+        try commit(changes, metadata: metadata, inBackground: false)
+    }
+
+    func commit(_ changes: [JournalChange], metadata: [String: String], inBackground: Bool) throws -> EpochInfo {
+        let epoch = try beginEpoch(inBackground: inBackground)
         do {
             for change in changes {
                 switch change {
@@ -186,17 +211,24 @@ public final class Journal: @unchecked Sendable {
         try waitUntilDurable(written)
     }
 
-    /// Syncs (unless the policy is ``Durability/none``), stops the background sync, waits for a
-    /// compaction that is running to finish, and releases the lock.
+    /// Waits for the epochs submitted with ``submit(_:metadata:after:)`` to finish, syncs (unless
+    /// the policy is ``Durability/none``), stops the background sync, waits for a compaction that is
+    /// running to finish, and releases the lock.
     ///
-    /// - Throws: ``JournalError/Code/epochInProgress`` while an epoch is open, or the error of the final sync.
+    /// - Throws: ``JournalError/Code/epochInProgress`` while an epoch begun with ``beginEpoch()`` is
+    ///   open, or the error of the final sync.
     public func close() throws {
-        condition.lock()
-        if epochOpen {
+        while true {
+            condition.lock()
+            let callerEpochOpen = epochOpen && !backgroundEpochOpen
             condition.unlock()
-            throw JournalError(.epochInProgress, "An epoch is still open; commit or abort it before closing the journal.")
+            if callerEpochOpen {
+                throw JournalError(
+                    .epochInProgress, "An epoch is still open; commit or abort it before closing the journal.")
+            }
+            // A submitted epoch may wait for the caller's epoch, so the check above runs again now and then.
+            if committer.waitUntilDrained(until: Date(timeIntervalSinceNow: 0.05)) { break }
         }
-        condition.unlock()
         if let failure = shutDown(syncing: options.durability != .none) { throw failure }
     }
 
@@ -214,6 +246,7 @@ public final class Journal: @unchecked Sendable {
         while syncInProgress || compacting || rollClaimed { condition.wait() }
         isClosed = true
         stopIntervalSync()
+        committer.stop()
         if let predecessor = sealedPredecessor {
             if syncing && poison == nil { try? fileSystem.fullSync(predecessor) }
             fileSystem.close(predecessor)

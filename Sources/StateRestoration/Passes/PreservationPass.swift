@@ -1,7 +1,7 @@
 import StateJournal
 
 /// One preservation pass: settles where each object sits, then encodes the objects to save into
-/// an open epoch, compares each entry with the digest of what the journal holds, and records the
+/// an ``EntrySink`` (an open epoch, or a snapshot committed later), compares each entry with the digest of what the journal holds, and records the
 /// structure it saw in a ``StateTree``.
 ///
 /// An object's path is its place in the hierarchy: the chain of embedded and presented controllers
@@ -24,7 +24,8 @@ final class PreservationPass: ReferenceResolving {
     private(set) var tree: StateTree
     private(set) var registry: RestorationRegistry
     let written: DigestTable
-    let epoch: EpochWriter
+    /// Where the changed entries and the tombstones go.
+    let sink: any EntrySink
     let typeNames: TypeNameCache
     /// Whether the pass updates an existing tree.
     private(set) var isIncremental: Bool
@@ -52,7 +53,7 @@ final class PreservationPass: ReferenceResolving {
 
     /// - Parameter fullPassReason: Why a full pass is full (ignored for an incremental one).
     init(
-        tree: StateTree, registry: RestorationRegistry, written: DigestTable, epoch: EpochWriter,
+        tree: StateTree, registry: RestorationRegistry, written: DigestTable, sink: any EntrySink,
         typeNames: TypeNameCache,
         isIncremental: Bool, fullPassReason: FullPassReason? = nil
     ) {
@@ -62,7 +63,7 @@ final class PreservationPass: ReferenceResolving {
         self.tree = tree
         self.registry = registry
         self.written = written
-        self.epoch = epoch
+        self.sink = sink
     }
 
     struct Child {
@@ -401,7 +402,7 @@ final class PreservationPass: ReferenceResolving {
         let digest = StateDigest(bytes)
         if (digests[path] ?? written[path]) == digest { return }
         do {
-            try epoch.put(path, bytes)
+            try sink.put(path, bytes)
         } catch let error as JournalError where error.code == .limitExceeded {
             problems.append(.encodingFailed(path, message: error.message))
             return
@@ -415,7 +416,7 @@ final class PreservationPass: ReferenceResolving {
     func writeTombstones(candidates: some Sequence<RestorationPath>) throws -> [RestorationPath] {
         var tombstones: [RestorationPath] = []
         for path in candidates where tree.nodes[path] == nil && (written[path] != nil || digests[path] != nil) {
-            try epoch.remove(path)
+            try sink.remove(path)
             tombstones.append(path)
         }
         return tombstones
