@@ -44,12 +44,8 @@ extension RestorationManager {
         guard case .run(var report, let metadata, let applicationCoder) = started else {
             return started.finishedReport!
         }
-        let runMode = report.mode
-        let passTree = runMode == .full ? StateTree() : tree
         let epoch = try journal.beginEpoch()
-        let pass = PreservationPass(
-            tree: passTree, registry: registry, written: written, sink: epoch, typeNames: typeNames,
-            isIncremental: runMode == .incremental, fullPassReason: mode == .full ? .requested : .noPreviousPass)
+        let pass = makePass(report.mode, requested: mode, writingInto: epoch)
         let tombstones: [RestorationPath]
         do {
             tombstones = try encode(pass, roots: roots, applicationCoder: applicationCoder)
@@ -103,12 +99,8 @@ extension RestorationManager {
         guard case .run(var report, let metadata, let applicationCoder) = started else {
             return PendingPreservation(report: started.finishedReport!, epoch: nil, predecessor: nil)
         }
-        let runMode = report.mode
-        let passTree = runMode == .full ? StateTree() : tree
         let snapshot = ChangeSnapshot()
-        let pass = PreservationPass(
-            tree: passTree, registry: registry, written: written, sink: snapshot, typeNames: typeNames,
-            isIncremental: runMode == .incremental, fullPassReason: mode == .full ? .requested : .noPreviousPass)
+        let pass = makePass(report.mode, requested: mode, writingInto: snapshot)
         let tombstones: [RestorationPath]
         do {
             tombstones = try encode(pass, roots: roots, applicationCoder: applicationCoder)
@@ -201,6 +193,17 @@ extension RestorationManager {
         guard let delegate, delegate.shouldSaveApplicationState(applicationCoder) else { return .finished(report) }
         delegate.willEncodeRestorableState(applicationCoder)
         return .run(report, metadata: metadata, applicationCoder: applicationCoder)
+    }
+
+    /// A pass of `runMode` (what `requested` became: full when the manager needs one) over the
+    /// last pass's tree, or a new one for a full pass, writing its entries into `sink`.
+    private func makePass(
+        _ runMode: PreservationMode, requested: PreservationMode, writingInto sink: any EntrySink
+    ) -> PreservationPass {
+        PreservationPass(
+            tree: runMode == .full ? StateTree() : tree, registry: registry, written: written, sink: sink,
+            typeNames: typeNames, isIncremental: runMode == .incremental,
+            fullPassReason: requested == .full ? .requested : .noPreviousPass)
     }
 
     /// Encodes the application coder and the objects into the pass's sink, and writes the

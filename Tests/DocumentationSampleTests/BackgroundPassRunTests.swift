@@ -20,6 +20,14 @@ struct BackgroundPassRunTests {
             options: JournalOptions(durability: .everyCommit))
     }
 
+    /// A manager over `journal` whose delegate saves and restores everything.
+    static func manager(_ journal: Journal, delegate: SaysYes) -> RestorationManager {
+        let manager = RestorationManager(
+            journal: journal, configuration: RestorationConfiguration(bundleVersion: "1", interfaceIdiom: "desktop"))
+        manager.delegate = delegate
+        return manager
+    }
+
     @Test func theSavedDraftIsInTheEpochTheSubmissionResumesWith() async throws {
         let directory = TemporaryDirectory()
         let journal = try Self.openJournal(directory)
@@ -35,10 +43,8 @@ struct BackgroundPassRunTests {
         let directory = TemporaryDirectory()
         let journal = try Self.openJournal(directory)
         defer { try? journal.close() }
-        let manager = RestorationManager(
-            journal: journal, configuration: RestorationConfiguration(bundleVersion: "1", interfaceIdiom: "desktop"))
         let delegate = SaysYes()
-        manager.delegate = delegate
+        let manager = Self.manager(journal, delegate: delegate)
         let editor = Editor()
         try await saveAfterEdit(editor, manager: manager)
         try await saveAfterEdit(editor, manager: manager)
@@ -53,10 +59,8 @@ struct BackgroundPassRunTests {
         let directory = TemporaryDirectory()
         let journal = try Self.openJournal(directory)
         defer { try? journal.close() }
-        let manager = RestorationManager(
-            journal: journal, configuration: RestorationConfiguration(bundleVersion: "1", interfaceIdiom: "desktop"))
         let delegate = SaysYes()
-        manager.delegate = delegate
+        let manager = Self.manager(journal, delegate: delegate)
         let editor = Editor()
         let service = StateRestorationService(manager: manager, roots: { [editor] })
         let running = Task { try await service.run() }
