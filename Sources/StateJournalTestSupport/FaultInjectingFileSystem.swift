@@ -2,15 +2,16 @@ import Foundation
 import StateJournal
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #elseif canImport(Musl)
-import Musl
+    import Musl
 #endif
 
 /// The kinds of call the ``FileSystem`` seam makes that touch the disk. `close` is not counted: it
 /// cannot fail through the seam.
 package enum IOCallKind: String, CaseIterable, Sendable, CustomStringConvertible {
-    case open, write, read, size, truncate, dataSync, fullSync, rename, remove, makeDirectory, contentsOfDirectory, tryLock
+    case open, write, read, size, truncate, dataSync, fullSync, rename, remove, makeDirectory, contentsOfDirectory,
+        tryLock
 
     package var description: String { rawValue }
 
@@ -111,7 +112,8 @@ package final class FaultInjectingFileSystem: FileSystem {
     ///     the disk unless written again, so a power-cut image (``writePowerLossImage(of:to:)``)
     ///     shows zeros there even after a later sync succeeds.
     package init(
-        plan: FaultPlan? = nil, keepsLog: Bool = false, passesSyncsOn: Bool = false, dropsPagesOnFailedSync: Bool = false
+        plan: FaultPlan? = nil, keepsLog: Bool = false, passesSyncsOn: Bool = false,
+        dropsPagesOnFailedSync: Bool = false
     ) {
         var initial = State()
         initial.plan = plan
@@ -239,12 +241,15 @@ package final class FaultInjectingFileSystem: FileSystem {
         case nil:
             let count = try base.write(descriptor, bytes, at: offset)
             if dropsPagesOnFailedSync, let path = path(of: descriptor) {
-                state.withLock { $0.lostRanges[path] = Self.subtracting(offset..<(offset + Int64(count)), from: $0.lostRanges[path]) }
+                state.withLock {
+                    $0.lostRanges[path] = Self.subtracting(offset..<(offset + Int64(count)), from: $0.lostRanges[path])
+                }
             }
             return count
         case .shortWrite?:
             let part = bytes.count / 2
-            return part == 0 ? 0 : try base.write(descriptor, UnsafeRawBufferPointer(rebasing: bytes[..<part]), at: offset)
+            return part == 0
+                ? 0 : try base.write(descriptor, UnsafeRawBufferPointer(rebasing: bytes[..<part]), at: offset)
         case .shortWriteThenError(let code)?:
             let part = bytes.count / 2
             if part > 0 { _ = try base.write(descriptor, UnsafeRawBufferPointer(rebasing: bytes[..<part]), at: offset) }
@@ -267,7 +272,9 @@ package final class FaultInjectingFileSystem: FileSystem {
     }
 
     package func truncate(_ descriptor: Int32, to size: Int64) throws {
-        if let fault = enter(.truncate, "\(path(of: descriptor) ?? "?") to \(size)") { throw Self.failure(fault, "ftruncate") }
+        if let fault = enter(.truncate, "\(path(of: descriptor) ?? "?") to \(size)") {
+            throw Self.failure(fault, "ftruncate")
+        }
         noteChange(descriptor)
         try base.truncate(descriptor, to: size)
         if let path = path(of: descriptor) { record(.write, path) }
@@ -302,7 +309,9 @@ package final class FaultInjectingFileSystem: FileSystem {
     /// What Linux does when writeback fails: the pages written since the last sync are marked clean
     /// and never reach the disk, though readers still see them until a power cut.
     private func dropUnsyncedPages(_ descriptor: Int32) {
-        guard dropsPagesOnFailedSync, let path = path(of: descriptor), let size = try? base.size(descriptor) else { return }
+        guard dropsPagesOnFailedSync, let path = path(of: descriptor), let size = try? base.size(descriptor) else {
+            return
+        }
         state.withLock {
             let durable = $0.durableLengths[path] ?? size
             if durable < size { $0.lostRanges[path, default: []].append(durable..<size) }
@@ -313,8 +322,12 @@ package final class FaultInjectingFileSystem: FileSystem {
         guard let ranges else { return nil }
         var result: [Range<Int64>] = []
         for range in ranges {
-            if range.lowerBound < removed.lowerBound { result.append(range.lowerBound..<min(range.upperBound, removed.lowerBound)) }
-            if range.upperBound > removed.upperBound { result.append(max(range.lowerBound, removed.upperBound)..<range.upperBound) }
+            if range.lowerBound < removed.lowerBound {
+                result.append(range.lowerBound..<min(range.upperBound, removed.lowerBound))
+            }
+            if range.upperBound > removed.upperBound {
+                result.append(max(range.lowerBound, removed.upperBound)..<range.upperBound)
+            }
         }
         return result.isEmpty ? nil : result
     }
@@ -325,7 +338,9 @@ package final class FaultInjectingFileSystem: FileSystem {
     }
 
     package func rename(_ source: String, to destination: String) throws {
-        if let fault = enter(.rename, "\(source) -> \(destination)") { throw Self.failure(fault, "rename", destination) }
+        if let fault = enter(.rename, "\(source) -> \(destination)") {
+            throw Self.failure(fault, "rename", destination)
+        }
         try base.rename(source, to: destination)
         record(.rename, source, to: destination)
         state.withLock {
@@ -409,7 +424,9 @@ package final class FaultInjectingFileSystem: FileSystem {
                 guard fate != .zeros else { continue }
                 image += [UInt8](repeating: 0, count: range.upperBound - image.count)
                 for index in max(range.lowerBound, synced)..<range.upperBound {
-                    image[index] = fate == .written ? current[index] : UInt8(truncatingIfNeeded: (index &* 40_503) >> 5 ^ (page - 1))
+                    image[index] =
+                        fate == .written
+                        ? current[index] : UInt8(truncatingIfNeeded: (index &* 40_503) >> 5 ^ (page - 1))
                 }
             }
             for range in lost[source] ?? [] where Int(range.lowerBound) < image.count {

@@ -68,7 +68,8 @@ struct BackgroundPassRunTests {
         let epoch = try await acknowledge({ editor.cursor = 7 }, of: editor, through: service)
         let acknowledged = try #require(epoch)
         #expect(try #require(journal.lastDurable).epoch >= acknowledged)
-        let entry = try RestorableEntry(decoding: try #require(try journal.state(through: acknowledged)[RestorationPath("Editor")]))
+        let entry = try RestorableEntry(
+            decoding: try #require(try journal.state(through: acknowledged)[RestorationPath("Editor")]))
         #expect(entry.values["cursor"] == .int(7))
         running.cancel()
         _ = try? await running.value

@@ -20,7 +20,8 @@ import Testing
         var epochEnds: [UInt64: (segment: String, end: Int)] = [:]
 
         init(epochs: Int, segmentSizeLimit: Int = 64 << 20) throws {
-            let journal = try openJournal(store, testOptions(durability: .everyCommit, segmentSizeLimit: segmentSizeLimit))
+            let journal = try openJournal(
+                store, testOptions(durability: .everyCommit, segmentSizeLimit: segmentSizeLimit))
             for _ in 0..<epochs {
                 let changes = workload.nextEpoch()
                 let info = try journal.commit(changes, metadata: ["v": "1"])
@@ -37,14 +38,16 @@ import Testing
         /// The byte range of an epoch's records in its segment.
         func range(of epoch: UInt64) -> Range<Int> {
             let (segment, end) = epochEnds[epoch]!
-            let start = epochEnds[epoch - 1].flatMap { $0.segment == segment ? $0.end : nil } ?? Corruption.segmentHeaderSize
+            let start =
+                epochEnds[epoch - 1].flatMap { $0.segment == segment ? $0.end : nil } ?? Corruption.segmentHeaderSize
             return start..<end
         }
     }
 
     /// Reads a store whose `segment` is damaged at `offset`, in both modes, and checks the report.
     private func expectDamage(
-        in fixture: Fixture, segment: String, at recordOffset: Int, lastConsistent: UInt64?, epochsLost: Int?, context: String,
+        in fixture: Fixture, segment: String, at recordOffset: Int, lastConsistent: UInt64?, epochsLost: Int?,
+        context: String,
         sourceLocation: SourceLocation = #_sourceLocation
     ) throws {
         let state = try openReader(fixture.store).state()
@@ -52,22 +55,35 @@ import Testing
         #expect(damage.file == segment, "\(context)", sourceLocation: sourceLocation)
         #expect(damage.offset == Int64(recordOffset), "\(context): \(damage)", sourceLocation: sourceLocation)
         #expect(damage.lastConsistentEpoch == lastConsistent, "\(context)", sourceLocation: sourceLocation)
-        if let epochsLost { #expect(damage.epochsLost == epochsLost, "\(context): \(damage)", sourceLocation: sourceLocation) }
+        if let epochsLost {
+            #expect(damage.epochsLost == epochsLost, "\(context): \(damage)", sourceLocation: sourceLocation)
+        }
         #expect(damage.bytesDropped > 0, "\(context)", sourceLocation: sourceLocation)
         #expect(state.epoch?.epoch == lastConsistent, "\(context)", sourceLocation: sourceLocation)
-        #expect(state.entries == (lastConsistent.flatMap { fixture.model.states[$0] } ?? [:]), "\(context)", sourceLocation: sourceLocation)
+        #expect(
+            state.entries == (lastConsistent.flatMap { fixture.model.states[$0] } ?? [:]), "\(context)",
+            sourceLocation: sourceLocation)
         let history = try openReader(fixture.store).history().map(\.epoch)
-        #expect(history == fixture.model.epochs.filter { epoch in lastConsistent.map { epoch <= $0 } ?? false }, "\(context)", sourceLocation: sourceLocation)
+        #expect(
+            history == fixture.model.epochs.filter { epoch in lastConsistent.map { epoch <= $0 } ?? false },
+            "\(context)", sourceLocation: sourceLocation)
 
-        let strict = journalError(.damaged, sourceLocation: sourceLocation) { try openReader(fixture.store, recovery: .strict).state() }
-        #expect(strict?.file?.hasSuffix("/" + segment) == true, "\(context): \(String(describing: strict))", sourceLocation: sourceLocation)
+        let strict = journalError(.damaged, sourceLocation: sourceLocation) {
+            try openReader(fixture.store, recovery: .strict).state()
+        }
+        #expect(
+            strict?.file?.hasSuffix("/" + segment) == true, "\(context): \(String(describing: strict))",
+            sourceLocation: sourceLocation)
         #expect(strict?.offset == Int64(recordOffset), "\(context)", sourceLocation: sourceLocation)
-        journalError(.damaged, sourceLocation: sourceLocation) { try openJournal(fixture.store, testOptions(recovery: .strict)) }
+        journalError(.damaged, sourceLocation: sourceLocation) {
+            try openJournal(fixture.store, testOptions(recovery: .strict))
+        }
     }
 
     /// Opens a writer on the damaged store, checks what it set aside, writes an epoch and reopens.
     private func expectWriterContinues(
-        _ fixture: Fixture, damaged: [UInt8], segment: String, committedEnd: Int, lastConsistent: UInt64?, context: String,
+        _ fixture: Fixture, damaged: [UInt8], segment: String, committedEnd: Int, lastConsistent: UInt64?,
+        context: String,
         sourceLocation: SourceLocation = #_sourceLocation
     ) throws {
         let journal = try openJournal(fixture.store)
@@ -76,21 +92,31 @@ import Testing
         #expect(journal.recoveredState.epoch?.epoch == lastConsistent, "\(context)", sourceLocation: sourceLocation)
         let sequence = segment.dropFirst("segment-".count).prefix(16)
         let quarantine = "damaged-\(sequence)-at-\(committedEnd).bin"
-        #expect(report.quarantinedFiles.first == quarantine, "\(context): \(report.quarantinedFiles)", sourceLocation: sourceLocation)
+        #expect(
+            report.quarantinedFiles.first == quarantine, "\(context): \(report.quarantinedFiles)",
+            sourceLocation: sourceLocation)
         let kept = try? Corruption.readFile(fixture.store + "/" + quarantine)
-        #expect(kept == Array(damaged[committedEnd...]), "\(context): the damaged bytes are kept", sourceLocation: sourceLocation)
+        #expect(
+            kept == Array(damaged[committedEnd...]), "\(context): the damaged bytes are kept",
+            sourceLocation: sourceLocation)
 
         let changes: [JournalChange] = [.put(RestorationPath("Fresh"), Array(context.utf8))]
         let info = try journal.commit(changes)
         let highest = fixture.model.epochs.last!
-        #expect(info.epoch == highest + 1, "\(context): numbers keep growing past every epoch seen", sourceLocation: sourceLocation)
+        #expect(
+            info.epoch == highest + 1, "\(context): numbers keep growing past every epoch seen",
+            sourceLocation: sourceLocation)
         try journal.close()
 
         let reopened = try openJournal(fixture.store, testOptions(recovery: .strict))
-        #expect(reopened.recoveryReport.isClean, "\(context): \(reopened.recoveryReport)", sourceLocation: sourceLocation)
+        #expect(
+            reopened.recoveryReport.isClean, "\(context): \(reopened.recoveryReport)", sourceLocation: sourceLocation)
         let base = lastConsistent.flatMap { fixture.model.states[$0] } ?? [:]
-        #expect(reopened.recoveredState.entries == JournalModel.applying(changes, to: base), "\(context)", sourceLocation: sourceLocation)
-        let expectedHistory = fixture.model.epochs.filter { epoch in lastConsistent.map { epoch <= $0 } ?? false } + [info.epoch]
+        #expect(
+            reopened.recoveredState.entries == JournalModel.applying(changes, to: base), "\(context)",
+            sourceLocation: sourceLocation)
+        let expectedHistory =
+            fixture.model.epochs.filter { epoch in lastConsistent.map { epoch <= $0 } ?? false } + [info.epoch]
         #expect(try reopened.history().map(\.epoch) == expectedHistory, "\(context)", sourceLocation: sourceLocation)
         try reopened.close()
     }
@@ -114,12 +140,15 @@ import Testing
             // Epoch 2's commit survives a flip in its batch, so it counts among the epochs lost.
             let lost = record.type == Corruption.RecordSpan.commit ? 4 : 5
             let context = "byte \(offset) of \(segment) (record at \(record.offset), type \(record.type))"
-            try expectDamage(in: fixture, segment: segment, at: record.offset, lastConsistent: target - 1, epochsLost: lost, context: context)
+            try expectDamage(
+                in: fixture, segment: segment, at: record.offset, lastConsistent: target - 1, epochsLost: lost,
+                context: context)
             // The writer's repair does not depend on where in a record the byte is: every record
             // header byte, and every fifth byte of the rest.
             if offset - record.offset < Corruption.recordHeaderSize || offset % 5 == 0 {
                 try expectWriterContinues(
-                    fixture, damaged: damaged, segment: segment, committedEnd: range.lowerBound, lastConsistent: target - 1, context: context)
+                    fixture, damaged: damaged, segment: segment, committedEnd: range.lowerBound,
+                    lastConsistent: target - 1, context: context)
                 writerCases += 1
             }
             cases += 1
@@ -138,7 +167,8 @@ import Testing
             let damaged = try Corruption.readFile(fixture.path(segment))
             let context = "header byte \(offset)"
             try expectDamage(in: fixture, segment: segment, at: 0, lastConsistent: nil, epochsLost: 4, context: context)
-            try expectWriterContinues(fixture, damaged: damaged, segment: segment, committedEnd: 0, lastConsistent: nil, context: context)
+            try expectWriterContinues(
+                fixture, damaged: damaged, segment: segment, committedEnd: 0, lastConsistent: nil, context: context)
         }
     }
 
@@ -161,24 +191,35 @@ import Testing
             try Corruption.flipByte(fixture.path(first), at: record.offset + record.length / 2)
             let damaged = try Corruption.readFile(fixture.path(first))
             let context = "record at \(record.offset) of \(first)"
-            try expectDamage(in: fixture, segment: first, at: record.offset, lastConsistent: target - 1, epochsLost: nil, context: context)
+            try expectDamage(
+                in: fixture, segment: first, at: record.offset, lastConsistent: target - 1, epochsLost: nil,
+                context: context)
             // Every later commit, in this segment and the ones after it, is counted as lost.
             let damage = try openReader(fixture.store).state().damage
-            #expect(damage?.epochsLost ?? 0 >= fixture.model.epochs.count - Int(target), "\(context): \(String(describing: damage))")
+            #expect(
+                damage?.epochsLost ?? 0 >= fixture.model.epochs.count - Int(target),
+                "\(context): \(String(describing: damage))")
             try expectWriterContinues(
-                fixture, damaged: damaged, segment: first, committedEnd: range.lowerBound, lastConsistent: target - 1, context: context)
+                fixture, damaged: damaged, segment: first, committedEnd: range.lowerBound, lastConsistent: target - 1,
+                context: context)
             for later in fixture.segments.dropFirst() {
                 let name = "damaged-\(later.dropFirst("segment-".count).prefix(16))-at-0.bin"
-                #expect(try Corruption.readFile(fixture.store + "/" + name) == snapshot.files[later], "\(context): \(later) kept as \(name)")
+                #expect(
+                    try Corruption.readFile(fixture.store + "/" + name) == snapshot.files[later],
+                    "\(context): \(later) kept as \(name)")
             }
         }
 
         // The second segment's header: replay ends with the first segment.
         try snapshot.restore(to: fixture.store)
         try Corruption.flipByte(fixture.path(second), at: 20)
-        try expectDamage(in: fixture, segment: second, at: 0, lastConsistent: epochsInFirst.last, epochsLost: nil, context: "second header")
+        try expectDamage(
+            in: fixture, segment: second, at: 0, lastConsistent: epochsInFirst.last, epochsLost: nil,
+            context: "second header")
         let damaged = try Corruption.readFile(fixture.path(second))
-        try expectWriterContinues(fixture, damaged: damaged, segment: second, committedEnd: 0, lastConsistent: epochsInFirst.last, context: "second header")
+        try expectWriterContinues(
+            fixture, damaged: damaged, segment: second, committedEnd: 0, lastConsistent: epochsInFirst.last,
+            context: "second header")
 
         // A segment the manifest names has gone missing.
         try snapshot.restore(to: fixture.store)
@@ -213,7 +254,9 @@ import Testing
             ends[model.epochs.last!] = try fileSize(store + "/" + segment)
         }
         try journal.close()
-        #expect(try Corruption.segmentNames(in: store) == [segment], "retention keeps only the segment after the checkpoint")
+        #expect(
+            try Corruption.segmentNames(in: store) == [segment], "retention keeps only the segment after the checkpoint"
+        )
         let snapshot = try DirectorySnapshot(of: store)
         let original = try Corruption.readFile(store + "/" + segment)
         let records = Corruption.records(ofSegment: original)
@@ -242,7 +285,9 @@ import Testing
             try writer.close()
             let reopened = try openJournal(store, testOptions(recovery: .strict))
             #expect(try reopened.history().map(\.epoch) == Array(4...lastConsistent) + [9], "\(context)")
-            #expect(reopened.recoveredState.entries == JournalModel.applying([.put(RestorationPath("Fresh"), [1])], to: model.states[lastConsistent]!))
+            #expect(
+                reopened.recoveredState.entries
+                    == JournalModel.applying([.put(RestorationPath("Fresh"), [1])], to: model.states[lastConsistent]!))
             try reopened.close()
         }
         noteSweep("flipped bytes after a checkpoint: \(offsets.count) offsets")

@@ -70,7 +70,8 @@ import Testing
                 DispatchQueue.global().async(group: group) {
                     let outcome: String
                     do {
-                        let journal = try Journal.open(path: store, options: testOptions(), fileSystem: PosixFileSystem())
+                        let journal = try Journal.open(
+                            path: store, options: testOptions(), fileSystem: PosixFileSystem())
                         outcome = "opened"
                         try? journal.close()
                     } catch let error as JournalError {

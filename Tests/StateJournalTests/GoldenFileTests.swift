@@ -31,10 +31,13 @@ import Testing
         let inbox = RestorationPath("Main", "Inbox")
         let draft = RestorationPath("Main", "Compose/Draft")
         func state(_ scroll: Int) -> [UInt8] {
-            Array("{\"selection\":\"Message-42\",\"scrollOffset\":\(scroll),\"sort\":\"date-descending\",\"filter\":\"unread\"}".utf8)
+            Array(
+                "{\"selection\":\"Message-42\",\"scrollOffset\":\(scroll),\"sort\":\"date-descending\",\"filter\":\"unread\"}"
+                    .utf8)
         }
         try journal.commit([.put(RestorationPath("Main"), Array("hello".utf8))], metadata: ["v": "1"])
-        try journal.commit([.put(inbox, state(120)), .put(draft, Array(repeating: 0x61, count: 300))], metadata: ["v": "1"])
+        try journal.commit(
+            [.put(inbox, state(120)), .put(draft, Array(repeating: 0x61, count: 300))], metadata: ["v": "1"])
         try journal.commit([.put(inbox, state(128)), .remove(draft)], metadata: ["v": "2"])
         try journal.commit([], metadata: ["v": "2", "note": "metadata only"])
         try journal.commit([.removeAll, .put(inbox, state(0))], metadata: ["v": "2"])
@@ -83,11 +86,15 @@ import Testing
         #expect(latest.epoch?.epoch == 5)
         #expect(latest.damage == nil)
         #expect(Set(latest.entries.keys) == [RestorationPath("Main", "Inbox")])
-        #expect(String(decoding: latest.entries[RestorationPath("Main", "Inbox")]!, as: UTF8.self).contains("\"scrollOffset\":0,"))
+        #expect(
+            String(decoding: latest.entries[RestorationPath("Main", "Inbox")]!, as: UTF8.self).contains(
+                "\"scrollOffset\":0,"))
         let third = try reader.state(through: 3)
         #expect(third.entries[RestorationPath("Main")] == Array("hello".utf8))
         #expect(third.entries[RestorationPath("Main", "Compose/Draft")] == nil)
-        #expect(String(decoding: third.entries[RestorationPath("Main", "Inbox")]!, as: UTF8.self).contains("\"scrollOffset\":128,"))
+        #expect(
+            String(decoding: third.entries[RestorationPath("Main", "Inbox")]!, as: UTF8.self).contains(
+                "\"scrollOffset\":128,"))
         let second = try reader.state(through: 2)
         #expect(second.entries[RestorationPath("Main", "Compose/Draft")] == Array(repeating: 0x61, count: 300))
     }

@@ -27,7 +27,8 @@ import Testing
         journalError(.limitExceeded) { try epoch.put(RestorationPath(accented), [1]) }
         journalError(.invalidPath) { try epoch.put(RestorationPath([]), [1]) }
 
-        let tooMany = Dictionary(uniqueKeysWithValues: (0...JournalLimits.maximumMetadataCount).map { ("key\($0)", "v") })
+        let tooMany = Dictionary(
+            uniqueKeysWithValues: (0...JournalLimits.maximumMetadataCount).map { ("key\($0)", "v") })
         journalError(.limitExceeded) { try epoch.commit(metadata: tooMany) }
         let longValue = String(repeating: "v", count: JournalLimits.maximumMetadataItemLength + 1)
         journalError(.limitExceeded) { try epoch.commit(metadata: ["bundleVersion": longValue]) }
@@ -37,7 +38,8 @@ import Testing
         try epoch.put(ok, [1, 2, 3])
         try epoch.put(deepest, [4])
         try epoch.put(RestorationPath("Main", longest), [5])
-        let fullMetadata = Dictionary(uniqueKeysWithValues: (0..<JournalLimits.maximumMetadataCount).map { ("key\($0)", "v\($0)") })
+        let fullMetadata = Dictionary(
+            uniqueKeysWithValues: (0..<JournalLimits.maximumMetadataCount).map { ("key\($0)", "v\($0)") })
         let info = try epoch.commit(metadata: fullMetadata)
         #expect(info.epoch == 1)
         try journal.close()
@@ -56,11 +58,16 @@ import Testing
         journalError(.limitExceeded) { try journal.commit([.put(RestorationPath("Main"), [2]), .put(tooDeep, [3])]) }
         #expect(try journal.commit([.put(RestorationPath("Other"), [4])]).epoch == 2)
         try journal.close()
-        #expect(try openReader(store, recovery: .strict).state().entries == [RestorationPath("Main"): [1], RestorationPath("Other"): [4]])
+        #expect(
+            try openReader(store, recovery: .strict).state().entries == [
+                RestorationPath("Main"): [1], RestorationPath("Other"): [4],
+            ])
     }
 
     /// A store of a few epochs in one segment, with its records.
-    private func smallStore(_ directory: TemporaryDirectory) throws -> (store: String, segment: String, model: JournalModel, records: [Corruption.RecordSpan]) {
+    private func smallStore(_ directory: TemporaryDirectory) throws -> (
+        store: String, segment: String, model: JournalModel, records: [Corruption.RecordSpan]
+    ) {
         let store = directory.appending("store")
         var workload = WorkloadGenerator(seed: 31, pathCount: 5, removeAllPercent: 0)
         var model = JournalModel()
@@ -87,7 +94,8 @@ import Testing
         let size = try fileSize(segment)
         // The length field of the second epoch's first record: damage in the middle.
         let firstOfSecond = records[records.firstIndex { $0.type == Corruption.RecordSpan.commit }! + 1]
-        try Corruption.overwrite(segment, at: firstOfSecond.offset + 4, with: Corruption.littleEndianBytes(claimedLength))
+        try Corruption.overwrite(
+            segment, at: firstOfSecond.offset + 4, with: Corruption.littleEndianBytes(claimedLength))
         let (state, largestRead) = try readCounting(store)
         #expect(state.damage?.offset == Int64(firstOfSecond.offset))
         #expect(state.damage?.lastConsistentEpoch == 1)
@@ -108,7 +116,9 @@ import Testing
 
     /// A batch payload with the given descriptor bytes and a raw body, framed with valid checksums.
     private func craftedBatch(entries: [UInt8], body: [UInt8]) -> [UInt8] {
-        let payload = entries + [0] + Corruption.varint(UInt64(body.count)) + Corruption.littleEndianBytes(TestCRC32C.checksum(body)) + body
+        let payload =
+            entries + [0] + Corruption.varint(UInt64(body.count))
+            + Corruption.littleEndianBytes(TestCRC32C.checksum(body)) + body
         return Corruption.frame(type: Corruption.RecordSpan.batch, payload: payload)
     }
 
@@ -117,13 +127,26 @@ import Testing
         let cases: [(String, [UInt8])] = [
             ("entry count 2^40", craftedBatch(entries: Corruption.varint(1 << 40) + [put, 0, 0], body: [])),
             ("state length 2^40", craftedBatch(entries: [1, put, 0] + Corruption.varint(1 << 40), body: [])),
-            ("body length 2^40", Corruption.frame(type: Corruption.RecordSpan.batch, payload: [1, put, 0, 0, 0] + Corruption.varint(1 << 40) + [0, 0, 0, 0])),
+            (
+                "body length 2^40",
+                Corruption.frame(
+                    type: Corruption.RecordSpan.batch,
+                    payload: [1, put, 0, 0, 0] + Corruption.varint(1 << 40) + [0, 0, 0, 0])
+            ),
             ("path depth 10^6", craftedBatch(entries: [1, put, 0, 0], body: Corruption.varint(1_000_000))),
             ("component length 2^33", craftedBatch(entries: [1, put, 0, 0], body: [1] + Corruption.varint(1 << 33))),
-            ("reference to an undefined path", craftedBatch(entries: [1, put] + Corruption.varint(1 << 20) + [0], body: [])),
+            (
+                "reference to an undefined path",
+                craftedBatch(entries: [1, put] + Corruption.varint(1 << 20) + [0], body: [])
+            ),
             ("a varint of 11 bytes", craftedBatch(entries: [1, put] + [UInt8](repeating: 0xFF, count: 11), body: [])),
             // A commit (batch count 1, so the digest is present) claiming 2^30 metadata items.
-            ("metadata count 2^30", Corruption.frame(type: Corruption.RecordSpan.commit, payload: [99, 1, 1, 0, 0, 0, 0, 5, 1] + Corruption.varint(1 << 30))),
+            (
+                "metadata count 2^30",
+                Corruption.frame(
+                    type: Corruption.RecordSpan.commit,
+                    payload: [99, 1, 1, 0, 0, 0, 0, 5, 1] + Corruption.varint(1 << 30))
+            ),
         ]
         for (name, record) in cases {
             let directory = TemporaryDirectory()
@@ -133,7 +156,9 @@ import Testing
             // No commit after the record says it was synced, so replay stops before it as before an
             // unsynced tail; what matters here is that nothing is allocated for its claims.
             let (state, largestRead) = try readCounting(store)
-            #expect(state.damage == nil && state.unsyncedTail?.offset == Int64(size), "\(name): \(String(describing: state.unsyncedTail))")
+            #expect(
+                state.damage == nil && state.unsyncedTail?.offset == Int64(size),
+                "\(name): \(String(describing: state.unsyncedTail))")
             #expect(state.epoch?.epoch == model.epochs.last, "\(name)")
             #expect(state.entries == model.latest, "\(name)")
             #expect(largestRead <= size + record.count, "\(name): read \(largestRead) bytes at once")
@@ -164,7 +189,9 @@ import Testing
             bytes += Corruption.littleEndianBytes(TestCRC32C.checksum(bytes))
             try Corruption.writeFile(manifest, bytes)
             let fileSystem = FaultInjectingFileSystem()
-            let error = journalError(.damaged) { try JournalReader(path: store, recovery: .stopAtDamage, fileSystem: fileSystem) }
+            let error = journalError(.damaged) {
+                try JournalReader(path: store, recovery: .stopAtDamage, fileSystem: fileSystem)
+            }
             #expect(error?.file?.hasSuffix("MANIFEST") == true)
             #expect(fileSystem.largestRead <= bytes.count)
             journalError(.damaged) { try openJournal(store) }

@@ -29,7 +29,9 @@ import Testing
 
         try Corruption.flipByte(segment, at: before + byte)
         let state = try openReader(store).state()
-        #expect(state.damage != nil, "damage followed by three committed epochs was taken for a torn tail (\(state.uncommittedTailBytes) bytes)")
+        #expect(
+            state.damage != nil,
+            "damage followed by three committed epochs was taken for a torn tail (\(state.uncommittedTailBytes) bytes)")
         #expect(state.epoch?.epoch == 1)
         journalError(.damaged) { try openReader(store, recovery: .strict).state() }
         let writer = try openJournal(store)

@@ -28,7 +28,8 @@ import Testing
             var changes: [JournalChange] = []
             for index in 0..<lastEpochPuts {
                 let path = workload.paths[index % workload.paths.count]
-                changes.append(.put(path, Array("last epoch \(index) \(path)".utf8) + [UInt8](repeating: UInt8(index), count: 40)))
+                changes.append(
+                    .put(path, Array("last epoch \(index) \(path)".utf8) + [UInt8](repeating: UInt8(index), count: 40)))
             }
             changes.append(.remove(workload.paths[0]))
             model.commit(try journal.commit(changes, metadata: ["last": "yes"]).epoch, changes)
@@ -102,7 +103,9 @@ import Testing
         // Every record boundary, and a stride through the rest, plus the bytes around each boundary.
         var cuts = Set(stride(from: sizeBefore, to: bytes.count, by: 401))
         for record in records {
-            for delta in -10...10 where (sizeBefore..<bytes.count).contains(record.offset + delta) { cuts.insert(record.offset + delta) }
+            for delta in -10...10 where (sizeBefore..<bytes.count).contains(record.offset + delta) {
+                cuts.insert(record.offset + delta)
+            }
         }
         let previous = model.epochs.dropLast().last!
         noteSweep("truncation inside a multi-record last epoch: \(cuts.count) offsets of \(bytes.count - sizeBefore)")

@@ -6,7 +6,7 @@ import StateRestorationExample
 import Testing
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// Guarantee 3 on stores the example mail app wrote: every byte of a small store flipped in turn,
@@ -42,7 +42,8 @@ import Glibc
     static func writeMailStore(saves: Int, steps: Int, seed: UInt64, segmentSizeLimit: Int) throws -> MailStore {
         let directory = TemporaryDirectory()
         let store = directory.appending("store")
-        var options = JournalOptions(durability: .none, segmentSizeLimit: segmentSizeLimit, retention: RetentionPolicy(checkpoints: 100))
+        var options = JournalOptions(
+            durability: .none, segmentSizeLimit: segmentSizeLimit, retention: RetentionPolicy(checkpoints: 100))
         options.compaction = CompactionPolicy(isAutomatic: false)
         let journal = try Journal.open(path: store, options: options, fileSystem: FaultInjectingFileSystem())
         let app = MailApp(journal: journal)
@@ -93,7 +94,9 @@ import Glibc
         let path = directory.appending("case")
         try? FileManager.default.removeItem(atPath: path)
         try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: false)
-        for (file, content) in store.files { try Corruption.writeFile(path + "/" + file, file == name ? bytes : content) }
+        for (file, content) in store.files {
+            try Corruption.writeFile(path + "/" + file, file == name ? bytes : content)
+        }
         let url = URL(fileURLWithPath: path)
         tally.cases += 1
 
@@ -105,16 +108,22 @@ import Glibc
                 tally.readerOpened += 1
                 if recovery == .stopAtDamage { replayed = try reader.history().map(\.epoch) }
                 if let epoch = state.epoch?.epoch {
-                    if state.entries != store.states[epoch] { tally.problem("\(label): the reader returned epoch \(epoch) with a state the app never saved") }
+                    if state.entries != store.states[epoch] {
+                        tally.problem("\(label): the reader returned epoch \(epoch) with a state the app never saved")
+                    }
                 } else if !state.entries.isEmpty {
                     tally.problem("\(label): the reader returned entries without an epoch")
                 }
                 for value in state.entries.values {
-                    if (try? RestorableEntry(decoding: value)) == nil { tally.problem("\(label): a restored value does not decode") }
+                    if (try? RestorableEntry(decoding: value)) == nil {
+                        tally.problem("\(label): a restored value does not decode")
+                    }
                 }
                 let history = try reader.history()
                 try reader.forEachEpoch { info, _ in
-                    if store.states[info.epoch] == nil { tally.problem("\(label): replay visited epoch \(info.epoch), which the app never saved") }
+                    if store.states[info.epoch] == nil {
+                        tally.problem("\(label): replay visited epoch \(info.epoch), which the app never saved")
+                    }
                     return true
                 }
                 let inspector = StoreInspector(reader: reader)
@@ -147,19 +156,24 @@ import Glibc
         }
 
         do {
-            let journal = try Journal.open(path: path, options: JournalOptions(durability: .none), fileSystem: FaultInjectingFileSystem())
+            let journal = try Journal.open(
+                path: path, options: JournalOptions(durability: .none), fileSystem: FaultInjectingFileSystem())
             let app = MailApp(journal: journal)
             do {
                 try app.launch()
                 tally.restored += 1
             } catch {
                 tally.restoreRefused += 1
-                if !(error is RestorationError || error is JournalError) { tally.problem("\(label): restoring threw \(type(of: error)): \(error)") }
+                if !(error is RestorationError || error is JournalError) {
+                    tally.problem("\(label): restoring threw \(type(of: error)): \(error)")
+                }
             }
             try journal.close()
         } catch {
             tally.restoreRefused += 1
-            if !(error is JournalError) { tally.problem("\(label): opening the writer threw \(type(of: error)): \(error)") }
+            if !(error is JournalError) {
+                tally.problem("\(label): opening the writer threw \(type(of: error)): \(error)")
+            }
         }
     }
 
@@ -190,9 +204,15 @@ import Glibc
             let (name, offset) = positions[index]
             var bytes = store.files[name]!
             bytes[offset] ^= index % 3 == 0 ? 0xFF : UInt8(1) << UInt8(index % 8)
-            try Self.check(store, replacing: name, with: bytes, expectFlagged: true, label: "flip \(name)@\(offset)", in: directory, tally: tally)
+            try Self.check(
+                store, replacing: name, with: bytes, expectFlagged: true, label: "flip \(name)@\(offset)",
+                in: directory, tally: tally)
         }
-        if Self.verbose { print("corruption sweep: the small store holds \(store.byteCount) bytes in \(store.files.count) files, \(store.states.count) epochs") }
+        if Self.verbose {
+            print(
+                "corruption sweep: the small store holds \(store.byteCount) bytes in \(store.files.count) files, \(store.states.count) epochs"
+            )
+        }
         Self.finish(tally, "flipped bytes of the small store")
     }
 
@@ -207,10 +227,18 @@ import Glibc
             let (name, offset) = positions[Int(random.next() % UInt64(positions.count))]
             var bytes = store.files[name]!
             let count = 1 + Int(random.next() % 4)
-            for position in offset..<min(offset + count, bytes.count) { bytes[position] ^= UInt8(truncatingIfNeeded: random.next() | 1) }
-            try Self.check(store, replacing: name, with: bytes, expectFlagged: true, label: "flip \(count) at \(name)@\(offset)", in: directory, tally: tally)
+            for position in offset..<min(offset + count, bytes.count) {
+                bytes[position] ^= UInt8(truncatingIfNeeded: random.next() | 1)
+            }
+            try Self.check(
+                store, replacing: name, with: bytes, expectFlagged: true, label: "flip \(count) at \(name)@\(offset)",
+                in: directory, tally: tally)
         }
-        if Self.verbose { print("corruption sweep: the larger store holds \(store.byteCount) bytes in \(store.files.count) files, \(store.states.count) epochs") }
+        if Self.verbose {
+            print(
+                "corruption sweep: the larger store holds \(store.byteCount) bytes in \(store.files.count) files, \(store.states.count) epochs"
+            )
+        }
         Self.finish(tally, "random bytes of the larger store")
     }
 
@@ -224,12 +252,14 @@ import Glibc
             let bytes = store.files[name]!
             for length in Swift.stride(from: 0, to: bytes.count, by: stride) {
                 try Self.check(
-                    store, replacing: name, with: Array(bytes.prefix(length)), expectFlagged: name != store.activeSegment, label: "cut \(name) at \(length)",
+                    store, replacing: name, with: Array(bytes.prefix(length)),
+                    expectFlagged: name != store.activeSegment, label: "cut \(name) at \(length)",
                     in: directory, tally: tally)
             }
             for (index, count) in [1, 9, 100, 5000].enumerated() {
                 try Self.check(
-                    store, replacing: name, with: bytes + Corruption.garbage(count, seed: UInt64(index)), expectFlagged: name != store.activeSegment,
+                    store, replacing: name, with: bytes + Corruption.garbage(count, seed: UInt64(index)),
+                    expectFlagged: name != store.activeSegment,
                     label: "\(count) bytes after \(name)", in: directory, tally: tally)
             }
         }

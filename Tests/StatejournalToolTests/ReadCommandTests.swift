@@ -5,7 +5,7 @@ import StateJournalTestSupport
 import Testing
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// The read commands, run as the built binary on stores `soak` wrote: their output, their JSON, and
@@ -18,7 +18,9 @@ import Glibc
         _ directory: TemporaryDirectory, seconds: String = "0.4", durability: String = "none"
     ) throws -> (String, UInt64) {
         let store = directory.appending("store")
-        let run = try ToolRunner.run(["soak", store, "--seconds", seconds, "--objects", "12", "--durability", durability])
+        let run = try ToolRunner.run([
+            "soak", store, "--seconds", seconds, "--objects", "12", "--durability", durability,
+        ])
         #expect(run.status == 0, "\(run.standardError)")
         let last = run.standardOutput.split(separator: "\n").last.map { UInt64($0.dropFirst("committed ".count))! } ?? 0
         return (store, last)
@@ -32,7 +34,9 @@ import Glibc
         #expect(text.standardOutput.hasPrefix("EPOCH"))
         let epochs = try ToolRunner.json(try ToolRunner.run(["log", store, "--json"])) as! [[String: Any]]
         #expect((epochs.last!["epoch"] as! NSNumber).uint64Value == last)
-        for field in ["epoch", "timestamp", "metadata", "entries", "bytes"] { #expect(epochs[0][field] != nil, "\(field)") }
+        for field in ["epoch", "timestamp", "metadata", "entries", "bytes"] {
+            #expect(epochs[0][field] != nil, "\(field)")
+        }
         #expect((epochs.last!["metadata"] as! [String: String])["soak.seed"] == "1")
         #expect((epochs.last!["timestamp"] as! String).hasSuffix("Z"))
     }
@@ -45,7 +49,10 @@ import Glibc
         let objects = shown["objects"] as! [String: [String: Any]]
         #expect((objects["Soak/Epoch"]!["state"] as? NSNumber)?.uint64Value == last)
         #expect(objects.values.allSatisfy { $0["type"] != nil && $0["state"] != nil })
-        let earlier = try ToolRunner.json(try ToolRunner.run(["show", store, "--epoch", String(last - 1), "--path", "Soak/Epoch", "--json"])) as! [String: Any]
+        let earlier =
+            try ToolRunner.json(
+                try ToolRunner.run(["show", store, "--epoch", String(last - 1), "--path", "Soak/Epoch", "--json"]))
+            as! [String: Any]
         let earlierObjects = earlier["objects"] as! [String: [String: Any]]
         #expect(earlierObjects.keys.sorted() == ["Soak/Epoch"])
         #expect((earlierObjects["Soak/Epoch"]!["state"] as? NSNumber)?.uint64Value == last - 1)
@@ -59,10 +66,13 @@ import Glibc
     @Test func diffAndHistoryReportChangesBetweenEpochs() throws {
         let directory = TemporaryDirectory()
         let (store, last) = try Self.soakedStore(directory)
-        let diff = try ToolRunner.json(try ToolRunner.run(["diff", store, String(last - 1), String(last), "--json"])) as! [String: Any]
+        let diff =
+            try ToolRunner.json(try ToolRunner.run(["diff", store, String(last - 1), String(last), "--json"]))
+            as! [String: Any]
         let changed = diff["changed"] as! [String: Any]
         #expect(changed["Soak/Epoch"] != nil)
-        let history = try ToolRunner.json(try ToolRunner.run(["history", store, "Soak/Epoch", "--json"])) as! [[String: Any]]
+        let history =
+            try ToolRunner.json(try ToolRunner.run(["history", store, "Soak/Epoch", "--json"])) as! [[String: Any]]
         #expect((history.last!["epoch"] as! NSNumber).uint64Value == last)
         let text = try ToolRunner.run(["history", store, "Soak/Epoch"])
         #expect(text.status == 0)
@@ -137,12 +147,15 @@ import Glibc
                 try Corruption.flipByte(segment, at: size / 2)
             }
             let commands: [[String]] = [
-                ["log", store], ["show", store], ["show", store, "--json"], ["diff", store, String(last - 3), String(last - 2)],
+                ["log", store], ["show", store], ["show", store, "--json"],
+                ["diff", store, String(last - 3), String(last - 2)],
                 ["history", store, "Soak/Epoch"], ["verify", store],
             ]
             for command in commands {
                 let run = try ToolRunner.run(command)
-                #expect(run.status == 0 || run.status == 1, "\(damage): \(command) exited \(run.status): \(run.standardError)")
+                #expect(
+                    run.status == 0 || run.status == 1,
+                    "\(damage): \(command) exited \(run.status): \(run.standardError)")
                 #expect(!run.standardError.contains("Fatal error"), "\(damage): \(command) crashed")
             }
             let verify = try ToolRunner.run(["verify", store])
@@ -183,9 +196,12 @@ import Glibc
         let epoch = String(last - 5)
         let rewind = try ToolRunner.run(["rewind", store, "--epoch", epoch, "--into", target])
         #expect(rewind.status == 0, "\(rewind.standardError)")
-        let original = try ToolRunner.json(try ToolRunner.run(["show", store, "--epoch", epoch, "--json"])) as! [String: Any]
+        let original =
+            try ToolRunner.json(try ToolRunner.run(["show", store, "--epoch", epoch, "--json"])) as! [String: Any]
         let rewound = try ToolRunner.json(try ToolRunner.run(["show", target, "--json"])) as! [String: Any]
-        #expect(NSDictionary(dictionary: original["objects"] as! [String: Any]).isEqual(to: rewound["objects"] as! [String: Any]))
+        #expect(
+            NSDictionary(dictionary: original["objects"] as! [String: Any]).isEqual(
+                to: rewound["objects"] as! [String: Any]))
         let again = try ToolRunner.run(["rewind", store, "--epoch", epoch, "--into", target])
         #expect(again.status != 0)
     }

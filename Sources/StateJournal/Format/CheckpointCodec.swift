@@ -74,7 +74,9 @@ struct CheckpointContent: Sendable {
         guard Array(try reader.bytes(4)) == magic else { throw FormatViolation("not a checkpoint: bad magic") }
         let version = try reader.u16()
         guard FormatVersion.isReadable(version) else {
-            throw FormatViolation("checkpoint format version \(version) is not supported (this library reads \(FormatVersion.readableDescription))")
+            throw FormatViolation(
+                "checkpoint format version \(version) is not supported (this library reads \(FormatVersion.readableDescription))"
+            )
         }
         _ = try reader.u16()
         let id = StoreID(bytes: Array(try reader.bytes(16)))
@@ -99,7 +101,8 @@ struct CheckpointContent: Sendable {
             let state = try reader.bytes(length)
             slots.append(
                 StateTable.Slot(
-                    path: path.baseAddress!, value: state.baseAddress ?? path.baseAddress!, pathCount: Int32(path.count),
+                    path: path.baseAddress!, value: state.baseAddress ?? path.baseAddress!,
+                    pathCount: Int32(path.count),
                     valueCount: Int32(length)))
         }
         guard reader.isAtEnd else { throw FormatViolation("checkpoint content has trailing bytes") }
@@ -111,7 +114,9 @@ struct CheckpointContent: Sendable {
         }
         return CheckpointContent(
             storeID: id, sequence: sequence,
-            info: EpochInfoFields(epoch: epoch, timestampMilliseconds: timestamp, entryCount: entryCount, bytes: epochBytes, metadata: metadata),
+            info: EpochInfoFields(
+                epoch: epoch, timestampMilliseconds: timestamp, entryCount: entryCount, bytes: epochBytes,
+                metadata: metadata),
             entries: entries)
     }
 }

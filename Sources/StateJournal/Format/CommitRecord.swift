@@ -65,7 +65,9 @@ struct CommitRecord: Equatable, Sendable {
     ) throws(FormatViolation) -> (record: CommitRecord, inlineBatchStart: Int) {
         var reader = ByteReader(payload)
         let epoch = try reader.varint()
-        guard epoch < JournalLimits.maximumCounter else { throw FormatViolation("epoch \(epoch) is beyond what a store can reach") }
+        guard epoch < JournalLimits.maximumCounter else {
+            throw FormatViolation("epoch \(epoch) is beyond what a store can reach")
+        }
         let entryCount = try reader.count(atMost: Int(Int32.max), "entry count")
         let batchCount = try reader.count(atMost: Int(Int32.max), "batch count")
         let digest = batchCount > 0 ? try reader.u32() : 0
@@ -91,7 +93,9 @@ struct CommitRecord: Equatable, Sendable {
             for _ in 0..<count {
                 let key = try reader.string(atMost: JournalLimits.maximumMetadataItemLength, "metadata key")
                 let value = try reader.string(atMost: JournalLimits.maximumMetadataItemLength, "metadata value")
-                guard items.updateValue(value, forKey: key) == nil else { throw FormatViolation("metadata key repeats") }
+                guard items.updateValue(value, forKey: key) == nil else {
+                    throw FormatViolation("metadata key repeats")
+                }
             }
             metadata = items
         default: throw FormatViolation("unknown metadata mode \(mode)")

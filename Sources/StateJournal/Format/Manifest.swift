@@ -75,7 +75,9 @@ struct Manifest: Equatable, Sendable {
         var reader = ByteReader(body, position: 4)
         let version = try reader.u16()
         guard FormatVersion.isReadable(version) else {
-            throw FormatViolation("manifest format version \(version) is not supported (this library reads \(FormatVersion.readableDescription))")
+            throw FormatViolation(
+                "manifest format version \(version) is not supported (this library reads \(FormatVersion.readableDescription))"
+            )
         }
         _ = try reader.u16()
         let id = StoreID(bytes: Array(try reader.bytes(16)))
@@ -92,9 +94,11 @@ struct Manifest: Equatable, Sendable {
         var checkpoints: [CheckpointReference] = []
         for _ in 0..<checkpointCount {
             checkpoints.append(
-                CheckpointReference(sequence: try reader.u64(), epoch: try reader.u64(), timestampMilliseconds: try reader.u64()))
+                CheckpointReference(
+                    sequence: try reader.u64(), epoch: try reader.u64(), timestampMilliseconds: try reader.u64()))
         }
-        guard zip(checkpoints, checkpoints.dropFirst()).allSatisfy({ $0.sequence < $1.sequence && $0.epoch < $1.epoch }),
+        guard
+            zip(checkpoints, checkpoints.dropFirst()).allSatisfy({ $0.sequence < $1.sequence && $0.epoch < $1.epoch }),
             checkpoints.allSatisfy({ $0.sequence < nextFileSequence && $0.epoch < JournalLimits.maximumCounter })
         else { throw FormatViolation("manifest checkpoints are out of order") }
         let count = Int(try reader.u32())
@@ -104,7 +108,8 @@ struct Manifest: Equatable, Sendable {
         var segments: [UInt64] = []
         segments.reserveCapacity(count)
         for _ in 0..<count { segments.append(try reader.u64()) }
-        guard zip(segments, segments.dropFirst()).allSatisfy({ $0 < $1 }), segments.allSatisfy({ $0 < nextFileSequence })
+        guard zip(segments, segments.dropFirst()).allSatisfy({ $0 < $1 }),
+            segments.allSatisfy({ $0 < nextFileSequence })
         else { throw FormatViolation("manifest segment sequences are out of order") }
         return Manifest(
             storeID: id, generation: generation, nextFileSequence: nextFileSequence, epochFloor: epochFloor,

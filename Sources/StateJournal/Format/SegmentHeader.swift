@@ -30,18 +30,24 @@ struct SegmentHeader: Equatable, Sendable {
         guard bytes.count >= size else { throw FormatViolation("segment header is shorter than \(size) bytes") }
         guard Array(bytes[0..<4]) == magic else { throw FormatViolation("not a segment: bad magic") }
         let header = UnsafeRawBufferPointer(rebasing: bytes[0..<size])
-        guard CRC32C.checksum(UnsafeRawBufferPointer(rebasing: header[0..<40])) == ByteReader.littleEndianU32(header, at: 40)
+        guard
+            CRC32C.checksum(UnsafeRawBufferPointer(rebasing: header[0..<40]))
+                == ByteReader.littleEndianU32(header, at: 40)
         else { throw FormatViolation("segment header checksum mismatch") }
         var reader = ByteReader(header, position: 4)
         let version = try reader.u16()
         guard FormatVersion.isReadable(version) else {
-            throw FormatViolation("segment format version \(version) is not supported (this library reads \(FormatVersion.readableDescription))")
+            throw FormatViolation(
+                "segment format version \(version) is not supported (this library reads \(FormatVersion.readableDescription))"
+            )
         }
         _ = try reader.u16()
         let id = StoreID(bytes: Array(try reader.bytes(16)))
         let sequence = try reader.u64()
         let baseEpoch = try reader.u64()
-        guard baseEpoch < JournalLimits.maximumCounter else { throw FormatViolation("segment base epoch is beyond what a store can reach") }
+        guard baseEpoch < JournalLimits.maximumCounter else {
+            throw FormatViolation("segment base epoch is beyond what a store can reach")
+        }
         return SegmentHeader(storeID: id, sequence: sequence, baseEpoch: baseEpoch, version: version)
     }
 }

@@ -59,7 +59,8 @@ extension StoreInspector {
 
     private static func verifyOnce(_ directory: URL) -> (verification: StoreVerification, manifest: Manifest?) {
         var result = StoreVerification(
-            status: .clean, consistentEpoch: nil, damage: nil, damagedCheckpoints: [], uncommittedTailBytes: 0, epochsChecked: 0,
+            status: .clean, consistentEpoch: nil, damage: nil, damagedCheckpoints: [], uncommittedTailBytes: 0,
+            epochsChecked: 0,
             unnamedFiles: [], failure: nil)
         let fileSystem = PosixFileSystem()
         let listing = StoreDirectory(fileSystem: fileSystem, path: directory.path)
@@ -97,7 +98,9 @@ extension StoreInspector {
                     fileSystem: files, directory: store.path, manifest: manifest,
                     options: ScanOptions(decode: true, recovery: .stopAtDamage)
                 ).run().lastEpoch?.epoch
-                let named = Set(manifest.segments.map(FileNames.segment) + manifest.checkpoints.map { FileNames.checkpoint($0.sequence) })
+                let named = Set(
+                    manifest.segments.map(FileNames.segment)
+                        + manifest.checkpoints.map { FileNames.checkpoint($0.sequence) })
                 // Temporary files, and files newer than every file the manifest names, are a writer's
                 // work in progress (a manifest it replaces, a segment it rolled to, the checkpoint it
                 // folds into), or what a crash left of it,
@@ -107,7 +110,9 @@ extension StoreInspector {
                     guard !named.contains(name) && name != FileNames.manifest && name != FileNames.lock,
                         !name.hasSuffix(FileNames.temporarySuffix)
                     else { return false }
-                    guard let sequence = FileNames.segmentSequence(name) ?? FileNames.checkpointSequence(name) else { return true }
+                    guard let sequence = FileNames.segmentSequence(name) ?? FileNames.checkpointSequence(name) else {
+                        return true
+                    }
                     return sequence < newest
                 }.sorted()
             }

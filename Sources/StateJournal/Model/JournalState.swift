@@ -31,7 +31,8 @@ public struct JournalState: Sendable, Sequence {
     }
 
     init(
-        epoch: EpochInfo?, table: StateTable, damage: DamageReport?, uncommittedTailBytes: Int64, unsyncedTail: UnsyncedTail? = nil
+        epoch: EpochInfo?, table: StateTable, damage: DamageReport?, uncommittedTailBytes: Int64,
+        unsyncedTail: UnsyncedTail? = nil
     ) {
         self.epoch = epoch
         self.table = table
@@ -136,7 +137,9 @@ extension StateTable {
         let builder = StateArenaBuilder()
         var offsets: [(path: Int, pathCount: Int, value: Int, valueCount: Int)] = []
         for (path, state) in entries {
-            precondition(state.count <= Int32.max, "A state of \(state.count) bytes at \(path) is larger than a JournalState holds (2 GiB).")
+            precondition(
+                state.count <= Int32.max,
+                "A state of \(state.count) bytes at \(path) is larger than a JournalState holds (2 GiB).")
             let pathOffset = builder.count
             EncodedPath.append(path, to: builder)
             let pathCount = builder.count - pathOffset

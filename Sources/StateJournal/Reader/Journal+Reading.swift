@@ -1,5 +1,5 @@
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 extension Journal {
@@ -10,7 +10,8 @@ extension Journal {
     /// - Throws: ``JournalError/Code/noSuchEpoch`` when `epoch` is not retained,
     ///   ``JournalError/Code/damaged`` in strict mode, or ``JournalError/Code/ioFailure``.
     public func state(through epoch: UInt64? = nil) throws -> JournalState {
-        try JournalReading.consistently(fileSystem: fileSystem, directory: store.path, readPosition) { manifest, limit, files in
+        try JournalReading.consistently(fileSystem: fileSystem, directory: store.path, readPosition) {
+            manifest, limit, files in
             try JournalReading.state(
                 fileSystem: files, directory: store.path, manifest: manifest, through: epoch, lastSegmentLimit: limit,
                 recovery: options.recovery)
@@ -19,15 +20,18 @@ extension Journal {
 
     /// Every retained epoch, oldest first.
     public func history() throws -> [EpochInfo] {
-        try JournalReading.consistently(fileSystem: fileSystem, directory: store.path, readPosition) { manifest, limit, files in
+        try JournalReading.consistently(fileSystem: fileSystem, directory: store.path, readPosition) {
+            manifest, limit, files in
             try JournalReading.history(
-                fileSystem: files, directory: store.path, manifest: manifest, lastSegmentLimit: limit, recovery: options.recovery)
+                fileSystem: files, directory: store.path, manifest: manifest, lastSegmentLimit: limit,
+                recovery: options.recovery)
         }
     }
 
     /// Calls `body` with each retained epoch and its changes, oldest first, until it returns `false`.
     public func forEachEpoch(_ body: (EpochInfo, [JournalChange]) throws -> Bool) throws {
-        try JournalReading.consistently(fileSystem: fileSystem, directory: store.path, readPosition) { manifest, limit, files in
+        try JournalReading.consistently(fileSystem: fileSystem, directory: store.path, readPosition) {
+            manifest, limit, files in
             try JournalReading.forEachEpoch(
                 fileSystem: files, directory: store.path, manifest: manifest, lastSegmentLimit: limit,
                 recovery: options.recovery, body)
@@ -61,7 +65,9 @@ enum JournalReading {
         while true {
             attempt += 1
             let (manifest, limit) = try position()
-            let generation = try wrap(directory) { try PinnedGeneration(manifest, in: directory, fileSystem: fileSystem) }
+            let generation = try wrap(directory) {
+                try PinnedGeneration(manifest, in: directory, fileSystem: fileSystem)
+            }
             defer { generation.release() }
             if attempt < attempts, (try? position().0) != manifest {
                 if attempt > 10 { usleep(useconds_t(1_000 * min(attempt, 20))) }
@@ -72,33 +78,39 @@ enum JournalReading {
     }
 
     static func state(
-        fileSystem: any FileSystem, directory: String, manifest: Manifest, through epoch: UInt64?, lastSegmentLimit: Int64?,
+        fileSystem: any FileSystem, directory: String, manifest: Manifest, through epoch: UInt64?,
+        lastSegmentLimit: Int64?,
         recovery: RecoveryMode
     ) throws -> JournalState {
         let scan = try wrap(directory) {
             try JournalScanner(
                 fileSystem: fileSystem, directory: directory, manifest: manifest,
-                options: ScanOptions(through: epoch, decode: true, lastSegmentLimit: lastSegmentLimit, recovery: recovery)
+                options: ScanOptions(
+                    through: epoch, decode: true, lastSegmentLimit: lastSegmentLimit, recovery: recovery)
             ).run()
         }
         if let epoch, scan.lastEpoch?.epoch != epoch {
             throw JournalError(
                 .noSuchEpoch,
-                "Epoch \(epoch) is not in the store; the retained epochs end at \(scan.lastEpoch.map { String($0.epoch) } ?? "none"). List them with history().")
+                "Epoch \(epoch) is not in the store; the retained epochs end at \(scan.lastEpoch.map { String($0.epoch) } ?? "none"). List them with history()."
+            )
         }
         return JournalState(
-            epoch: scan.lastEpoch, table: scan.state, damage: scan.damage, uncommittedTailBytes: scan.uncommittedTailBytes,
+            epoch: scan.lastEpoch, table: scan.state, damage: scan.damage,
+            uncommittedTailBytes: scan.uncommittedTailBytes,
             unsyncedTail: scan.unsyncedTail)
     }
 
     static func history(
-        fileSystem: any FileSystem, directory: String, manifest: Manifest, lastSegmentLimit: Int64?, recovery: RecoveryMode
+        fileSystem: any FileSystem, directory: String, manifest: Manifest, lastSegmentLimit: Int64?,
+        recovery: RecoveryMode
     ) throws -> [EpochInfo] {
         var epochs: [EpochInfo] = []
         _ = try wrap(directory) {
             try JournalScanner(
                 fileSystem: fileSystem, directory: directory, manifest: manifest,
-                options: ScanOptions(decode: false, lastSegmentLimit: lastSegmentLimit, fromOldest: true, recovery: recovery)
+                options: ScanOptions(
+                    decode: false, lastSegmentLimit: lastSegmentLimit, fromOldest: true, recovery: recovery)
             ).run { info, _ in
                 epochs.append(info)
                 return true
@@ -108,14 +120,17 @@ enum JournalReading {
     }
 
     static func forEachEpoch(
-        fileSystem: any FileSystem, directory: String, manifest: Manifest, lastSegmentLimit: Int64?, recovery: RecoveryMode,
+        fileSystem: any FileSystem, directory: String, manifest: Manifest, lastSegmentLimit: Int64?,
+        recovery: RecoveryMode,
         _ body: (EpochInfo, [JournalChange]) throws -> Bool
     ) throws {
         _ = try withoutActuallyEscaping(body) { visit in
             try wrap(directory) {
                 try JournalScanner(
                     fileSystem: fileSystem, directory: directory, manifest: manifest,
-                    options: ScanOptions(decode: true, keepsChanges: true, lastSegmentLimit: lastSegmentLimit, fromOldest: true, recovery: recovery)
+                    options: ScanOptions(
+                        decode: true, keepsChanges: true, lastSegmentLimit: lastSegmentLimit, fromOldest: true,
+                        recovery: recovery)
                 ).run(visit: visit)
             }
         }

@@ -128,20 +128,28 @@ struct JournalScanner {
                 let reason = (error as? FormatViolation)?.reason ?? "\(error)"
                 if options.recovery == .strict {
                     throw JournalError(
-                        .damaged, "The checkpoint \(name) is damaged: \(reason). Open the store without strict mode to fall back to an older checkpoint.",
+                        .damaged,
+                        "The checkpoint \(name) is damaged: \(reason). Open the store without strict mode to fall back to an older checkpoint.",
                         file: store.file(name))
                 }
                 result.damagedCheckpoints.append(
-                    (candidate, DamageReport(file: name, offset: 0, reason: reason, bytesDropped: 0, lastConsistentEpoch: nil, epochsLost: 0)))
+                    (
+                        candidate,
+                        DamageReport(
+                            file: name, offset: 0, reason: reason, bytesDropped: 0, lastConsistentEpoch: nil,
+                            epochsLost: 0)
+                    ))
             }
         }
         guard let firstSegment = manifest.segments.first, try segmentBase(firstSegment) != 0 else { return nil }
         if result.damagedCheckpoints.isEmpty {
             throw JournalError(
                 .noSuchEpoch,
-                "Epoch \(options.through.map(String.init) ?? "0") is older than the history the store retains; list the retained epochs with history().")
+                "Epoch \(options.through.map(String.init) ?? "0") is older than the history the store retains; list the retained epochs with history()."
+            )
         }
-        let names = result.damagedCheckpoints.map { FileNames.checkpoint($0.reference.sequence) }.joined(separator: ", ")
+        let names = result.damagedCheckpoints.map { FileNames.checkpoint($0.reference.sequence) }.joined(
+            separator: ", ")
         throw JournalError(
             .damaged,
             "Nothing consistent is left to replay: the checkpoints \(names) are damaged and the segments before them were compacted away. Restore the store from a backup or start a new one.",
@@ -163,7 +171,9 @@ struct JournalScanner {
         do {
             descriptor = try fileSystem.open(path(sequence), .read)
         } catch let error as SystemError where error.errno == ENOENT {
-            try reportDamage(&result, index: index, offset: 0, committedEnd: 0, fileSize: 0, reason: "the segment named by the manifest is missing")
+            try reportDamage(
+                &result, index: index, offset: 0, committedEnd: 0, fileSize: 0,
+                reason: "the segment named by the manifest is missing")
             return true
         }
         defer { fileSystem.close(descriptor) }
@@ -172,34 +182,44 @@ struct JournalScanner {
         var reader = FileWindowReader(fileSystem: fileSystem, descriptor: descriptor, limit: limit)
 
         let decodedHeader = try reader.withBytes(at: 0, count: SegmentHeader.size) { bytes in
-            Result<SegmentHeader, FormatViolation> { () throws(FormatViolation) -> SegmentHeader in try SegmentHeader.decode(bytes) }
+            Result<SegmentHeader, FormatViolation> { () throws(FormatViolation) -> SegmentHeader in
+                try SegmentHeader.decode(bytes)
+            }
         }
         let header: SegmentHeader
         switch decodedHeader {
         case .success(let value)?: header = value
         case .failure(let violation)?:
-            try reportDamage(&result, index: index, offset: 0, committedEnd: 0, fileSize: fileSize, reason: violation.reason)
+            try reportDamage(
+                &result, index: index, offset: 0, committedEnd: 0, fileSize: fileSize, reason: violation.reason)
             return true
         case nil:
-            try reportDamage(&result, index: index, offset: 0, committedEnd: 0, fileSize: fileSize, reason: "segment is shorter than its header")
+            try reportDamage(
+                &result, index: index, offset: 0, committedEnd: 0, fileSize: fileSize,
+                reason: "segment is shorter than its header")
             return true
         }
         guard header.storeID == manifest.storeID, header.sequence == sequence else {
-            try reportDamage(&result, index: index, offset: 0, committedEnd: 0, fileSize: fileSize, reason: "segment belongs to another store or position")
+            try reportDamage(
+                &result, index: index, offset: 0, committedEnd: 0, fileSize: fileSize,
+                reason: "segment belongs to another store or position")
             return true
         }
         if header.baseEpoch < startEpoch { return false }
         guard header.baseEpoch == expectedBase else {
             try reportDamage(
                 &result, index: index, offset: 0, committedEnd: 0, fileSize: fileSize,
-                reason: "segment continues epoch \(header.baseEpoch) but the journal before it ends at epoch \(expectedBase)")
+                reason:
+                    "segment continues epoch \(header.baseEpoch) but the journal before it ends at epoch \(expectedBase)"
+            )
             return true
         }
 
         // However the segment's scan ends, its committed changes reach the state before the next one.
         defer { assembler.endSegment() }
         var tail = TailPosition(
-            segmentIndex: index, header: header, committedEnd: Int64(SegmentHeader.size), fileSize: fileSize, sealed: false,
+            segmentIndex: index, header: header, committedEnd: Int64(SegmentHeader.size), fileSize: fileSize,
+            sealed: false,
             segmentPaths: nil, lastMetadata: nil)
         var decoder = BatchDecoder()
         var scanner = RecordScanner(reader: reader, offset: Int64(SegmentHeader.size))
@@ -226,7 +246,9 @@ struct JournalScanner {
                 result.highestEpochSeen = highestKept
                 return
             }
-            try reportDamage(&result, index: index, offset: offset, committedEnd: tail.committedEnd, fileSize: fileSize, reason: reason)
+            try reportDamage(
+                &result, index: index, offset: offset, committedEnd: tail.committedEnd, fileSize: fileSize,
+                reason: reason)
         }
 
         while true {
@@ -303,7 +325,8 @@ struct JournalScanner {
                                     inlineCount = try decoder.decode(inline, into: &assembler)
                                 } else {
                                     var reader = ByteReader(inline)
-                                    inlineCount = try reader.count(atMost: JournalLimits.maximumBatchEntries, "batch entry count")
+                                    inlineCount = try reader.count(
+                                        atMost: JournalLimits.maximumBatchEntries, "batch entry count")
                                 }
                             }
                             return (commit, inlineCount)
@@ -320,7 +343,8 @@ struct JournalScanner {
                         return true
                     }
                     guard commit.batchCount == batches, commit.entryCount == entries, commit.digest == digest else {
-                        try damage(record.offset, "commit of epoch \(commit.epoch) does not match the entries before it")
+                        try damage(
+                            record.offset, "commit of epoch \(commit.epoch) does not match the entries before it")
                         return true
                     }
                     guard let metadata = commit.metadata ?? tail.lastMetadata else {
@@ -386,11 +410,14 @@ struct JournalScanner {
                 defer { fileSystem.close(descriptor) }
                 dropped += try fileSystem.size(descriptor)
             }
-            try countIntactCommits(segmentIndex: manifest.segments.firstIndex(of: later)!, after: Int64(SegmentHeader.size) - 1, lost: &lost, highest: &highest)
+            try countIntactCommits(
+                segmentIndex: manifest.segments.firstIndex(of: later)!, after: Int64(SegmentHeader.size) - 1,
+                lost: &lost, highest: &highest)
         }
         result.highestEpochSeen = highest
         result.damage = DamageReport(
-            file: name, offset: offset, reason: reason, bytesDropped: dropped, lastConsistentEpoch: result.lastEpoch?.epoch,
+            file: name, offset: offset, reason: reason, bytesDropped: dropped,
+            lastConsistentEpoch: result.lastEpoch?.epoch,
             epochsLost: lost)
         result.damagePosition = DamagePosition(segmentIndex: index, offset: offset)
     }
@@ -403,7 +430,9 @@ struct JournalScanner {
     }
 
     /// Counts intact commit records after `offset`, skipping over damage, to say what damage cost.
-    private func countIntactCommits(segmentIndex: Int, after offset: Int64, lost: inout Int, highest: inout UInt64) throws {
+    private func countIntactCommits(segmentIndex: Int, after offset: Int64, lost: inout Int, highest: inout UInt64)
+        throws
+    {
         let version = try store.header(of: manifest.segments[segmentIndex])?.version ?? FormatVersion.current
         try forEachIntactCommit(segmentIndex: segmentIndex, after: offset, version: version) { commit in
             lost += 1

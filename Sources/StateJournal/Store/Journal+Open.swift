@@ -1,9 +1,9 @@
 import Foundation
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #elseif canImport(Musl)
-import Musl
+    import Musl
 #endif
 
 extension Journal {
@@ -44,13 +44,16 @@ extension Journal {
     private static func openLocked(store: StoreDirectory, lock: StoreLock, options: JournalOptions) throws -> Journal {
         let fileSystem = store.fileSystem
         let names = try store.names() ?? []
-        if !names.contains(FileNames.manifest) { try createStore(store, names: names, id: options.newStoreID.map { StoreID(bytes: $0()) } ?? .random()) }
+        if !names.contains(FileNames.manifest) {
+            try createStore(store, names: names, id: options.newStoreID.map { StoreID(bytes: $0()) } ?? .random())
+        }
         let stored = try store.readStoredManifest()
         var manifest = try store.followingSealedSegments(of: stored)
         var report = RecoveryReport()
         let present = try store.names() ?? []
         // A file name is never used twice, not even the name of a leftover.
-        if let highest = present.compactMap({ FileNames.segmentSequence($0) ?? FileNames.checkpointSequence($0) }).max() {
+        if let highest = present.compactMap({ FileNames.segmentSequence($0) ?? FileNames.checkpointSequence($0) }).max()
+        {
             manifest.nextFileSequence = max(manifest.nextFileSequence, highest + 1)
         }
         let unsyncedLeftovers: [(name: String, bytes: Int64, commits: Int)]
@@ -78,11 +81,13 @@ extension Journal {
                 }
                 ?? UnsyncedTail(
                     file: leftover.name, offset: 0, reason: "a segment whose seal did not reach the disk",
-                    bytesDropped: leftover.bytes, epochsDropped: leftover.commits, lastConsistentEpoch: scan.lastEpoch?.epoch)
+                    bytesDropped: leftover.bytes, epochsDropped: leftover.commits,
+                    lastConsistentEpoch: scan.lastEpoch?.epoch)
         }
         if !scan.damagedCheckpoints.isEmpty {
             let setAside: [String]
-            (manifest, setAside) = try setAsideCheckpoints(scan.damagedCheckpoints.map(\.reference), manifest: manifest, store: store)
+            (manifest, setAside) = try setAsideCheckpoints(
+                scan.damagedCheckpoints.map(\.reference), manifest: manifest, store: store)
             report.quarantinedFiles += setAside
             report.damagedCheckpoints = scan.damagedCheckpoints.map(\.report)
         }
@@ -111,26 +116,33 @@ extension Journal {
             }
             if size > tail.committedEnd { report.truncatedTailBytes = size - tail.committedEnd }
             var active = ActiveSegment(
-                descriptor: descriptor, header: tail.header, size: tail.committedEnd, paths: tail.segmentPaths?.restorationPaths ?? [],
+                descriptor: descriptor, header: tail.header, size: tail.committedEnd,
+                paths: tail.segmentPaths?.restorationPaths ?? [],
                 lastMetadata: tail.lastMetadata)
             active.isSealed = tail.sealed
             active.lastTimestamp = tail.lastTimestamp
             segment = active
         } else {
-            (manifest, segment) = try startFreshSegment(store: store, manifest: manifest, baseEpoch: scan.lastEpoch?.epoch ?? manifest.newestCheckpointEpoch)
+            (manifest, segment) = try startFreshSegment(
+                store: store, manifest: manifest, baseEpoch: scan.lastEpoch?.epoch ?? manifest.newestCheckpointEpoch)
         }
 
         let recovered = JournalState(
-            epoch: scan.lastEpoch, table: scan.state, damage: scan.damage, uncommittedTailBytes: scan.uncommittedTailBytes,
+            epoch: scan.lastEpoch, table: scan.state, damage: scan.damage,
+            uncommittedTailBytes: scan.uncommittedTailBytes,
             unsyncedTail: report.unsyncedTail)
-        let next = max(scan.lastEpoch?.epoch ?? 0, manifest.epochFloor, scan.highestEpochSeen, manifest.newestCheckpointEpoch) + 1
+        let next =
+            max(scan.lastEpoch?.epoch ?? 0, manifest.epochFloor, scan.highestEpochSeen, manifest.newestCheckpointEpoch)
+            + 1
         let journal = Journal(
             directory: store.path, options: options, fileSystem: fileSystem, manifest: manifest, segment: segment,
             lock: lock, recovered: recovered, report: report, nextEpoch: next)
         do {
-            journal.checkpointBytes = try manifest.checkpoints.last.map { try store.fileSize(FileNames.checkpoint($0.sequence)) } ?? 0
+            journal.checkpointBytes =
+                try manifest.checkpoints.last.map { try store.fileSize(FileNames.checkpoint($0.sequence)) } ?? 0
             for sequence in manifest.segments where try store.segmentBase(sequence) >= manifest.newestCheckpointEpoch {
-                journal.bytesSinceCheckpoint += try store.fileSize(FileNames.segment(sequence)) - Int64(SegmentHeader.size)
+                journal.bytesSinceCheckpoint +=
+                    try store.fileSize(FileNames.segment(sequence)) - Int64(SegmentHeader.size)
             }
             // A segment of an older format version is sealed, and the journal goes on in a new one.
             if segment.isSealed || segment.header.version < FormatVersion.current {
@@ -231,7 +243,9 @@ extension Journal {
         try fileSystem.syncDirectory(StoreDirectory.parent(of: path))
     }
 
-    private static func startFreshSegment(store: StoreDirectory, manifest: Manifest, baseEpoch: UInt64) throws -> (Manifest, ActiveSegment) {
+    private static func startFreshSegment(store: StoreDirectory, manifest: Manifest, baseEpoch: UInt64) throws -> (
+        Manifest, ActiveSegment
+    ) {
         var next = manifest
         let sequence = next.nextFileSequence
         next.nextFileSequence += 1
@@ -245,7 +259,11 @@ extension Journal {
             store.fileSystem.close(descriptor)
             throw error
         }
-        return (next, ActiveSegment(descriptor: descriptor, header: header, size: Int64(SegmentHeader.size), paths: [], lastMetadata: nil))
+        return (
+            next,
+            ActiveSegment(
+                descriptor: descriptor, header: header, size: Int64(SegmentHeader.size), paths: [], lastMetadata: nil)
+        )
     }
 
     /// Moves damaged bytes and the segments after them aside, so that writing continues from the
@@ -304,11 +322,13 @@ extension Journal {
         next.generation += 1
         next.epochFloor = max(next.epochFloor, scan.highestEpochSeen)
         if next.segments.isEmpty {
-            let (withSegment, fresh) = try startFreshSegment(store: store, manifest: next, baseEpoch: scan.lastEpoch?.epoch ?? manifest.newestCheckpointEpoch)
+            let (withSegment, fresh) = try startFreshSegment(
+                store: store, manifest: next, baseEpoch: scan.lastEpoch?.epoch ?? manifest.newestCheckpointEpoch)
             fileSystem.close(fresh.descriptor)
             next = withSegment
             keptTail = TailPosition(
-                segmentIndex: 0, header: fresh.header, committedEnd: fresh.size, fileSize: fresh.size, sealed: false, segmentPaths: nil, lastMetadata: nil)
+                segmentIndex: 0, header: fresh.header, committedEnd: fresh.size, fileSize: fresh.size, sealed: false,
+                segmentPaths: nil, lastMetadata: nil)
         } else {
             try store.writeManifest(next)
         }

@@ -1,7 +1,7 @@
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #elseif canImport(Musl)
-import Musl
+    import Musl
 #endif
 
 extension StoreDirectory {
@@ -25,7 +25,8 @@ extension StoreDirectory {
                 seal.nextSegment > last, !resolved.segments.contains(seal.nextSegment),
                 !resolved.checkpoints.contains(where: { $0.sequence == seal.nextSegment }),
                 let header = try header(of: seal.nextSegment),
-                header.storeID == manifest.storeID, header.sequence == seal.nextSegment, header.baseEpoch == seal.lastEpoch
+                header.storeID == manifest.storeID, header.sequence == seal.nextSegment,
+                header.baseEpoch == seal.lastEpoch
             else { break }
             resolved.segments.append(seal.nextSegment)
             resolved.chainedSegments += 1
@@ -52,7 +53,8 @@ extension StoreDirectory {
                 let record = UnsafeRawBufferPointer(rebasing: bytes[(bytes.count - length)...])
                 guard record[8] == RecordType.seal.rawValue,
                     Int(ByteReader.littleEndianU32(record, at: 4)) == length - RecordFraming.headerSize,
-                    CRC32C.checksum(UnsafeRawBufferPointer(rebasing: record[4...])) == ByteReader.littleEndianU32(record, at: 0)
+                    CRC32C.checksum(UnsafeRawBufferPointer(rebasing: record[4...]))
+                        == ByteReader.littleEndianU32(record, at: 0)
                 else { continue }
                 return try? SealRecord.decode(UnsafeRawBufferPointer(rebasing: record[RecordFraming.headerSize...]))
             }

@@ -1,7 +1,7 @@
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #elseif canImport(Musl)
-import Musl
+    import Musl
 #endif
 
 /// The files of one store directory: its manifest, its lock, its segments.
@@ -26,7 +26,8 @@ struct StoreDirectory {
         } catch let error as SystemError where error.errno == ENOENT {
             return nil
         } catch {
-            throw JournalError(.ioFailure, "Could not list the store directory \(path).", cause: error as? SystemError, file: path)
+            throw JournalError(
+                .ioFailure, "Could not list the store directory \(path).", cause: error as? SystemError, file: path)
         }
     }
 
@@ -65,7 +66,8 @@ struct StoreDirectory {
         let size = try fileSystem.size(descriptor)
         guard size <= Int64(Manifest.maximumSize) else {
             throw JournalError(
-                .damaged, "The manifest is \(size) bytes, larger than any valid manifest; the store cannot be read safely.",
+                .damaged,
+                "The manifest is \(size) bytes, larger than any valid manifest; the store cannot be read safely.",
                 file: file(FileNames.manifest))
         }
         let bytes = try fileSystem.read(descriptor, count: Int(size), at: 0)
@@ -143,7 +145,9 @@ struct StoreDirectory {
         do {
             return try bytes.withUnsafeBytes { try SegmentHeader.decode($0) }.baseEpoch
         } catch {
-            throw JournalError(.damaged, "The header of \(FileNames.segment(sequence)) is damaged.", cause: error as? FormatViolation, file: file(FileNames.segment(sequence)))
+            throw JournalError(
+                .damaged, "The header of \(FileNames.segment(sequence)) is damaged.", cause: error as? FormatViolation,
+                file: file(FileNames.segment(sequence)))
         }
     }
 
@@ -167,7 +171,8 @@ struct StoreDirectory {
     /// Whether a name is one this library writes (and so may delete as a leftover).
     static func isStoreFile(_ name: String) -> Bool {
         name == FileNames.manifest || name == FileNames.lock || name.hasSuffix(FileNames.temporarySuffix)
-            || FileNames.segmentSequence(name) != nil || FileNames.checkpointSequence(name) != nil || name.hasPrefix("damaged-")
+            || FileNames.segmentSequence(name) != nil || FileNames.checkpointSequence(name) != nil
+            || name.hasPrefix("damaged-")
     }
 
     /// Removes segments, checkpoints and temporary files the manifest does not name: leftovers of a

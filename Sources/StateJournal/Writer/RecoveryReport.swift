@@ -18,7 +18,10 @@ public struct RecoveryReport: Sendable, Hashable {
     public var damagedCheckpoints: [DamageReport] = []
 
     /// Creates a report.
-    public init(damage: DamageReport? = nil, truncatedTailBytes: Int64 = 0, removedLeftovers: [String] = [], quarantinedFiles: [String] = []) {
+    public init(
+        damage: DamageReport? = nil, truncatedTailBytes: Int64 = 0, removedLeftovers: [String] = [],
+        quarantinedFiles: [String] = []
+    ) {
         self.damage = damage
         self.truncatedTailBytes = truncatedTailBytes
         self.removedLeftovers = removedLeftovers
@@ -27,7 +30,8 @@ public struct RecoveryReport: Sendable, Hashable {
 
     /// Whether opening found everything intact and had nothing to repair.
     public var isClean: Bool {
-        damage == nil && truncatedTailBytes == 0 && unsyncedTail == nil && removedLeftovers.isEmpty && quarantinedFiles.isEmpty
+        damage == nil && truncatedTailBytes == 0 && unsyncedTail == nil && removedLeftovers.isEmpty
+            && quarantinedFiles.isEmpty
             && damagedCheckpoints.isEmpty
     }
 }

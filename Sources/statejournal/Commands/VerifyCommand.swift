@@ -38,19 +38,26 @@ struct VerifyCommand: ParsableCommand {
             try printJSON(
                 Output(
                     status: status, consistentEpoch: result.consistentEpoch, epochsChecked: result.epochsChecked,
-                    damage: result.damage?.description, damagedFile: result.damage?.file, damagedOffset: result.damage?.offset,
+                    damage: result.damage?.description, damagedFile: result.damage?.file,
+                    damagedOffset: result.damage?.offset,
                     damagedCheckpoints: result.damagedCheckpoints.map { "\($0.file): \($0.reason)" },
                     uncommittedTailBytes: result.uncommittedTailBytes, unsyncedTail: result.unsyncedTail?.description,
-                    unsyncedTailBytes: result.unsyncedTail?.bytesDropped ?? 0, unnamedFiles: result.unnamedFiles, failure: result.failure))
+                    unsyncedTailBytes: result.unsyncedTail?.bytesDropped ?? 0, unnamedFiles: result.unnamedFiles,
+                    failure: result.failure))
         } else {
             switch result.status {
             case .clean:
-                print("Clean: \(result.epochsChecked) retained epochs checked; replay reaches epoch \(result.consistentEpoch.map(String.init) ?? "none").")
+                print(
+                    "Clean: \(result.epochsChecked) retained epochs checked; replay reaches epoch \(result.consistentEpoch.map(String.init) ?? "none")."
+                )
             case .damaged:
-                print("Damaged, but recoverable: replay reaches epoch \(result.consistentEpoch.map(String.init) ?? "none").")
+                print(
+                    "Damaged, but recoverable: replay reaches epoch \(result.consistentEpoch.map(String.init) ?? "none")."
+                )
                 if let damage = result.damage {
                     print("  \(damage.file) at offset \(damage.offset): \(damage.reason)")
-                    print("  lost: \(damage.bytesDropped) bytes, \(damage.epochsLost) committed epochs after the damage")
+                    print(
+                        "  lost: \(damage.bytesDropped) bytes, \(damage.epochsLost) committed epochs after the damage")
                 }
                 for checkpoint in result.damagedCheckpoints { print("  \(checkpoint.file): \(checkpoint.reason)") }
             case .unusable:
@@ -62,9 +69,13 @@ struct VerifyCommand: ParsableCommand {
                 )
             }
             if result.uncommittedTailBytes > 0 {
-                print("  \(result.uncommittedTailBytes) bytes after the last commit belong to no committed epoch (an epoch being written, or cut short by a crash).")
+                print(
+                    "  \(result.uncommittedTailBytes) bytes after the last commit belong to no committed epoch (an epoch being written, or cut short by a crash)."
+                )
             }
-            if !result.unnamedFiles.isEmpty { print("  files the manifest does not name: \(result.unnamedFiles.joined(separator: ", "))") }
+            if !result.unnamedFiles.isEmpty {
+                print("  files the manifest does not name: \(result.unnamedFiles.joined(separator: ", "))")
+            }
         }
         if result.status != .clean { throw ExitCode(Int32(result.status.rawValue)) }
     }
