@@ -125,4 +125,45 @@ struct ReadersBesideCompactionTests {
         }
         #expect(reads > 3)
     }
+
+    /// What `show` and `soak --check` read: the state as of an epoch. At every epoch E that a read
+    /// lists, each path the writer wrote holds the bytes of the last epoch at or before E that wrote
+    /// it (`Item-n` is written by the epochs whose number is n modulo 50).
+    @Test func theStateAtEveryListedEpochMatchesTheWritesWhileTheWriterCompacts() throws {
+        let directory = TemporaryDirectory()
+        let store = directory.appending("store")
+        let writer = try Writer(store: store)
+        defer { writer.finish() }
+        let deadline = Date(timeIntervalSinceNow: Self.seconds)
+        var reads = 0
+        while Date() < deadline {
+            let reader = try JournalReader(at: URL(fileURLWithPath: store))
+            let history = try reader.history()
+            guard let first = history.first?.epoch, let last = history.last?.epoch else { continue }
+            for epoch in [first, (first + last) / 2, last] {
+                // A compaction between the two reads may retire an early epoch; it may not change one.
+                let state: JournalState
+                do {
+                    state = try reader.state(through: epoch)
+                } catch let error as JournalError where error.code == .noSuchEpoch && epoch < last {
+                    continue
+                }
+                #expect(state.epoch?.epoch == epoch, "read \(reads)")
+                for item in 0..<50 {
+                    let path = RestorationPath(["Main", "Item-\(item)"])
+                    // The last epoch at or before `epoch` whose number is `item` modulo 50.
+                    let lastWrite = Int(epoch) - ((Int(epoch) - item) % 50 + 50) % 50
+                    let expected =
+                        lastWrite >= 1 ? Array(repeating: UInt8(truncatingIfNeeded: lastWrite), count: 300) : nil
+                    if state[path] != expected {
+                        Issue.record("read \(reads): \(path) at epoch \(epoch) is not what epoch \(lastWrite) wrote")
+                        return
+                    }
+                }
+            }
+            reads += 1
+        }
+        #expect(reads > 3)
+        #expect(writer.failure == nil)
+    }
 }
