@@ -119,4 +119,37 @@ import Testing
         #expect(caught?.code == .valueOutOfRange)
         #expect(caught?.key == "small")
     }
+
+    @Test func aMissingObjectReferenceDecodesAsNilAndTheRestOfTheDecodeRuns() throws {
+        var object: (any StateRestoring)?? = .none
+        var typed: Node?? = .none
+        var objects: [any StateRestoring]? = nil
+        var title: String?
+        let report = try roundTrip(
+            { try $0.encode("Inbox", forKey: "title") },
+            decode: { coder in
+                object = try coder.decodeObject(forKey: "presented")
+                typed = try coder.decodeObject(of: Node.self, forKey: "presented")
+                objects = try coder.decodeObjects(forKey: "children")
+                title = try coder.decodeString(forKey: "title")
+            })
+        #expect(report.diagnostics.isEmpty)
+        #expect(object.map { $0 == nil } == true)
+        #expect(typed.map { $0 == nil } == true)
+        #expect(objects?.isEmpty == true)
+        #expect(title == "Inbox")
+    }
+
+    @Test func aValueThatIsNotAReferenceStillThrowsNamingPathAndKey() throws {
+        var thrown: RestorationError?
+        _ = try roundTrip(
+            { try $0.encode(3, forKey: "presented") },
+            decode: { coder in
+                do { _ = try coder.decodeObject(forKey: "presented") } catch let error as RestorationError {
+                    thrown = error
+                }
+            })
+        #expect(thrown?.code == .typeMismatch)
+        #expect(thrown?.key == "presented")
+    }
 }

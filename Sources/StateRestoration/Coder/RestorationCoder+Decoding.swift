@@ -144,14 +144,20 @@ extension RestorationCoder {
         try decodeIfPresent(type, forKey: key) ?? defaultValue()
     }
 
-    /// Decodes a reference: the restored object at the saved path, or `nil` when the reference was
-    /// null or that object was not restored (skipped, pruned or not found).
+    /// Decodes a reference: the restored object at the saved path, or `nil` when the key is
+    /// missing, the reference was null, or that object was not restored (skipped, pruned or not
+    /// found).
+    ///
+    /// As with `NSCoder`, a missing key decodes as `nil`: for a reference, no value and a null one
+    /// mean the same thing (an older version that did not save it, a sheet that was not
+    /// presented), so an object's decode never stops half-way for want of one.
     ///
     /// - Parameter key: The key it was encoded under.
-    /// - Throws: ``RestorationError`` naming the path and key: ``RestorationError/Code/keyNotFound``,
-    ///   or ``RestorationError/Code/typeMismatch`` when the value is not a reference.
+    /// - Throws: ``RestorationError`` naming the path and key: ``RestorationError/Code/typeMismatch``
+    ///   when the value is not a reference.
     public func decodeObject(forKey key: String) throws -> (any StateRestoring)? {
-        try object(from: try value(forKey: key), key)
+        guard let value = values[key] else { return nil }
+        return try object(from: value, key)
     }
 
     /// Decodes a reference to an object of a given type.
@@ -167,13 +173,13 @@ extension RestorationCoder {
     }
 
     /// Decodes a list of references, keeping the restored objects in order and leaving out those
-    /// that were not restored.
+    /// that were not restored; an empty list when the key is missing.
     ///
     /// - Parameter key: The key it was encoded under.
-    /// - Throws: ``RestorationError`` naming the path and key: ``RestorationError/Code/keyNotFound``,
-    ///   or ``RestorationError/Code/typeMismatch`` when the value is not a list of references.
+    /// - Throws: ``RestorationError`` naming the path and key: ``RestorationError/Code/typeMismatch``
+    ///   when the value is not a list of references.
     public func decodeObjects(forKey key: String) throws -> [any StateRestoring] {
-        let value = try value(forKey: key)
+        guard let value = values[key] else { return [] }
         guard case .array(let items) = value else { throw mismatch("array of references", value, key) }
         return try items.compactMap { try object(from: $0, key) }
     }
