@@ -15,7 +15,8 @@ struct ComingFromUIKitRunTests {
     /// Saves `save`'s controller, then restores into `restored` at a new launch.
     static func relaunch(
         saving saved: any RestorableController, restoring restored: any RestorableController,
-        change: () -> Void
+        change: () -> Void, saved inspect: (JournalState) throws -> Void = { _ in },
+        registering classes: [any ControllerRestoration.Type] = []
     ) throws -> RestorationReport {
         let directory = TemporaryDirectory()
         let configuration = RestorationConfiguration(bundleVersion: "1", interfaceIdiom: "desktop")
@@ -27,12 +28,14 @@ struct ComingFromUIKitRunTests {
             try manager.preserveState(roots: [saved], mode: .full)
             change()
             try manager.preserveState(roots: [saved])
+            try inspect(try journal.state())
             try journal.close()
         }
         let journal = try Journal.open(at: URL(fileURLWithPath: directory.appending("store"), isDirectory: true))
         defer { try? journal.close() }
         let manager = RestorationManager(journal: journal, configuration: configuration)
         manager.delegate = delegate
+        for restorationClass in classes { manager.register(restorationClass: restorationClass) }
         return try withExtendedLifetime(delegate) { try manager.restoreState(roots: [restored]) }
     }
 
@@ -62,5 +65,24 @@ struct ComingFromUIKitRunTests {
         #expect(restored.unreadOnly)
         #expect(restored.pageSize == 25)
         #expect(restored.selectedMessage == "Message-9")
+    }
+
+    @MainActor
+    @Test func theMainActorBoardSavesItsCardsAndZoomAndItsRestorationClassRecreatesIt() throws {
+        let board = BoardController()
+        board.cards = ["Write the docs"]
+        let report = try Self.relaunch(
+            saving: board, restoring: BoardController(),
+            change: {
+                board.zoom = 1.5  // @Preserved: invalidates the board
+                board.cards.append("Ship")  // observed and read by the encode: invalidates it too
+            },
+            saved: { state in
+                let entry = try RestorableEntry(decoding: try #require(state[RestorationPath("Board")]))
+                #expect(entry.values["zoom"] == .double(1.5))
+                #expect(entry.values["cards"] == .array([.string("Write the docs"), .string("Ship")]))
+            },
+            registering: [BoardRestoration.self])
+        #expect(report.restored.contains { $0.path == RestorationPath("Board") && $0.source == .restorationClass && $0.decoded })
     }
 }
