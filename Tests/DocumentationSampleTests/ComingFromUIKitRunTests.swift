@@ -85,4 +85,21 @@ struct ComingFromUIKitRunTests {
             registering: [BoardRestoration.self])
         #expect(report.restored.contains { $0.path == RestorationPath("Board") && $0.source == .restorationClass && $0.decoded })
     }
+
+    @Test func pagesARestorationClassRecreatesAreAttachedByTheirStackInTheirSavedOrder() throws {
+        let stack = StackController()
+        stack.pages = [PageController(title: "Inbox"), PageController(title: "Message")]
+        let restored = StackController()
+        let report = try Self.relaunch(
+            saving: stack, restoring: restored,
+            change: { stack.pages[1].scrollOffset = 240 },
+            registering: [PageController.self])
+        #expect(restored.pages.map(\.title) == ["Inbox", "Message"])
+        #expect(restored.pages.map(\.scrollOffset) == [0, 240])
+        #expect(
+            report.restored.filter { $0.source == .restorationClass && $0.decoded }.map(\.path) == [
+                RestorationPath("Stack", "Page-Inbox"), RestorationPath("Stack", "Page-Message"),
+            ])
+        #expect(report.diagnostics.isEmpty)
+    }
 }
