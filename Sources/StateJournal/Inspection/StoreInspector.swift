@@ -23,11 +23,16 @@ public struct StoreInspector: Sendable {
 
     /// The latest retained epoch committed at or before `time`.
     ///
+    /// Commit times are kept to the millisecond, so times are compared in whole milliseconds: an
+    /// epoch's own ``EpochInfo/timestamp``, printed and parsed back, finds that epoch.
+    ///
     /// - Throws: ``JournalError/Code/noSuchEpoch`` when every retained epoch is younger.
     public func epoch(at time: Date) throws -> UInt64 {
-        guard let epoch = try log().last(where: { $0.timestamp <= time })?.epoch else {
+        func milliseconds(_ date: Date) -> Double { (date.timeIntervalSince1970 * 1000).rounded() }
+        let limit = milliseconds(time)
+        guard let epoch = try log().last(where: { milliseconds($0.timestamp) <= limit })?.epoch else {
             throw JournalError(
-                .noSuchEpoch, "No retained epoch was committed at or before \(time.formatted(.iso8601)); see the log for the retained range.")
+                .noSuchEpoch, "No retained epoch was committed at or before \(time.formatted(Date.ISO8601FormatStyle(includingFractionalSeconds: true))); see the log for the retained range.")
         }
         return epoch
     }

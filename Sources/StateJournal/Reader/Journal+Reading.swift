@@ -92,7 +92,7 @@ enum JournalReading {
         if let epoch, scan.lastEpoch?.epoch != epoch {
             throw JournalError(
                 .noSuchEpoch,
-                "Epoch \(epoch) is not in the store; the retained epochs end at \(scan.lastEpoch.map { String($0.epoch) } ?? "none"). List them with history()."
+                "Epoch \(epoch) is not in the store; the retained epochs end at \(scan.lastEpoch.map { String($0.epoch) } ?? "none"). List them with `statejournal log` (or `history()` in code)."
             )
         }
         return JournalState(

@@ -145,7 +145,7 @@ struct JournalScanner {
         if result.damagedCheckpoints.isEmpty {
             throw JournalError(
                 .noSuchEpoch,
-                "Epoch \(options.through.map(String.init) ?? "0") is older than the history the store retains; list the retained epochs with history()."
+                "Epoch \(options.through.map(String.init) ?? "0") is older than the history the store retains; list the retained epochs with `statejournal log` (or `history()` in code)."
             )
         }
         let names = result.damagedCheckpoints.map { FileNames.checkpoint($0.reference.sequence) }.joined(

@@ -11,7 +11,7 @@ struct ShowCommand: ParsableCommand {
     @Option(help: "Show the state as of this epoch.")
     var epoch: UInt64?
 
-    @Option(help: "Show the state as of this time (ISO 8601, e.g. 2026-11-21T10:00:00Z).")
+    @Option(help: "Show the state as of this time (RFC 3339, as log prints it, e.g. 2026-11-21T10:00:00.250Z).")
     var at: String?
 
     @Option(help: "Show only paths under this prefix (e.g. Main/Inbox).")
@@ -19,8 +19,9 @@ struct ShowCommand: ParsableCommand {
 
     func validate() throws {
         if epoch != nil && at != nil { throw ValidationError("Give either --epoch or --at, not both.") }
-        if let at, (try? Date(at, strategy: .iso8601)) == nil {
-            throw ValidationError("--at needs an ISO 8601 time such as 2026-11-21T10:00:00Z, not \"\(at)\".")
+        if let at, Date(commandLine: at) == nil {
+            throw ValidationError(
+                "--at needs an RFC 3339 time as log prints it, such as 2026-11-21T10:00:00.250Z, not \"\(at)\".")
         }
     }
 
@@ -35,7 +36,7 @@ struct ShowCommand: ParsableCommand {
     func run() throws {
         try reportingErrors {
             let inspector = try StoreInspector(at: store.url)
-            let through = try epoch ?? at.map { try inspector.epoch(at: try Date($0, strategy: .iso8601)) }
+            let through = try epoch ?? at.flatMap(Date.init(commandLine:)).map { try inspector.epoch(at: $0) }
             let state = try inspector.state(through: through, under: try path.map(parsePath))
             if store.json {
                 return try printJSON(

@@ -37,7 +37,10 @@ func printError(_ message: String) {
 func printJSON<Value: Encodable>(_ value: Value) throws {
     let encoder = JSONEncoder()
     encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
-    encoder.dateEncodingStrategy = .iso8601
+    encoder.dateEncodingStrategy = .custom { date, encoder in
+        var container = encoder.singleValueContainer()
+        try container.encode(date.iso8601)
+    }
     print(String(decoding: try encoder.encode(value), as: UTF8.self))
 }
 
@@ -69,7 +72,31 @@ func table(_ header: [String], _ rows: [[String]], rightAligned: Set<Int> = []) 
 }
 
 extension Date {
-    var iso8601: String { formatted(.iso8601) }
+    /// RFC 3339 in UTC with milliseconds, the precision of commit times: what `log`, `show` and
+    /// `history` print, and what `--at` takes back.
+    var iso8601: String {
+        // Rounded to the millisecond here, not by the formatter, which truncates: a commit time of
+        // .928 s is stored as a Double just below it.
+        let milliseconds = Int64((timeIntervalSince1970 * 1000).rounded())
+        let (seconds, fraction) = milliseconds.quotientAndRemainder(dividingBy: 1000)
+        let whole = fraction < 0 ? seconds - 1 : seconds
+        let text = Date(timeIntervalSince1970: Double(whole)).formatted(.iso8601)
+        return String(text.dropLast()) + String(format: ".%03dZ", (fraction + 1000) % 1000)
+    }
+
+    static let rfc3339 = Date.ISO8601FormatStyle(includingFractionalSeconds: true)
+
+    /// Parses a time given on the command line: RFC 3339 with or without fractional seconds, as
+    /// the commands print it; `nil` when it is neither.
+    init?(commandLine text: String) {
+        if let date = try? Date(text, strategy: Self.rfc3339) {
+            self = date
+        } else if let date = try? Date(text, strategy: .iso8601) {
+            self = date
+        } else {
+            return nil
+        }
+    }
 }
 
 /// Parses a restoration path given on the command line.
