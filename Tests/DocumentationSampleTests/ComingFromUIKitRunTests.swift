@@ -83,7 +83,10 @@ struct ComingFromUIKitRunTests {
                 #expect(entry.values["cards"] == .array([.string("Write the docs"), .string("Ship")]))
             },
             registering: [BoardRestoration.self])
-        #expect(report.restored.contains { $0.path == RestorationPath("Board") && $0.source == .restorationClass && $0.decoded })
+        #expect(
+            report.restored.contains {
+                $0.path == RestorationPath("Board") && $0.source == .restorationClass && $0.decoded
+            })
     }
 
     @Test func pagesARestorationClassRecreatesAreAttachedByTheirStackInTheirSavedOrder() throws {

@@ -30,7 +30,9 @@ import Testing
         let whole = last.addingTimeInterval(1).formatted(.iso8601)
         let run = try ToolRunner.run(["show", store, "--at", whole, "--json"])
         #expect(run.status == 0, "\(whole): \(run.standardError)")
-        #expect(((try ToolRunner.json(run) as! [String: Any])["epoch"] as! NSNumber).uint64Value == lastAtStamp[stamps.last!])
+        #expect(
+            ((try ToolRunner.json(run) as! [String: Any])["epoch"] as! NSNumber).uint64Value
+                == lastAtStamp[stamps.last!])
     }
 
     @Test func anEpochOutOfRangeIsExplainedInTheToolsTermsWithTheRetainedRange() throws {

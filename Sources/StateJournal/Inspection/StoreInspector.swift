@@ -32,7 +32,9 @@ public struct StoreInspector: Sendable {
         let limit = milliseconds(time)
         guard let epoch = try log().last(where: { milliseconds($0.timestamp) <= limit })?.epoch else {
             throw JournalError(
-                .noSuchEpoch, "No retained epoch was committed at or before \(time.formatted(Date.ISO8601FormatStyle(includingFractionalSeconds: true))); see the log for the retained range.")
+                .noSuchEpoch,
+                "No retained epoch was committed at or before \(time.formatted(Date.ISO8601FormatStyle(includingFractionalSeconds: true))); see the log for the retained range."
+            )
         }
         return epoch
     }
@@ -100,7 +102,9 @@ public struct StateDifference: Sendable, Hashable {
     public static func == (lhs: StateDifference, rhs: StateDifference) -> Bool {
         lhs.added == rhs.added && lhs.removed == rhs.removed
             && lhs.changed.keys == rhs.changed.keys
-            && lhs.changed.allSatisfy { rhs.changed[$0.key]!.old == $0.value.old && rhs.changed[$0.key]!.new == $0.value.new }
+            && lhs.changed.allSatisfy {
+                rhs.changed[$0.key]!.old == $0.value.old && rhs.changed[$0.key]!.new == $0.value.new
+            }
     }
 
     /// Hashes the difference consistently with `==`.

@@ -4,7 +4,8 @@ import StateJournal
 
 struct ShowCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
-        commandName: "show", abstract: "Show the state tree at the latest consistent epoch, or as of an epoch or a time.")
+        commandName: "show",
+        abstract: "Show the state tree at the latest consistent epoch, or as of an epoch or a time.")
 
     @OptionGroup var store: StoreOptions
 
@@ -41,8 +42,10 @@ struct ShowCommand: ParsableCommand {
             if store.json {
                 return try printJSON(
                     Output(
-                        epoch: state.epoch?.epoch, timestamp: state.epoch?.timestamp, metadata: state.epoch?.metadata ?? [:],
-                        objects: Dictionary(uniqueKeysWithValues: state.map { ($0.path.description, ValueRendering.object($0.state)) }),
+                        epoch: state.epoch?.epoch, timestamp: state.epoch?.timestamp,
+                        metadata: state.epoch?.metadata ?? [:],
+                        objects: Dictionary(
+                            uniqueKeysWithValues: state.map { ($0.path.description, ValueRendering.object($0.state)) }),
                         damage: state.damage?.description))
             }
             if let info = state.epoch {

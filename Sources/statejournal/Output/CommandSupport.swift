@@ -3,7 +3,7 @@ import Foundation
 import StateJournal
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// The store directory every inspecting command takes, and `--json`.
