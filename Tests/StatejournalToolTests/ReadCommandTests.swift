@@ -79,6 +79,18 @@ import Testing
         #expect(text.standardOutput.contains(String(last)))
     }
 
+    /// Flips a byte that a later commit shows was synced, so that it reads as damage: in the middle
+    /// of a segment before the last, or in the first quarter of the last one's records (a flip in
+    /// the journal's last commit reads as an unsynced tail, as a power cut can leave it). Returns
+    /// the segment's name.
+    static func damageSyncedBytes(in store: String) throws -> String {
+        let segments = try Corruption.segmentNames(in: store)
+        let segment = segments.count > 1 ? segments[segments.count - 2] : segments.last!
+        let size = try Corruption.readFile(store + "/" + segment).count
+        try Corruption.flipByte(store + "/" + segment, at: segments.count > 1 ? size / 2 : 44 + (size - 44) / 4)
+        return segment
+    }
+
     @Test func verifySaysCleanDamagedOrUnusableWithItsExitStatus() throws {
         let directory = TemporaryDirectory()
         let (store, _) = try Self.soakedStore(directory, durability: "everyCommit")
@@ -88,9 +100,7 @@ import Testing
         #expect(unusable.status == 2)
         #expect((try ToolRunner.json(unusable) as! [String: Any])["status"] as? String == "unusable")
 
-        let segment = try Corruption.segmentNames(in: store).last!
-        let size = try Corruption.readFile(store + "/" + segment).count
-        try Corruption.flipByte(store + "/" + segment, at: size / 2)
+        let segment = try Self.damageSyncedBytes(in: store)
         let before = try Corruption.readFile(store + "/" + segment)
         let damaged = try ToolRunner.run(["verify", store, "--json"])
         #expect(damaged.status == 1)
@@ -138,13 +148,12 @@ import Testing
         for damage in ["torn", "flipped"] {
             let directory = TemporaryDirectory()
             let (store, last) = try Self.soakedStore(directory, durability: damage == "torn" ? "none" : "everyCommit")
-            let segment = store + "/" + (try Corruption.segmentNames(in: store).last!)
-            let size = try Corruption.readFile(segment).count
             if damage == "torn" {
                 // What a crash in the middle of appending leaves: the start of a record, then nothing.
+                let segment = store + "/" + (try Corruption.segmentNames(in: store).last!)
                 try Corruption.append(segment, [0x12, 0x34, 0x56, 0x78, 0x40, 0x00, 0x00, 0x00, 0x01, 0x05])
             } else {
-                try Corruption.flipByte(segment, at: size / 2)
+                _ = try Self.damageSyncedBytes(in: store)
             }
             let commands: [[String]] = [
                 ["log", store], ["show", store], ["show", store, "--json"],
