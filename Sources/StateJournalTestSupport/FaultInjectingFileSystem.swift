@@ -382,19 +382,8 @@ package final class FaultInjectingFileSystem: FileSystem {
     /// durable; the engine syncs its directory after every change of files.) Writes nothing when
     /// `directory` does not exist.
     package func writePowerLossImage(of directory: String, to target: String) throws {
-        let (durable, lost) = state.withLock { ($0.durableLengths, $0.lostRanges) }
-        let manager = FileManager.default
-        guard manager.fileExists(atPath: directory) else { return }
-        try manager.createDirectory(atPath: target, withIntermediateDirectories: true)
-        for name in try manager.contentsOfDirectory(atPath: directory) {
-            let source = directory + "/" + name
-            var bytes = [UInt8](try Data(contentsOf: URL(fileURLWithPath: source)))
-            if let length = durable[source], Int(length) < bytes.count { bytes.removeLast(bytes.count - Int(length)) }
-            for range in lost[source] ?? [] where Int(range.lowerBound) < bytes.count {
-                for index in Int(range.lowerBound)..<min(bytes.count, Int(range.upperBound)) { bytes[index] = 0 }
-            }
-            try Corruption.writeFile(target + "/" + name, bytes)
-        }
+        // No unsynced page reached the disk.
+        try writePowerLossImage(of: directory, to: target) { _, _ in .zeros }
     }
 
     /// Copies the store in `directory` to `target` as a power cut would leave it when the operating

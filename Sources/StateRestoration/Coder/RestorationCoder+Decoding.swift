@@ -8,9 +8,7 @@ extension RestorationCoder {
     /// - Throws: ``RestorationError`` naming the path and key: ``RestorationError/Code/keyNotFound``
     ///   or ``RestorationError/Code/typeMismatch``.
     public func decodeBool(forKey key: String) throws -> Bool {
-        let value = try value(forKey: key)
-        guard case .bool(let bool) = value else { throw mismatch("bool", value, key) }
-        return bool
+        try decode(Bool.self, forKey: key)
     }
 
     /// Decodes an integer.
@@ -37,9 +35,7 @@ extension RestorationCoder {
     /// - Throws: ``RestorationError`` naming the path and key: ``RestorationError/Code/keyNotFound``
     ///   or ``RestorationError/Code/typeMismatch``.
     public func decodeString(forKey key: String) throws -> String {
-        let value = try value(forKey: key)
-        guard case .string(let string) = value else { throw mismatch("string", value, key) }
-        return string
+        try decode(String.self, forKey: key)
     }
 
     /// Decodes bytes.
