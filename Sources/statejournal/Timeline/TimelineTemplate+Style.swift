@@ -30,12 +30,13 @@ extension TimelineTemplate {
         .panel { background: var(--panel); border: 1px solid var(--line); border-radius: 8px; margin-bottom: 14px;
           overflow: hidden; }
         .panel-title { display: flex; align-items: center; gap: 10px; padding: 7px 12px; font-weight: 600;
-          border-bottom: 1px solid var(--line); font-size: 13px; }
-        .panel-title .hint { font-weight: 400; color: var(--faint); font-size: 12px; }
+          border-bottom: 1px solid var(--line); font-size: 13px; white-space: nowrap; }
+        .panel-title .hint { font-weight: 400; color: var(--faint); font-size: 12px; overflow: hidden;
+          text-overflow: ellipsis; min-width: 0; }
         .panel-title .spacer { flex: 1; }
         button, input { font: inherit; font-size: 12px; }
         button { border: 1px solid var(--line); background: #fff; border-radius: 5px; padding: 2px 9px;
-          color: var(--ink); cursor: pointer; }
+          color: var(--ink); cursor: pointer; white-space: nowrap; }
         button:hover { border-color: var(--accent); color: var(--accent); }
         input[type=search] { border: 1px solid var(--line); border-radius: 5px; padding: 2px 8px; width: 190px; }
         canvas { display: block; width: 100%; }
