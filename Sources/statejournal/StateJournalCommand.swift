@@ -8,7 +8,8 @@ struct StateJournalCommand: ParsableCommand {
         discussion: "Every read command opens the store read-only, beside a live writer if there is one.",
         subcommands: [
             DemoCommand.self, LogCommand.self, ShowCommand.self, DiffCommand.self, HistoryCommand.self, VerifyCommand.self,
-            CompactCommand.self, RewindCommand.self, SoakCommand.self, BenchCommand.self,
+            CompactCommand.self, RewindCommand.self, SoakCommand.self, BenchCommand.self, TimelineCommand.self,
+            TimelineFixtureCommand.self,
         ]
     )
 }
