@@ -100,8 +100,18 @@ public final class EpochWriter {
     ///   a crash, and the journal accepts no more commits until reopened).
     @discardableResult
     public func commit(metadata: [String: String] = [:]) throws -> EpochInfo {
-        try Self.validate(metadata)
         let start = JournalMetrics.now()
+        let (info, end) = try commitWithoutWaiting(metadata: metadata)
+        // Waited for with the lock released, so that the commits behind this one write meanwhile
+        // and share the next sync.
+        if journal.options.durability == .everyCommit { try journal.waitForDurability(of: end) }
+        journal.metrics.recordCommit(bytes: info.bytes, since: start)
+        return info
+    }
+
+    /// Commits the epoch without waiting for a sync; returns its description and where it ends.
+    func commitWithoutWaiting(metadata: [String: String]) throws -> (EpochInfo, JournalPosition) {
+        try Self.validate(metadata)
         var segmentSequence: UInt64 = 0
         var endOffset: Int64 = 0
         let info = try withJournal {
@@ -135,13 +145,7 @@ public final class EpochWriter {
             journal.startCompactionIfDue()
             return info
         }
-        // Waited for with the lock released, so that the commits behind this one write meanwhile
-        // and share the next sync.
-        if journal.options.durability == .everyCommit {
-            try journal.waitForDurability(of: JournalPosition(segment: segmentSequence, offset: endOffset))
-        }
-        journal.metrics.recordCommit(bytes: info.bytes, since: start)
-        return info
+        return (info, JournalPosition(segment: segmentSequence, offset: endOffset))
     }
 
     /// Abandons the epoch: what it wrote is cut from the segment and the next epoch reuses its number.

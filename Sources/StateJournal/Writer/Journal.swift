@@ -78,6 +78,13 @@ public final class Journal: @unchecked Sendable {
     var lastSyncBatch = 0
     /// Threads waiting, with the lock released, to begin an epoch (see ``EpochWaiter``), first first.
     var epochWaiters: [EpochWaiter] = []
+    /// One-shot commits waiting to be written by the thread combining them (see
+    /// ``commitCombined(_:metadata:)``), and whether a thread is combining.
+    var combinedCommits: [CombinedCommit] = []
+    var combining = false
+    var combineGathering = false
+    /// How many one-shot commits the last combining thread wrote.
+    var lastCombinedBatch = 0
     /// Committers waiting, with the lock released, for the running sync (see ``DurabilityWaiter``).
     var durabilityWaiters: [DurabilityWaiter] = []
     /// How long the last sync took, which bounds how long a sync waits for commits to join it.
@@ -203,12 +210,27 @@ public final class Journal: @unchecked Sendable {
     ///   - metadata: The epoch's metadata.
     /// - Returns: The committed epoch.
     /// - Throws: as ``beginEpoch()``, ``EpochWriter/put(_:_:)`` and ``EpochWriter/commit(metadata:)``.
+    ///
+    /// Under ``Durability/everyCommit``, commits made at the same time from several threads are
+    /// written by one of them and share one sync (see ``commitCombined(_:metadata:)``).
     @discardableResult
     public func commit(_ changes: [JournalChange], metadata: [String: String] = [:]) throws -> EpochInfo {
-        try commit(changes, metadata: metadata, inBackground: false)
+        if options.durability == .everyCommit { return try commitCombined(changes, metadata: metadata) }
+        return try commit(changes, metadata: metadata, inBackground: false)
     }
 
     func commit(_ changes: [JournalChange], metadata: [String: String], inBackground: Bool) throws -> EpochInfo {
+        let start = JournalMetrics.now()
+        let (info, end) = try commitWithoutWaiting(changes, metadata: metadata, inBackground: inBackground)
+        if options.durability == .everyCommit { try waitForDurability(of: end) }
+        metrics.recordCommit(bytes: info.bytes, since: start)
+        return info
+    }
+
+    /// Writes and commits an epoch, without waiting for a sync; returns where it ends.
+    func commitWithoutWaiting(
+        _ changes: [JournalChange], metadata: [String: String], inBackground: Bool
+    ) throws -> (EpochInfo, JournalPosition) {
         let epoch = try beginEpoch(inBackground: inBackground)
         do {
             for change in changes {
@@ -218,7 +240,7 @@ public final class Journal: @unchecked Sendable {
                 case .removeAll: try epoch.removeAll()
                 }
             }
-            return try epoch.commit(metadata: metadata)
+            return try epoch.commitWithoutWaiting(metadata: metadata)
         } catch {
             epoch.abort()
             throw error
