@@ -35,12 +35,15 @@ extension BenchReport {
         }
         lines.append("")
         lines.append("One-entry epochs per second (SQLite: one row per transaction)")
-        lines.append(["contender".padded(20), "writers".leftPadded(7), "epochs/s".leftPadded(10), "ratio".leftPadded(9), "  against"].joined(separator: " "))
+        lines.append(
+            ["contender".padded(20), "writers".leftPadded(7), "epochs/s".leftPadded(10), "ratio".leftPadded(9), "  against".padded(28), "of limit".leftPadded(9), "  limit"]
+                .joined(separator: " "))
         for rate in commitRates {
             lines.append(
                 [
                     rate.name.padded(20), String(rate.writers).leftPadded(7), Int(rate.epochsPerSecond.rounded()).grouped.leftPadded(10),
-                    Self.ratio(rate.ratio).leftPadded(9), "  " + (rate.comparedWith ?? ""),
+                    Self.ratio(rate.ratio).leftPadded(9), ("  " + (rate.comparedWith ?? "")).padded(28),
+                    Self.ratio(rate.ratioToLimit).leftPadded(9), "  " + (rate.limit ?? ""),
                 ].joined(separator: " "))
         }
         if let replay {

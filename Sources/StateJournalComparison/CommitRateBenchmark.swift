@@ -9,6 +9,10 @@ public struct CommitRateFigure: Sendable, Codable {
     /// What the figure is compared with, and the ratio `epochsPerSecond / that rate`.
     public var comparedWith: String?
     public var ratio: Double?
+    /// The physical limit the figure is measured against (the same bytes written with `write`, or
+    /// with `write` and `fdatasync` on a preallocated file), and `epochsPerSecond / that rate`.
+    public var limit: String?
+    public var ratioToLimit: Double?
 }
 
 /// Measures how many one-entry epochs per second each contender commits, alternating the
@@ -53,12 +57,43 @@ enum CommitRateBenchmark {
                 close: { store.close() })
         }
 
+        // The limits: one `pwrite` per epoch of the entry's bytes (path, NUL, state), with and
+        // without an `fdatasync` after it, into a file preallocated by writing zeros and syncing,
+        // so that a sync commits no change of the file's size or extents (what SQLite's reused
+        // WAL file gets).
+        func raw(_ name: String, syncing: Bool) throws -> Contender {
+            let file = directory.appendingPathComponent("\(name).raw").path
+            let descriptor = open(file, O_RDWR | O_CREAT | O_TRUNC, 0o600)
+            guard descriptor >= 0 else { throw JournalError(.ioFailure, "Could not create \(file).") }
+            let size = 64 << 20
+            let zeros = [UInt8](repeating: 0, count: 1 << 20)
+            for offset in stride(from: 0, to: size, by: zeros.count) { _ = pwrite(descriptor, zeros, zeros.count, off_t(offset)) }
+            fsync(descriptor)
+            let position = UncheckedBox(0)
+            return Contender(
+                name: name, writers: 1,
+                commit: { _, sequence in
+                    var bytes = Array(keys[sequence % count].utf8)
+                    bytes.append(0)
+                    bytes.append(contentsOf: revised(states[sequence % count], sequence))
+                    if position.value + bytes.count > size { position.value = 0 }
+                    guard pwrite(descriptor, bytes, bytes.count, off_t(position.value)) == bytes.count else {
+                        throw JournalError(.ioFailure, "write failed")
+                    }
+                    position.value += bytes.count
+                    if syncing { guard fdatasync(descriptor) == 0 else { throw JournalError(.ioFailure, "fdatasync failed") } }
+                },
+                close: { close(descriptor) })
+        }
+
         let contenders = [
             try journal("journal-interval", .interval(seconds: 1), writers: 1),
             try sqlite(.normal),
             try journal("journal-everyCommit", .everyCommit, writers: 1),
             try sqlite(.full),
             try journal("journal-everyCommit", .everyCommit, writers: 8),
+            try raw("write", syncing: false),
+            try raw("write-fdatasync", syncing: true),
         ]
         defer { contenders.forEach { $0.close() } }
 
@@ -77,9 +112,16 @@ enum CommitRateBenchmark {
             figures[index].comparedWith = "\(figures[other].name) × \(figures[other].writers)"
             figures[index].ratio = figures[index].epochsPerSecond / figures[other].epochsPerSecond
         }
+        func limit(_ index: Int, _ other: Int) {
+            figures[index].limit = "\(figures[other].name) × \(figures[other].writers)"
+            figures[index].ratioToLimit = figures[index].epochsPerSecond / figures[other].epochsPerSecond
+        }
         compare(0, with: 1)
         compare(2, with: 3)
         compare(4, with: 2)
+        limit(0, 5)
+        limit(2, 6)
+        limit(3, 6)
         return figures
     }
 
