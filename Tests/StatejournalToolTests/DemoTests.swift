@@ -29,11 +29,12 @@ import Testing
         let objects = shown["objects"] as! [String: [String: Any]]
         let navigation = try #require(objects["Main"])
         #expect((navigation["type"] as? String)?.hasSuffix("MailNavigationController") == true)
-        let stack = (navigation["state"] as? [String: Any])?["stack"] as? [[String: String]]
-        #expect(stack?.first?["$ref"] == "Main/Mailboxes")
+        let stackValue = (navigation["state"] as? [String: Any])?["stack"] as? [String: Any]
+        let stack = stackValue?["value"] as? [[String: String]]
+        #expect(stack?.first == ["type": "reference", "value": "Main/Mailboxes"])
         #expect((shown["metadata"] as? [String: String])?["bundleVersion"] == "42")
 
-        let log = try ToolRunner.json(try ToolRunner.run(["log", store, "--json"])) as! [[String: Any]]
+        let log = try ToolRunner.epochs(try ToolRunner.run(["log", store, "--json"]))
         #expect(log.count >= 10)
         let diff = try ToolRunner.json(try ToolRunner.run(["diff", store, "1", "10", "--json"])) as! [String: Any]
         let changed = diff["changed"] as? [String: [String: Any]] ?? [:]

@@ -8,7 +8,7 @@ import Testing
     @Test func showAtTakesBackEveryTimestampThatLogPrintsAndFindsThatEpoch() throws {
         let directory = TemporaryDirectory()
         let (store, _) = try ReadCommandTests.soakedStore(directory)
-        let epochs = try ToolRunner.json(try ToolRunner.run(["log", store, "--json"])) as! [[String: Any]]
+        let epochs = try ToolRunner.epochs(try ToolRunner.run(["log", store, "--json"]))
         // Every timestamp carries its milliseconds, in JSON as in the table.
         let stamps = epochs.map { $0["timestamp"] as! String }
         #expect(stamps.allSatisfy { $0.range(of: #"T\d\d:\d\d:\d\d\.\d{3}Z$"#, options: .regularExpression) != nil })
@@ -35,12 +35,22 @@ import Testing
                 == lastAtStamp[stamps.last!])
     }
 
-    @Test func anEpochOutOfRangeIsExplainedInTheToolsTermsWithTheRetainedRange() throws {
+    @Test func anEpochOutOfRangeIsAUsageErrorThatGivesTheRetainedRangeInTheToolsTerms() throws {
         let directory = TemporaryDirectory()
         let (store, last) = try ReadCommandTests.soakedStore(directory)
-        let run = try ToolRunner.run(["show", store, "--epoch", "99999"])
-        #expect(run.status != 0)
-        #expect(run.standardError.contains("statejournal log"), "\(run.standardError)")
-        #expect(run.standardError.contains("end at \(last)"), "\(run.standardError)")
+        let epochs = try ToolRunner.epochs(try ToolRunner.run(["log", store, "--json"]))
+        let first = (epochs.first?["epoch"] as? NSNumber)?.uint64Value
+        let range = "it holds epochs \(first ?? 0) through \(last)."
+        let commands: [[String]] = [
+            ["show", store, "--epoch", "99999"], ["show", store, "--epoch", "0"],
+            ["diff", store, "0", String(last)], ["diff", store, String(last), "99999"],
+            ["rewind", store, "--epoch", "99999", "--into", directory.appending("new")],
+        ]
+        for command in commands {
+            let run = try ToolRunner.run(command)
+            #expect(run.status == 2, "\(command): \(run.standardError)")
+            #expect(run.standardError.contains("is not in this store; " + range), "\(command): \(run.standardError)")
+            #expect(!run.standardError.contains("()"), "\(command) names a library function: \(run.standardError)")
+        }
     }
 }
