@@ -45,3 +45,23 @@ import Testing
         #expect(text.standardOutput.contains("MailNavigationController"))
     }
 }
+
+/// What the demo suggests runs, on paths and epochs that exist.
+@Suite struct DemoSuggestionTests {
+    @Test func everyCommandTheDemoSuggestsSucceedsOnTheStoreItLeft() throws {
+        let directory = TemporaryDirectory()
+        let store = directory.appending("demo")
+        let run = try ToolRunner.run(["demo", "--dir", store])
+        #expect(run.status == 0, "\(run.standardError)")
+        #expect(!run.standardOutput.contains("(statejournal log \(store)):"), "the abridged table is not log's output")
+        let suggested = run.standardOutput.split(separator: "\n").map { $0.trimmingCharacters(in: .whitespaces) }
+            .filter { $0.hasPrefix("statejournal ") }
+        #expect(suggested.count >= 4)
+        for line in suggested {
+            let arguments = line.split(separator: " ").dropFirst().map(String.init)
+            let result = try ToolRunner.run(arguments)
+            #expect(result.status == 0, "\(line): \(result.standardError)")
+            #expect(!result.standardOutput.isEmpty, "\(line)")
+        }
+    }
+}

@@ -42,7 +42,7 @@ struct ToolRunner {
         try JSONSerialization.jsonObject(with: Data(output.standardOutput.utf8))
     }
 
-    /// The `epochs` of `log --json` output.
+    /// The `epochs` of `log --json` or `history --json` output.
     static func epochs(_ output: Output) throws -> [[String: Any]] {
         (try json(output) as? [String: Any])?["epochs"] as? [[String: Any]] ?? []
     }

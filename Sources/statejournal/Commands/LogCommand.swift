@@ -56,11 +56,23 @@ struct LogCommand: ParsableCommand {
             if let path {
                 let prefix = try parsePath(path)
                 var touching = Set<UInt64>()
+                // The paths under the prefix that are present: removing every path touches the
+                // prefix only when some are.
+                var present = Set<RestorationPath>()
                 try inspector.reader.forEachEpoch { info, changes in
-                    let touches = changes.contains { change in
+                    var touches = false
+                    for change in changes {
                         switch change {
-                        case .put(let changed, _), .remove(let changed): changed.hasPrefix(prefix)
-                        case .removeAll: true
+                        case .put(let changed, _) where changed.hasPrefix(prefix):
+                            present.insert(changed)
+                            touches = true
+                        case .remove(let changed) where changed.hasPrefix(prefix):
+                            present.remove(changed)
+                            touches = true
+                        case .removeAll:
+                            touches = touches || !present.isEmpty
+                            present.removeAll()
+                        default: break
                         }
                     }
                     if touches { touching.insert(info.epoch) }

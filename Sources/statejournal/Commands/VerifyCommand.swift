@@ -29,11 +29,13 @@ struct VerifyCommand: ParsableCommand {
         let status = ["clean", "damaged", "unusable"][result.status.rawValue]
         // Why a store is unusable: no store there, or data that cannot be used.
         var exitStatus: ExitStatus = [.success, .damage, .dataError][result.status.rawValue]
+        var failure = result.failure.map(ExitStatus.clean)
         if result.status == .unusable {
             do {
                 _ = try JournalReader(at: store.url)
             } catch let error as JournalError {
                 exitStatus = ExitStatus(for: error)
+                failure = ExitStatus.message(for: error)
             } catch {}
         }
         let environment = ProcessInfo.processInfo.environment
@@ -50,7 +52,7 @@ struct VerifyCommand: ParsableCommand {
                 "uncommittedTailBytes": .int(result.uncommittedTailBytes),
                 "unsyncedTail": .string(result.unsyncedTail?.description),
                 "unsyncedTailBytes": .int(result.unsyncedTail?.bytesDropped ?? 0),
-                "unnamedFiles": .array(result.unnamedFiles.map(JSON.string)), "failure": .string(result.failure),
+                "unnamedFiles": .array(result.unnamedFiles.map(JSON.string)), "failure": .string(failure),
             ])
         } else {
             let reached = result.consistentEpoch.map(String.init) ?? "none"
@@ -71,8 +73,7 @@ struct VerifyCommand: ParsableCommand {
                 }
                 for checkpoint in result.damagedCheckpoints { print("  \(checkpoint.file): \(checkpoint.reason)") }
             case .unusable:
-                let failure = ExitStatus.clean(result.failure ?? "nothing consistent is left")
-                print(Style.red.apply("Unusable:") + " \(failure).")
+                print(Style.red.apply("Unusable:") + " \(failure ?? "nothing consistent is left.")")
             }
             if let tail = result.unsyncedTail {
                 print(

@@ -55,8 +55,8 @@ enum ExitStatus: Int32, CaseIterable {
         switch self {
         case .success: "success; verify: the store is clean"
         case .damage: "damage found (verify, show), or soak --check found a mismatch"
-        case .usage: "usage: a bad option or value, or an epoch, time or path the store does not hold"
-        case .dataError: "the store's data cannot be used (newer format, nothing consistent left)"
+        case .usage: "usage: bad option or value, or an epoch, time or path not in the store"
+        case .dataError: "unusable store data (a newer format, nothing consistent)"
         case .noInput: "no store: the directory does not exist or holds no MANIFEST"
         case .software: "internal error of statejournal"
         case .cannotCreate: "rewind cannot create its new store"
