@@ -1,4 +1,5 @@
 import Foundation
+import StateJournal
 import StateJournalTestSupport
 import Testing
 
@@ -150,5 +151,20 @@ enum PseudoTerminal {
 
     struct SystemFailure: Error {
         var call: String
+    }
+}
+
+extension TerminalTests {
+    @Test func anErrorAfterProgressStartedIsTheLastThingOnTheTerminal() throws {
+        let directory = TemporaryDirectory()
+        let (store, _) = try ReadCommandTests.soakedStore(directory)
+        let journal = try Journal.open(at: URL(fileURLWithPath: store))
+        defer { try? journal.close() }
+        let run = try PseudoTerminal.run(["compact", store], terminalStreams: [.error])
+        #expect(run.status == 75)
+        // The progress line was cleared before the message, and nothing was drawn after it.
+        let lastLine = run.error.split(separator: "\r").last.map(String.init) ?? ""
+        #expect(lastLine.hasPrefix("\u{1B}[2Kstatejournal: ") || lastLine.hasPrefix("statejournal: "), "\(run.error)")
+        Thread.sleep(forTimeInterval: 0.1)
     }
 }

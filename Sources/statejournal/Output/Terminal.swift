@@ -141,6 +141,9 @@ final class Progress: @unchecked Sendable {
 
     init(enabled: Bool = isatty(STDERR_FILENO) == 1) { self.enabled = enabled }
 
+    /// Clears the line when the work ends by an error, before the error is printed.
+    deinit { finish() }
+
     /// Shows `text` as the current step, and starts the ticker the first time.
     func update(_ text: String) {
         guard enabled else { return }
@@ -149,8 +152,10 @@ final class Progress: @unchecked Sendable {
         let start = ticker == nil
         if start {
             started = Date()
+            // Holds the progress only while drawing, so that it goes (and clears its line) as soon
+            // as the command lets go of it.
             let thread = Thread { [weak self] in
-                while let self, self.draw() { Thread.sleep(forTimeInterval: 0.2) }
+                while self?.draw() == true { Thread.sleep(forTimeInterval: 0.2) }
             }
             ticker = thread
             thread.start()
