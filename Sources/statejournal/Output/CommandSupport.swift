@@ -39,8 +39,9 @@ func printError(_ message: String) {
     StandardStream.writeError("statejournal: " + message + "\n")
 }
 
-/// Prints a value as pretty, key-sorted JSON (for `bench`, whose report is `Encodable`), with
-/// `schemaVersion` added at the top level.
+/// Prints an `Encodable` value (`bench`'s report) as pretty, key-sorted JSON with
+/// `schemaVersion`: added to the value's own fields when it encodes as an object, and beside it,
+/// under `value`, when it does not.
 func printJSON<Value: Encodable>(_ value: Value) throws {
     let encoder = JSONEncoder()
     encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
@@ -48,19 +49,15 @@ func printJSON<Value: Encodable>(_ value: Value) throws {
         var container = encoder.singleValueContainer()
         try container.encode(date.iso8601)
     }
-    print(String(decoding: try encoder.encode(Versioned(body: value)), as: UTF8.self))
-}
-
-/// A value's fields and `schemaVersion`, in one JSON object.
-private struct Versioned<Body: Encodable>: Encodable {
-    var body: Body
-
-    enum Key: String, CodingKey { case schemaVersion }
-
-    func encode(to encoder: any Encoder) throws {
-        var container = encoder.container(keyedBy: Key.self)
-        try container.encode(jsonSchemaVersion, forKey: .schemaVersion)
-        try body.encode(to: encoder)
+    let text = String(decoding: try encoder.encode(value), as: UTF8.self)
+    let version = "\"schemaVersion\" : \(jsonSchemaVersion)"
+    if text.hasPrefix("{\n") {
+        print("{\n  " + version + ",\n" + text.dropFirst(2))
+    } else if text == "{}" || text == "{\n\n}" {
+        print("{\n  " + version + "\n}")
+    } else {
+        let indented = text.split(separator: "\n", omittingEmptySubsequences: false).joined(separator: "\n  ")
+        print("{\n  " + version + ",\n  \"value\" : " + indented + "\n}")
     }
 }
 
