@@ -65,7 +65,7 @@ struct DiffCommand: ParsableCommand {
                 func entries(_ map: [RestorationPath: [UInt8]]) -> JSON {
                     .object(
                         Dictionary(
-                            uniqueKeysWithValues: map.map { ($0.key.description, ValueRendering.object($0.value)) }))
+                            uniqueKeysWithValues: map.map { ($0.key.description, ValueRendering.entry($0.value)) }))
                 }
                 let changed = difference.changed.map { path, change -> (String, JSON) in
                     let keys = ValueRendering.changedKeys(change.old, change.new).map { keys in
@@ -80,7 +80,7 @@ struct DiffCommand: ParsableCommand {
                     return (
                         path.description,
                         .object([
-                            "old": ValueRendering.object(change.old), "new": ValueRendering.object(change.new),
+                            "old": ValueRendering.entry(change.old), "new": ValueRendering.entry(change.new),
                             "keys": keys ?? .null,
                         ])
                     )

@@ -34,7 +34,7 @@ struct HistoryCommand: ParsableCommand {
                             .object([
                                 "epoch": .int(row.epoch.epoch), "timestamp": .time(row.epoch.timestamp),
                                 "removed": .bool(row.state == nil),
-                                "value": row.state.map(ValueRendering.object) ?? .null,
+                                "value": row.state.map(ValueRendering.entry) ?? .null,
                             ])
                         }),
                 ])

@@ -57,7 +57,7 @@ struct ShowCommand: ParsableCommand {
                     "writtenBy": .epoch(writer), "path": .string(path),
                     "objects": .object(
                         Dictionary(
-                            uniqueKeysWithValues: state.map { ($0.path.description, ValueRendering.object($0.state)) })),
+                            uniqueKeysWithValues: state.map { ($0.path.description, ValueRendering.entry($0.state)) })),
                     "damage": .string(state.damage?.description),
                 ])
             } else {

@@ -22,7 +22,7 @@ enum ValueRendering {
     /// (every key present, `null` when it does not apply). A restoration entry's `state` maps each
     /// key to a typed value; any other entry's `state` is a string holding its bytes exactly: the
     /// text itself for `json` and `text`, base64 for `bytes`.
-    static func object(_ bytes: [UInt8]) -> JSON {
+    static func entry(_ bytes: [UInt8]) -> JSON {
         if let entry = try? RestorableEntry(decoding: bytes) {
             return .object([
                 "encoding": .string(Encoding.restoration.rawValue),
@@ -43,6 +43,29 @@ enum ValueRendering {
             "encoding": .string(encoding.rawValue), "kind": .null, "type": .null, "restorationClass": .null,
             "state": .string(state),
         ])
+    }
+
+    /// The entry as plain JSON-compatible values, for display: `type` is the type name, or `json`,
+    /// `text` or `bytes`, and `state` the decoded state, with numbers as doubles. Not lossless:
+    /// `--json` uses ``entry(_:)``.
+    static func object(_ bytes: [UInt8]) -> EntryJSON {
+        if let entry = try? RestorableEntry(decoding: bytes) {
+            return EntryJSON(
+                type: entry.typeName, restorationClass: entry.restorationClassName,
+                state: json(.dictionary(entry.values)))
+        }
+        if let text = String(validating: bytes, as: UTF8.self) {
+            if let value = try? JSONDecoder().decode(JSONValue.self, from: Data(text.utf8)) {
+                return EntryJSON(type: "json", state: value)
+            }
+            return EntryJSON(type: "text", state: .string(text))
+        }
+        return EntryJSON(type: "bytes", state: .string(Data(bytes).base64EncodedString()))
+    }
+
+    /// A restoration value as a plain JSON value, for display.
+    static func json(_ value: RestorableValue) -> JSONValue {
+        (try? JSONDecoder().decode(JSONValue.self, from: Data(value.jsonText().utf8))) ?? .string(value.jsonText())
     }
 
     static func kindName(_ kind: RestorableEntryKind) -> String {
@@ -115,5 +138,64 @@ extension Date {
         let whole = fraction < 0 ? seconds - 1 : seconds
         let text = Date(timeIntervalSince1970: Double(whole)).formatted(.iso8601)
         return String(text.dropLast()) + String(format: ".%06dZ", (fraction + 1_000_000) % 1_000_000)
+    }
+}
+
+/// An entry as plain values, for display: `type`, `restorationClass` (when the entry names one) and
+/// `state`.
+struct EntryJSON: Codable, Equatable {
+    var type: String
+    var restorationClass: String?
+    var state: JSONValue
+}
+
+/// Any JSON value, with every number a double: for display, not for `--json` (see ``JSON``).
+enum JSONValue: Codable, Equatable {
+    case null
+    case bool(Bool)
+    case number(Double)
+    case string(String)
+    case array([JSONValue])
+    case object([String: JSONValue])
+
+    init(from decoder: any Decoder) throws {
+        let container = try decoder.singleValueContainer()
+        if container.decodeNil() {
+            self = .null
+        } else if let value = try? container.decode(Bool.self) {
+            self = .bool(value)
+        } else if let value = try? container.decode(Double.self) {
+            self = .number(value)
+        } else if let value = try? container.decode(String.self) {
+            self = .string(value)
+        } else if let value = try? container.decode([JSONValue].self) {
+            self = .array(value)
+        } else {
+            self = .object(try container.decode([String: JSONValue].self))
+        }
+    }
+
+    func encode(to encoder: any Encoder) throws {
+        var container = encoder.singleValueContainer()
+        switch self {
+        case .null: try container.encodeNil()
+        case .bool(let value): try container.encode(value)
+        case .number(let value):
+            if value.rounded() == value && abs(value) < 1e15 {
+                try container.encode(Int64(value))
+            } else {
+                try container.encode(value)
+            }
+        case .string(let value): try container.encode(value)
+        case .array(let value): try container.encode(value)
+        case .object(let value): try container.encode(value)
+        }
+    }
+
+    /// Compact JSON text.
+    var compactText: String {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+        return (try? encoder.encode(self)).map { String(decoding: $0, as: UTF8.self) } ?? "?"
     }
 }
