@@ -130,7 +130,9 @@ import Testing
         let run = try ToolRunner.run(["show", store, "--path", "Soak/Item-O"])
         #expect(run.status == 2)
         #expect(run.standardError.contains("nothing is under Soak/Item-O at epoch"), "\(run.standardError)")
-        #expect(run.standardError.contains("    Soak/Item-0"), "\(run.standardError)")
+        // The items present at that epoch, one typing mistake away.
+        #expect(run.standardError.contains("Did you mean"), "\(run.standardError)")
+        #expect(run.standardError.contains("\n    Soak/Item-"), "\(run.standardError)")
         let json = try ToolRunner.run(["show", store, "--path", "Nowhere", "--json"])
         #expect(json.status == 2)
         #expect(json.standardOutput.isEmpty)
