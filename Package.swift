@@ -67,6 +67,7 @@ let package = Package(
                 "StateRestoration",
                 "StateRestorationExample",
                 "StateJournalComparison",
+                "CLZ4",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),

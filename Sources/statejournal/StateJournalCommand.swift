@@ -8,7 +8,8 @@ struct StateJournalCommand: ParsableCommand {
         discussion: helpDiscussion, version: statejournalVersion,
         subcommands: [
             DemoCommand.self, LogCommand.self, ShowCommand.self, DiffCommand.self, HistoryCommand.self, VerifyCommand.self,
-            CompactCommand.self, RewindCommand.self, SoakCommand.self, BenchCommand.self,
+            CompactCommand.self, RewindCommand.self, SoakCommand.self, BenchCommand.self, TimelineCommand.self,
+            TimelineFixtureCommand.self,
         ]
     )
 }

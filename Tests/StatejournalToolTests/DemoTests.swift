@@ -58,7 +58,9 @@ import Testing
             .filter { $0.hasPrefix("statejournal ") }
         #expect(suggested.count >= 4)
         for line in suggested {
-            let arguments = line.split(separator: " ").dropFirst().map(String.init)
+            // The command, without a remark after it.
+            let command = line.components(separatedBy: "  ").first!
+            let arguments = command.split(separator: " ").dropFirst().map(String.init)
             let result = try ToolRunner.run(arguments)
             #expect(result.status == 0, "\(line): \(result.standardError)")
             #expect(!result.standardOutput.isEmpty, "\(line)")

@@ -133,7 +133,7 @@ struct EncodedPath {
         return true
     }
 
-    /// The same hash value as the equal `RestorationPath`'s `hashValue`: the component count, then
+    /// The same hash value as the equal `RestorationPath`'s `pathHash`: the component count, then
     /// each component as `String` hashes itself (ASCII bytes and a 0xFF terminator, gathered and
     /// fed together).
     var pathHashValue: Int {

@@ -140,7 +140,7 @@ struct StateTable: Sendable {
 
     /// The slot number of `path`, or `nil` when the state has no such path.
     func slotNumber(of path: RestorationPath) -> Int? {
-        slotNumber(hash: path.hashValue) { $0.matches(path) }
+        slotNumber(hash: path.pathHash) { $0.matches(path) }
     }
 
     /// The slot number of `path`, or `nil` when the state has no such path.

@@ -55,6 +55,7 @@ extension Journal {
     /// `condition` locked.
     func poison(with error: JournalError) {
         poison = error
+        releaseDurabilityWaiters(failure: error)
         logger.error(
             "The journal refuses further commits until it is reopened",
             metadata: ["error": "\(error)"])

@@ -14,7 +14,9 @@ struct ActiveSegment {
     /// Whether the segment ends with its seal record.
     var isSealed = false
 
-    init(descriptor: Int32, header: SegmentHeader, size: Int64, paths: [RestorationPath], lastMetadata: [String: String]?) {
+    init(
+        descriptor: Int32, header: SegmentHeader, size: Int64, paths: [RestorationPath], lastMetadata: [String: String]?
+    ) {
         self.descriptor = descriptor
         self.header = header
         self.size = size

@@ -21,6 +21,9 @@ public struct RestoredObject: Sendable, Hashable {
     /// Whether its `decodeRestorableState(with:)` ran without throwing (false on a class mismatch
     /// or a decode error; see ``RestorationReport/diagnostics``).
     public var decoded: Bool
+    /// Whether registered migrations rewrote its saved values before it was decoded (the state
+    /// was saved by another bundle version).
+    public var migrated = false
 
     /// Creates a description of a restored object.
     ///
@@ -29,11 +32,15 @@ public struct RestoredObject: Sendable, Hashable {
     ///   - savedTypeName: The saved type name.
     ///   - source: How it was obtained.
     ///   - decoded: Whether it decoded its state.
-    public init(path: RestorationPath, savedTypeName: String, source: RestorationSource, decoded: Bool) {
+    ///   - migrated: Whether registered migrations rewrote its saved values.
+    public init(
+        path: RestorationPath, savedTypeName: String, source: RestorationSource, decoded: Bool, migrated: Bool = false
+    ) {
         self.path = path
         self.savedTypeName = savedTypeName
         self.source = source
         self.decoded = decoded
+        self.migrated = migrated
     }
 }
 

@@ -125,5 +125,9 @@ struct DemoCommand: ParsableCommand {
         print("   statejournal diff \(store) 1 \(max(2, lastAcknowledged))")
         print("   statejournal history \(store) \(try Self.mostWrittenPath(in: store))")
         print("   statejournal verify \(store)")
+        // The same history as a page to open in a browser.
+        let timeline = try TimelineWriter.write(
+            store: URL(fileURLWithPath: store), to: URL(fileURLWithPath: store + "-timeline.html"))
+        print("   statejournal timeline \(store) --html \(timeline.path)   (written: open it in a browser)")
     }
 }

@@ -112,8 +112,8 @@ struct DiffCommand: ParsableCommand {
             if let keys = ValueRendering.changedKeys(change.old, change.new), !keys.isEmpty {
                 for key in keys.keys.sorted() {
                     let values = keys[key]!
-                    let old = values.old?.jsonText() ?? "(absent)"
-                    let new = values.new?.jsonText() ?? "(absent)"
+                    let old = values.old.map { ValueRendering.json($0).compactText } ?? "(absent)"
+                    let new = values.new.map { ValueRendering.json($0).compactText } ?? "(absent)"
                     lines.append("    \(key): " + Style.red.apply(old) + " -> " + Style.green.apply(new))
                 }
             } else {

@@ -99,18 +99,12 @@ enum ValueRendering {
         }
     }
 
-    /// A one-line human rendering: the type, then the state as compact JSON (doubles keep their
-    /// fraction; dates, data and references show as one-key objects).
+    /// A one-line human rendering: the type, then the state as compact JSON (the `timeline` page
+    /// shows states the same way).
     static func line(_ bytes: [UInt8]) -> String {
-        if let entry = try? RestorableEntry(decoding: bytes) {
-            return (entry.typeName.isEmpty ? "" : entry.typeName + " ")
-                + RestorableValue.dictionary(entry.values).jsonText()
-        }
-        if let text = String(validating: bytes, as: UTF8.self) {
-            return text.unicodeScalars.contains { $0.value < 0x20 || $0.value == 0x7F }
-                ? JSON.string(text).compactText : text
-        }
-        return Data(bytes).base64EncodedString()
+        let object = object(bytes)
+        return (object.type == "json" || object.type == "text" || object.type == "bytes" ? "" : object.type + " ")
+            + object.state.compactText
     }
 
     /// The keys whose values differ between two entries, with the old and new values (`nil` when
