@@ -89,7 +89,7 @@ let package = Package(
         ),
         .testTarget(
             name: "StatejournalToolTests",
-            dependencies: ["StateJournal", "StateJournalTestSupport", "StateJournalComparison"]
+            dependencies: ["StateJournal", "StateRestoration", "StateJournalTestSupport", "StateJournalComparison"]
         ),
         .testTarget(
             name: "StateRestorationTests",

@@ -42,7 +42,7 @@ import Glibc
             let check = try ToolRunner.run(["soak", store, "--check"])
             #expect(check.status == 0, "after kill \(kills): \(check.standardOutput)\(check.standardError)")
             let log = try ToolRunner.run(["log", store, "--json"])
-            let epochs = try ToolRunner.json(log) as? [[String: Any]] ?? []
+            let epochs = try ToolRunner.epochs(log)
             let latest = (epochs.last?["epoch"] as? NSNumber)?.uint64Value ?? 0
             #expect(latest >= highestAcknowledged, "after kill \(kills): the store ends at epoch \(latest), but \(highestAcknowledged) was acknowledged")
         }

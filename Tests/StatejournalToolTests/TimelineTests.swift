@@ -37,7 +37,7 @@ struct TimelineTests {
     @Test func everyRetainedEpochAppearsOnTheTimelineWithItsBytes() throws {
         let directory = TemporaryDirectory()
         let store = try demoStore(directory)
-        let log = try ToolRunner.json(try ToolRunner.run(["log", store, "--json"])) as! [[String: Any]]
+        let log = try ToolRunner.epochs(try ToolRunner.run(["log", store, "--json"]))
         let (_, model) = try timeline(store)
         #expect(epochs(model)["n"] as? [Int] == log.map { $0["epoch"] as! Int })
         #expect(epochs(model)["b"] as? [Int] == log.map { $0["bytes"] as! Int })

@@ -41,4 +41,9 @@ struct ToolRunner {
     static func json(_ output: Output) throws -> Any {
         try JSONSerialization.jsonObject(with: Data(output.standardOutput.utf8))
     }
+
+    /// The `epochs` of `log --json` or `history --json` output.
+    static func epochs(_ output: Output) throws -> [[String: Any]] {
+        (try json(output) as? [String: Any])?["epochs"] as? [[String: Any]] ?? []
+    }
 }

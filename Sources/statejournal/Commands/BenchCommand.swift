@@ -48,9 +48,7 @@ struct BenchCommand: ParsableCommand {
             })
         if showProgress { StandardStream.writeError("\r\u{1B}[K") }
         if json {
-            let encoder = JSONEncoder()
-            encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
-            print(String(decoding: try encoder.encode(report), as: UTF8.self))
+            try printJSON(report)
         } else {
             print(report.text)
         }

@@ -112,7 +112,7 @@ struct DemoCommand: ParsableCommand {
         try journal.close()
 
         // 4. The history it left.
-        print("\n4. The history it left (statejournal log \(store)):")
+        print("\n4. The history it left (abridged: statejournal log \(store) prints every epoch with its metadata):")
         let epochs = try StoreInspector(at: URL(fileURLWithPath: store)).log()
         let rows = epochs.suffix(14).map { info in
             [
@@ -123,7 +123,7 @@ struct DemoCommand: ParsableCommand {
         print("\nLook closer:")
         print("   statejournal show \(store)")
         print("   statejournal diff \(store) 1 \(max(2, lastAcknowledged))")
-        print("   statejournal history \(store) Navigation")
+        print("   statejournal history \(store) \(try Self.mostWrittenPath(in: store))")
         print("   statejournal verify \(store)")
         // The same history as a page to open in a browser.
         let timeline = try TimelineWriter.write(

@@ -45,7 +45,11 @@ struct SoakCommand: ParsableCommand {
                 // The object count is part of the workload; the store records it with every epoch.
                 let recorded = try JournalReader(at: url).history().last?.metadata["soak.objects"].flatMap { Int($0) }
                 let workload = SoakWorkload(objects: recorded ?? objects, seed: seed)
-                switch try workload.check(url) {
+                let progress = Progress()
+                progress.update("checking every retained epoch of \(directory)…")
+                let result = try workload.check(url)
+                progress.finish()
+                switch result {
                 case .success(let epochs):
                     print("ok: \(epochs) retained epochs match the workload")
                 case .failure(let mismatch):
