@@ -6,13 +6,17 @@ extension BenchReport {
         var lines: [String] = []
         lines.append("statejournal bench: \(plan)")
         lines.append("machine: \(machine.processors) cores, \(machine.system)")
-        lines.append("ratios are against journal-interval (×: how many times the journal's time); the second restore column is after compaction")
+        lines.append(
+            "ratios are against journal-interval (×: how many times the journal's time); the second restore column is after compaction"
+        )
         for figure in preservation {
             lines.append("")
             lines.append(
-                "N = \(figure.objects.grouped) objects, K = \(figure.changed) (\(figure.changedPerPass.grouped) per pass), \(figure.passes.grouped) passes")
+                "N = \(figure.objects.grouped) objects, K = \(figure.changed) (\(figure.changedPerPass.grouped) per pass), \(figure.passes.grouped) passes"
+            )
             let header = [
-                "contender".padded(20), "pass".leftPadded(10), "×".leftPadded(9), "restore".leftPadded(10), "×".leftPadded(8),
+                "contender".padded(20), "pass".leftPadded(10), "×".leftPadded(9), "restore".leftPadded(10),
+                "×".leftPadded(8),
                 "bytes".leftPadded(13), "compacted".leftPadded(12), "restore".leftPadded(10), "×".leftPadded(8),
                 "restore mem".leftPadded(12),
             ]
@@ -36,12 +40,16 @@ extension BenchReport {
         lines.append("")
         lines.append("One-entry epochs per second (SQLite: one row per transaction)")
         lines.append(
-            ["contender".padded(20), "writers".leftPadded(7), "epochs/s".leftPadded(10), "ratio".leftPadded(9), "  against".padded(28), "of limit".leftPadded(9), "  limit"]
-                .joined(separator: " "))
+            [
+                "contender".padded(20), "writers".leftPadded(7), "epochs/s".leftPadded(10), "ratio".leftPadded(9),
+                "  against".padded(28), "of limit".leftPadded(9), "  limit",
+            ]
+            .joined(separator: " "))
         for rate in commitRates {
             lines.append(
                 [
-                    rate.name.padded(20), String(rate.writers).leftPadded(7), Int(rate.epochsPerSecond.rounded()).grouped.leftPadded(10),
+                    rate.name.padded(20), String(rate.writers).leftPadded(7),
+                    Int(rate.epochsPerSecond.rounded()).grouped.leftPadded(10),
                     Self.ratio(rate.ratio).leftPadded(9), ("  " + (rate.comparedWith ?? "")).padded(28),
                     Self.ratio(rate.ratioToLimit).leftPadded(9), "  " + (rate.limit ?? ""),
                 ].joined(separator: " "))
@@ -55,14 +63,19 @@ extension BenchReport {
         lines.append("")
         lines.append("Bytes on disk: the journal against lz4 -1 of the same entries concatenated")
         lines.append(
-            ["scenario".padded(44), "entries".leftPadded(8), "raw states".leftPadded(11), "journal".leftPadded(10), "lz4 states".leftPadded(11),
-             "ratio".leftPadded(6), "lz4 entries".leftPadded(12), "ratio".leftPadded(6)].joined(separator: " "))
+            [
+                "scenario".padded(44), "entries".leftPadded(8), "raw states".leftPadded(11), "journal".leftPadded(10),
+                "lz4 states".leftPadded(11),
+                "ratio".leftPadded(6), "lz4 entries".leftPadded(12), "ratio".leftPadded(6),
+            ].joined(separator: " "))
         for result in compression {
             lines.append(
                 [
-                    result.scenario.padded(44), String(result.entries).leftPadded(8), String(result.rawStateBytes).leftPadded(11),
+                    result.scenario.padded(44), String(result.entries).leftPadded(8),
+                    String(result.rawStateBytes).leftPadded(11),
                     String(result.journalBytes).leftPadded(10), String(result.lz4Bytes).leftPadded(11),
-                    String(format: "%.3f", result.ratioToLZ4).leftPadded(6), String(result.lz4EntryBytes).leftPadded(12),
+                    String(format: "%.3f", result.ratioToLZ4).leftPadded(6),
+                    String(result.lz4EntryBytes).leftPadded(12),
                     String(format: "%.3f", result.ratioToLZ4Entries).leftPadded(6),
                 ].joined(separator: " "))
         }

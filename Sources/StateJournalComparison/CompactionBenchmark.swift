@@ -43,7 +43,8 @@ public enum CompactionBenchmark {
     }
 
     private static func temporaryStore() throws -> URL {
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("statejournal-compaction-\(UUID().uuidString)")
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent(
+            "statejournal-compaction-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         return directory
     }
@@ -96,11 +97,15 @@ public enum CompactionBenchmark {
                 let latency = try timedCommit()
                 if running.load(ordering: .sequentiallyConsistent) { during.append(latency) }
             }
-            if let message = failure.withLock({ $0 }) { throw JournalError(.ioFailure, "A compaction failed during the benchmark: \(message)") }
+            if let message = failure.withLock({ $0 }) {
+                throw JournalError(.ioFailure, "A compaction failed during the benchmark: \(message)")
+            }
             compactions += 1
             let roundLength = clock.now - started
             let quietStart = clock.now
-            while clock.now - quietStart < roundLength || without.count < min(commits, 500) { without.append(try timedCommit()) }
+            while clock.now - quietStart < roundLength || without.count < min(commits, 500) {
+                without.append(try timedCommit())
+            }
         }
         try journal.close()
         without.sort()
@@ -123,7 +128,9 @@ public enum CompactionBenchmark {
         var workload = AppStateWorkload(objectCount: objects)
         try journal.commit((0..<objects).map { .put(workload.path($0), workload.state($0)) })
         func size(_ name: String) -> Int64 {
-            Int64((try? FileManager.default.attributesOfItem(atPath: directory.appendingPathComponent(name).path)[.size] as? Int) ?? 0)
+            Int64(
+                (try? FileManager.default.attributesOfItem(atPath: directory.appendingPathComponent(name).path)[.size]
+                    as? Int) ?? 0)
         }
         var maximum: Int64 = 0
         var checkpointsSeen = Set<String>()

@@ -65,7 +65,8 @@ enum PreservationBenchmark {
         objects: Int, changed: BenchPlan.Changed, plan: BenchPlan, probeCommand: [String]?, countReplay: Bool,
         progress: (String) -> Void
     ) throws -> (PreservationFigure, ReplayFigure?) {
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("statejournal-bench-\(UUID().uuidString)")
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent(
+            "statejournal-bench-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: directory) }
 
@@ -144,12 +145,15 @@ enum PreservationBenchmark {
                 if let restore = figures[index].restoreSeconds, let reference = journal.restoreSeconds {
                     figures[index].restoreRatioToJournal = restore / reference
                 }
-                if let restore = figures[index].restoreAfterCompactionSeconds, let reference = journal.restoreAfterCompactionSeconds {
+                if let restore = figures[index].restoreAfterCompactionSeconds,
+                    let reference = journal.restoreAfterCompactionSeconds
+                {
                     figures[index].restoreAfterCompactionRatioToJournal = restore / reference
                 }
             }
         }
-        let figure = PreservationFigure(objects: objects, changed: changed.rawValue, changedPerPass: perPass, passes: passes, contenders: figures)
+        let figure = PreservationFigure(
+            objects: objects, changed: changed.rawValue, changedPerPass: perPass, passes: passes, contenders: figures)
         var replay: ReplayFigure?
         if countReplay, let seconds = figures.first(where: { $0.name == reference })?.restoreSeconds {
             replay = ReplayFigure(

@@ -42,7 +42,8 @@ public enum RestoreProbe {
             objects = state.visitEveryEntry()
             withExtendedLifetime(state) {}
         case .jsonSnapshot, .propertyListSnapshot:
-            let records = try SnapshotContender.load(kind == .jsonSnapshot ? .json : .propertyList, from: URL(fileURLWithPath: path))
+            let records = try SnapshotContender.load(
+                kind == .jsonSnapshot ? .json : .propertyList, from: URL(fileURLWithPath: path))
             objects = records.count
             withExtendedLifetime(records) {}
         case .sqlite:
@@ -52,7 +53,8 @@ public enum RestoreProbe {
             withExtendedLifetime(rows) {}
             store.close()
         }
-        let measurement = Measurement(objects: objects, residentBeforeBytes: before, peakResidentBytes: statusField("VmHWM:"))
+        let measurement = Measurement(
+            objects: objects, residentBeforeBytes: before, peakResidentBytes: statusField("VmHWM:"))
         return String(decoding: try JSONEncoder().encode(measurement), as: UTF8.self)
     }
 
@@ -68,7 +70,8 @@ public enum RestoreProbe {
         let data = output.fileHandleForReading.readDataToEndOfFile()
         process.waitUntilExit()
         guard process.terminationStatus == 0 else {
-            throw JournalError(.ioFailure, "The restore probe for \(target.path) exited with status \(process.terminationStatus).")
+            throw JournalError(
+                .ioFailure, "The restore probe for \(target.path) exited with status \(process.terminationStatus).")
         }
         return try JSONDecoder().decode(Measurement.self, from: data)
     }
@@ -77,7 +80,8 @@ public enum RestoreProbe {
     static func statusField(_ name: String) -> Int {
         guard let text = try? String(contentsOfFile: "/proc/self/status", encoding: .utf8),
             let line = text.split(separator: "\n").first(where: { $0.hasPrefix(name) }),
-            let kilobytes = Int(line.dropFirst(name.count).split(whereSeparator: { $0 == " " || $0 == "\t" }).first ?? "")
+            let kilobytes = Int(
+                line.dropFirst(name.count).split(whereSeparator: { $0 == " " || $0 == "\t" }).first ?? "")
         else { return 0 }
         return kilobytes * 1024
     }

@@ -38,7 +38,8 @@ public struct SoakWorkload: Sendable {
     /// The changes epoch `epoch` makes.
     public func changes(at epoch: UInt64) -> [JournalChange] {
         let index = Int(epoch % UInt64(objects))
-        let item: JournalChange = removes(at: epoch) ? .remove(itemPath(index)) : .put(itemPath(index), itemState(index, epoch: epoch))
+        let item: JournalChange =
+            removes(at: epoch) ? .remove(itemPath(index)) : .put(itemPath(index), itemState(index, epoch: epoch))
         return [.put(Self.epochPath, Array(String(epoch).utf8)), item]
     }
 
@@ -80,7 +81,8 @@ public struct SoakWorkload: Sendable {
         var state: [RestorationPath: [UInt8]] = [:]
         try reader.forEachEpoch { info, changes in
             if let previous, info.epoch != previous + 1 {
-                mismatch = SoakMismatch(description: "epoch \(info.epoch) follows epoch \(previous): epochs are missing")
+                mismatch = SoakMismatch(
+                    description: "epoch \(info.epoch) follows epoch \(previous): epochs are missing")
                 return false
             }
             previous = info.epoch

@@ -2,7 +2,7 @@ import Foundation
 import StateJournal
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// Damage done to a store's files on purpose, and the few facts about the on-disk layout a test
@@ -25,7 +25,9 @@ public enum Corruption {
         defer { Glibc.close(descriptor) }
         var done = 0
         while done < bytes.count {
-            let written = bytes.withUnsafeBytes { pwrite(descriptor, $0.baseAddress! + done, bytes.count - done, off_t(done)) }
+            let written = bytes.withUnsafeBytes {
+                pwrite(descriptor, $0.baseAddress! + done, bytes.count - done, off_t(done))
+            }
             guard written > 0 else { throw SystemError(call: "pwrite", errno: errno, path: path) }
             done += written
         }

@@ -38,7 +38,8 @@ public struct WorkloadGenerator: Sendable {
     public private(set) var current: [RestorationPath: [UInt8]] = [:]
 
     public init(
-        seed: UInt64, pathCount: Int = 12, stateSizes: ClosedRange<Int> = 50...400, changesPerEpoch: ClosedRange<Int> = 1...6,
+        seed: UInt64, pathCount: Int = 12, stateSizes: ClosedRange<Int> = 50...400,
+        changesPerEpoch: ClosedRange<Int> = 1...6,
         removePercent: Int = 12, removeAllPercent: Int = 4
     ) {
         random = SplitMix64(seed: seed)
@@ -59,7 +60,9 @@ public struct WorkloadGenerator: Sendable {
             var changes: [JournalChange] = [.removeAll]
             current.removeAll()
             // A discard is often followed, in the same pass, by the objects that survive it.
-            for _ in 0..<Int.random(in: 0...2, using: &random) { changes.append(put(paths.randomElement(using: &random)!)) }
+            for _ in 0..<Int.random(in: 0...2, using: &random) {
+                changes.append(put(paths.randomElement(using: &random)!))
+            }
             return changes
         }
         var changes: [JournalChange] = []
@@ -102,7 +105,8 @@ public struct WorkloadGenerator: Sendable {
     public static func edit(_ previous: [UInt8], sizes: ClosedRange<Int>, random: inout SplitMix64) -> [UInt8] {
         var state = previous
         for _ in 0..<Int.random(in: 1...4, using: &random) where !state.isEmpty {
-            state[Int.random(in: 0..<state.count, using: &random)] = UInt8(ascii: "0") + UInt8.random(in: 0...9, using: &random)
+            state[Int.random(in: 0..<state.count, using: &random)] =
+                UInt8(ascii: "0") + UInt8.random(in: 0...9, using: &random)
         }
         switch Int.random(in: 0..<4, using: &random) {
         case 0 where state.count + 16 <= sizes.upperBound:
@@ -139,7 +143,9 @@ public struct JournalModel: Sendable {
     }
 
     /// `state` with `changes` applied in order.
-    public static func applying(_ changes: [JournalChange], to state: [RestorationPath: [UInt8]]) -> [RestorationPath: [UInt8]] {
+    public static func applying(_ changes: [JournalChange], to state: [RestorationPath: [UInt8]]) -> [RestorationPath:
+        [UInt8]]
+    {
         var state = state
         for change in changes {
             switch change {
