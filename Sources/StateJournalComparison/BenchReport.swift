@@ -4,31 +4,46 @@ import Foundation
 public struct BenchReport: Sendable, Codable {
     /// The machine the figures came from.
     public struct Machine: Sendable, Codable {
+        /// The processors active for the run.
         public var processors: Int
+        /// The operating system's version, as `ProcessInfo` describes it.
         public var system: String
     }
 
     /// One performance target of the project, checked against the ratio measured in this run.
     public struct Target: Sendable, Codable {
+        /// What the target compares, in words: the figure and the ratio taken.
         public var target: String
         /// `atLeast` or `atMost`.
         public var comparison: String
+        /// The ratio the measured one must be at least, or at most.
         public var threshold: Double
+        /// The ratio measured in this run, or `nil` when this run did not measure its figures.
         public var measured: Double?
+        /// Whether `measured` meets `threshold`, or `nil` when nothing was measured.
         public var met: Bool?
     }
 
+    /// The plan's mode: `full` or `quick`.
     public var mode: String
+    /// The plan in a sentence: the object counts, changes and how the figures were taken.
     public var plan: String
+    /// The machine the figures came from.
     public var machine: Machine
+    /// One table per object count and share of objects changed, every contender side by side.
     public var preservation: [PreservationFigure]
+    /// The commit rates of the journal and of SQLite, and the physical limits they are measured against.
     public var commitRates: [CommitRateFigure]
+    /// The journal's replay speed, measured on the largest table with 1% changed; `nil` when there was
+    /// no such table.
     public var replay: ReplayFigure?
+    /// The journal's bytes on disk against `lz4 -1`, one result per scenario.
     public var compression: [CompressionComparison.Result]
     /// Commit latency with and without a compaction running.
     public var compactionLatency: CompactionBenchmark.LatencyResult?
     /// Bytes on disk over a long run with automatic compaction.
     public var footprint: CompactionBenchmark.FootprintResult?
+    /// The project's performance targets, each checked against this run's figures.
     public var targets: [Target]
 }
 

@@ -3,15 +3,21 @@ import StateJournal
 
 /// One commit-rate figure: one-entry epochs (or one-row transactions) per second.
 public struct CommitRateFigure: Sendable, Codable {
+    /// The contender: `journal-` and its durability, `sqlite-wal-` and its synchronous mode, or a
+    /// physical limit (`write`, `write-fdatasync`).
     public var name: String
+    /// Threads committing at once.
     public var writers: Int
+    /// The median rate of the alternated rounds, in commits per second.
     public var epochsPerSecond: Double
-    /// What the figure is compared with, and the ratio `epochsPerSecond / that rate`.
+    /// The figure this one is compared with, as its name `×` its writers.
     public var comparedWith: String?
+    /// `epochsPerSecond` over the rate of ``comparedWith``.
     public var ratio: Double?
     /// The physical limit the figure is measured against (the same bytes written with `write`, or
-    /// with `write` and `fdatasync` on a preallocated file), and `epochsPerSecond / that rate`.
+    /// with `write` and `fdatasync` on a preallocated file), as its name `×` its writers.
     public var limit: String?
+    /// `epochsPerSecond` over the rate of ``limit``.
     public var ratioToLimit: Double?
 }
 

@@ -27,12 +27,18 @@ public enum CompressionComparison {
     /// The scenarios: a first full pass over `objects` objects, then `passes` passes changing
     /// `changed` objects each (or always the same object, for `hotObject`).
     public struct Scenario: Sendable {
+        /// The scenario in words, as the report names it.
         public var name: String
+        /// Objects in the state, all written by the first pass.
         public var objects: Int
+        /// Passes after the first.
         public var passes: Int
+        /// Objects each pass changes.
         public var changed: Int
+        /// Whether every pass changes the same object rather than objects chosen at random.
         public var hotObject: Bool
 
+        /// Creates a scenario of `passes` passes changing `changed` of `objects` objects each.
         public init(name: String, objects: Int, passes: Int, changed: Int, hotObject: Bool = false) {
             self.name = name
             self.objects = objects

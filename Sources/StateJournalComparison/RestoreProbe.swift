@@ -7,12 +7,15 @@ import StateJournal
 /// The child notes its resident set size (`VmRSS` in `/proc/self/status`) before restoring,
 /// restores, and reads its peak resident set size (`VmHWM`, the high-water mark of its own address
 /// space) while the restored state is still alive. (`getrusage`'s `ru_maxrss` would not do: Linux
-/// carries it over from the parent through `fork` and `exec`.) The figure is the growth of the peak over the resident size before: the memory that
-/// restoring took at its worst moment, decoded state included.
+/// carries it over from the parent through `fork` and `exec`.) The figure is the growth of the peak
+/// over the resident size before: the memory that restoring took at its worst moment, decoded state
+/// included.
 public enum RestoreProbe {
     /// What to restore.
     public struct Target: Sendable, Codable {
+        /// What kind of store `path` is.
         public var kind: Kind
+        /// The path of the store: a journal's directory, or a snapshot's or SQLite database's file.
         public var path: String
     }
 
@@ -26,9 +29,14 @@ public enum RestoreProbe {
 
     /// What a child measured.
     public struct Measurement: Sendable, Codable {
+        /// Objects the child restored.
         public var objects: Int
+        /// The child's resident set size before restoring (`VmRSS`), in bytes.
         public var residentBeforeBytes: Int
+        /// The child's peak resident set size after restoring (`VmHWM`), in bytes.
         public var peakResidentBytes: Int
+        /// How far restoring raised the peak over the resident size before, in bytes: the memory
+        /// the restore took at its worst moment.
         public var peakGrowthBytes: Int { max(0, peakResidentBytes - residentBeforeBytes) }
     }
 

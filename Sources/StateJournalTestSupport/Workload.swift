@@ -27,16 +27,23 @@ extension SplitMix64 {
 /// and LZ4 has something to work with), objects appearing and going away, and now and then a
 /// discard of everything.
 public struct WorkloadGenerator: Sendable {
+    /// The generator every choice is drawn from.
     public var random: SplitMix64
+    /// The paths the changes are made to: a few roots and items under them.
     public let paths: [RestorationPath]
+    /// The sizes of states, in bytes.
     public let stateSizes: ClosedRange<Int>
+    /// How many changes an epoch makes, unless it is a discard.
     public let changesPerEpoch: ClosedRange<Int>
-    /// The chance, in percent, that a change is a remove, and that an epoch is a discard.
+    /// The chance, in percent, that a change to a path that has a state is a remove.
     public let removePercent: Int
+    /// The chance, in percent, that an epoch is a discard of everything.
     public let removeAllPercent: Int
     /// The generator's view of the current state, to derive the next versions from.
     public private(set) var current: [RestorationPath: [UInt8]] = [:]
 
+    /// Creates a generator of `pathCount` paths, starting from an empty state; the same `seed`
+    /// makes the same epochs.
     public init(
         seed: UInt64, pathCount: Int = 12, stateSizes: ClosedRange<Int> = 50...400,
         changesPerEpoch: ClosedRange<Int> = 1...6,
@@ -131,6 +138,7 @@ public struct JournalModel: Sendable {
     /// The state after the last committed epoch.
     public private(set) var latest: [RestorationPath: [UInt8]] = [:]
 
+    /// Creates a model with no epochs and an empty state.
     public init() {}
 
     /// Starts from a state recovered from disk (after damage cut some epochs off).
@@ -143,9 +151,9 @@ public struct JournalModel: Sendable {
     }
 
     /// `state` with `changes` applied in order.
-    public static func applying(_ changes: [JournalChange], to state: [RestorationPath: [UInt8]]) -> [RestorationPath:
-        [UInt8]]
-    {
+    public static func applying(
+        _ changes: [JournalChange], to state: [RestorationPath: [UInt8]]
+    ) -> [RestorationPath: [UInt8]] {
         var state = state
         for change in changes {
             switch change {
