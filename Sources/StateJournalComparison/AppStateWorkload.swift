@@ -38,8 +38,10 @@ public struct AppStateWorkload: Sendable {
     public func state(_ index: Int) -> [UInt8] {
         let fields = objects[index]
         let text =
-            "{\"id\":\"item-\(index)\",\"title\":\"Quarterly report draft \(index % 211)\",\"selectedRow\":\(fields.selectedRow),"
-            + "\"scrollOffset\":\(Double(fields.scrollOffset) / 4),\"modified\":\(fields.modified),\"expanded\":\(fields.expanded),"
+            "{\"id\":\"item-\(index)\",\"title\":\"Quarterly report draft \(index % 211)\","
+            + "\"selectedRow\":\(fields.selectedRow),"
+            + "\"scrollOffset\":\(Double(fields.scrollOffset) / 4),\"modified\":\(fields.modified),"
+            + "\"expanded\":\(fields.expanded),"
             + "\"sort\":\"modified-descending\",\"filter\":\"\(["all", "unread", "flagged"][index % 3])\"}"
         return Array(text.utf8)
     }

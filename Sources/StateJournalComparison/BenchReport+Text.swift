@@ -7,12 +7,18 @@ extension BenchReport {
         lines.append("statejournal bench: \(plan)")
         lines.append("machine: \(machine.processors) cores, \(machine.system)")
         lines.append(
-            "ratios are against journal-interval (×: how many times the journal's time); the second restore column is after compaction"
+            """
+            ratios are against journal-interval (×: how many times the journal's time); the second restore column is \
+            after compaction
+            """
         )
         for figure in preservation {
             lines.append("")
             lines.append(
-                "N = \(figure.objects.grouped) objects, K = \(figure.changed) (\(figure.changedPerPass.grouped) per pass), \(figure.passes.grouped) passes"
+                """
+                N = \(figure.objects.grouped) objects, K = \(figure.changed) (\(figure.changedPerPass.grouped) per \
+                pass), \(figure.passes.grouped) passes
+                """
             )
             let header = [
                 "contender".padded(20), "pass".leftPadded(10), "×".leftPadded(9), "restore".leftPadded(10),
@@ -57,7 +63,11 @@ extension BenchReport {
         if let replay {
             lines.append("")
             lines.append(
-                "Replay of \(replay.objects.grouped) objects over \(replay.epochs.grouped) epochs: \(replay.entryBytes.grouped) bytes of entries in \(Self.duration(replay.seconds)), \(String(format: "%.0f", replay.megabytesPerSecond)) MB/s"
+                """
+                Replay of \(replay.objects.grouped) objects over \(replay.epochs.grouped) epochs: \
+                \(replay.entryBytes.grouped) bytes of entries in \(Self.duration(replay.seconds)), \
+                \(String(format: "%.0f", replay.megabytesPerSecond)) MB/s
+                """
             )
         }
         lines.append("")
@@ -82,22 +92,45 @@ extension BenchReport {
         if let latency = compactionLatency {
             lines.append("")
             lines.append(
-                "Commit latency of one-entry epochs (interval) with \(latency.objects.grouped) objects, without and during \(latency.compactions) compactions"
+                """
+                Commit latency of one-entry epochs (interval) with \(latency.objects.grouped) objects, without and \
+                during \(latency.compactions) compactions
+                """
             )
             lines.append(
-                "  without: \(latency.commitsWithout.grouped) commits, p50 \(Self.duration(latency.p50WithoutMicroseconds / 1e6)), p99 \(Self.duration(latency.p99WithoutMicroseconds / 1e6)), max \(Self.duration(latency.maxWithoutMicroseconds / 1e6))"
+                """
+                  without: \(latency.commitsWithout.grouped) commits, p50 \
+                \(Self.duration(latency.p50WithoutMicroseconds / 1e6)), p99 \
+                \(Self.duration(latency.p99WithoutMicroseconds / 1e6)), max \
+                \(Self.duration(latency.maxWithoutMicroseconds / 1e6))
+                """
             )
             lines.append(
-                "  during:  \(latency.commitsDuring.grouped) commits, p50 \(Self.duration(latency.p50DuringMicroseconds / 1e6)), p99 \(Self.duration(latency.p99DuringMicroseconds / 1e6)), max \(Self.duration(latency.maxDuringMicroseconds / 1e6)); p99 ratio \(String(format: "%.2f", latency.p99Ratio))"
+                """
+                  during:  \(latency.commitsDuring.grouped) commits, p50 \
+                \(Self.duration(latency.p50DuringMicroseconds / 1e6)), p99 \
+                \(Self.duration(latency.p99DuringMicroseconds / 1e6)), max \
+                \(Self.duration(latency.maxDuringMicroseconds / 1e6)); p99 ratio \
+                \(String(format: "%.2f", latency.p99Ratio))
+                """
             )
         }
         if let footprint {
             lines.append("")
             lines.append(
-                "Bytes on disk over \(footprint.epochs.grouped) epochs of \(footprint.changedPerEpoch) changed objects out of \(footprint.objects.grouped), automatic compaction (\(footprint.compactions) checkpoints written):"
+                """
+                Bytes on disk over \(footprint.epochs.grouped) epochs of \(footprint.changedPerEpoch) changed objects \
+                out of \(footprint.objects.grouped), automatic compaction (\(footprint.compactions) checkpoints \
+                written):
+                """
             )
             lines.append(
-                "  at most \(Int(footprint.maximumStoreBytes).grouped) bytes, \(Int(footprint.finalStoreBytes).grouped) at the end; the current checkpoint (the live state, compressed) is \(Int(footprint.checkpointBytes).grouped): at most \(String(format: "%.1f", footprint.maximumOverCheckpoint))× it"
+                """
+                  at most \(Int(footprint.maximumStoreBytes).grouped) bytes, \(Int(footprint.finalStoreBytes).grouped) \
+                at the end; the current checkpoint (the live state, compressed) is \
+                \(Int(footprint.checkpointBytes).grouped): at most \
+                \(String(format: "%.1f", footprint.maximumOverCheckpoint))× it
+                """
             )
         }
         lines.append("")

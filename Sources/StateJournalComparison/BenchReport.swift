@@ -145,7 +145,10 @@ extension BenchReport {
                 "one-entry epochs, everyCommit: journal rate / SQLite synchronous=FULL rate, one writer", atLeast: 1.5,
                 commitRates.first { $0.name == "journal-everyCommit" && $0.writers == 1 }?.ratio),
             target(
-                "one-entry epochs, everyCommit: journal rate / rate of write+fdatasync on a preallocated file (within 1.2x)",
+                """
+                one-entry epochs, everyCommit: journal rate / rate of write+fdatasync on a preallocated file (within \
+                1.2x)
+                """,
                 atLeast: 1 / 1.2,
                 commitRates.first { $0.name == "journal-everyCommit" && $0.writers == 1 }?.ratioToLimit),
             target(
@@ -158,7 +161,10 @@ extension BenchReport {
                     big.flatMap { contender("json-snapshot", objects: $0, changed: .onePercent)?.restoreSeconds },
                     big.flatMap { contender(journal, objects: $0, changed: .onePercent)?.restoreSeconds })),
             target(
-                "restore of 100,000 objects, 1,000 epochs, default automatic compaction: JSON snapshot load time / journal restore time",
+                """
+                restore of 100,000 objects, 1,000 epochs, default automatic compaction: JSON snapshot load time / \
+                journal restore time
+                """,
                 atLeast: 5,
                 ratio(
                     big.flatMap { contender("json-snapshot", objects: $0, changed: .onePercent)?.restoreSeconds },

@@ -116,7 +116,10 @@ enum CommitRateBenchmark {
             for offset in 0..<contenders.count {
                 let index = (offset + round) % contenders.count
                 progress(
-                    "commit rates: round \(round + 1) of \(plan.commitRateRounds), \(contenders[index].name) × \(contenders[index].writers)"
+                    """
+                    commit rates: round \(round + 1) of \(plan.commitRateRounds), \(contenders[index].name) × \
+                    \(contenders[index].writers)
+                    """
                 )
                 rates[index].append(try measure(contenders[index], seconds: plan.commitRateSeconds))
             }

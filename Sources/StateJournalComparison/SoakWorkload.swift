@@ -30,9 +30,10 @@ public struct SoakWorkload: Sendable {
         var random = SplitMix64(seed: seed ^ (epoch &* 0x9E37_79B9_7F4A_7C15) ^ UInt64(index))
         let scroll = random.next() % 100_000
         let selection = random.next() % 1000
-        return Array(
-            "{\"item\":\(index),\"epoch\":\(epoch),\"scrollOffset\":\(scroll),\"selectedRow\":\(selection),\"title\":\"Soak item \(index)\",\"flags\":\"\(String(random.next() % 4096, radix: 2))\"}"
-                .utf8)
+        let text =
+            "{\"item\":\(index),\"epoch\":\(epoch),\"scrollOffset\":\(scroll),\"selectedRow\":\(selection),"
+            + "\"title\":\"Soak item \(index)\",\"flags\":\"\(String(random.next() % 4096, radix: 2))\"}"
+        return Array(text.utf8)
     }
 
     /// The changes epoch `epoch` makes.

@@ -459,13 +459,19 @@ import Testing
                 }
                 if let committed, committed.0 <= damaged.highest {
                     problems.append(
-                        "\(plan): the repaired store committed epoch \(committed.0), reusing a number up to \(damaged.highest)"
+                        """
+                        \(plan): the repaired store committed epoch \(committed.0), reusing a number up to \
+                        \(damaged.highest)
+                        """
                     )
                 }
                 let next = try journal.commit([.put(RestorationPath("Next"), [1])])
                 if next.epoch <= damaged.highest {
                     problems.append(
-                        "\(plan): epoch \(next.epoch) reuses a number of the epochs lost to damage (up to \(damaged.highest))"
+                        """
+                        \(plan): epoch \(next.epoch) reuses a number of the epochs lost to damage (up to \
+                        \(damaged.highest))
+                        """
                     )
                 }
                 try journal.close()

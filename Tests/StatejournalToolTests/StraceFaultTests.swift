@@ -95,7 +95,10 @@ struct StraceFaultTests {
         if ProcessInfo.processInfo.environment["STATEJOURNAL_TEST_VERBOSE"] == "1" {
             let firstLine = complaint.split(separator: "\n").first.map(String.init) ?? ""
             print(
-                "strace \(fault): \(injected - 1) injected, exit \(process.terminationStatus), acknowledged \(highestAcknowledged) \(firstLine)"
+                """
+                strace \(fault): \(injected - 1) injected, exit \(process.terminationStatus), acknowledged \
+                \(highestAcknowledged) \(firstLine)
+                """
             )
         }
         try Self.expectIntact(store, acknowledged: highestAcknowledged, after: "the faulty run")

@@ -35,7 +35,10 @@ struct StoreLock {
             let who = holder.map { "process \($0)" } ?? "another writer"
             throw JournalError(
                 .storeLocked,
-                "The store at \(directory.path) is in use by \(who). Only one writer can open a store; open it read-only to inspect it.",
+                """
+                The store at \(directory.path) is in use by \(who). Only one writer can open a store; open it \
+                read-only to inspect it.
+                """,
                 file: path)
         }
         do {

@@ -29,7 +29,10 @@ struct CompactCommand: ParsableCommand {
                 return print("Nothing to compact: no epoch was committed since the current checkpoint.")
             }
             print(
-                "Checkpoint \(report.checkpointFile) holds \(report.liveEntries) paths as of epoch \(report.checkpointEpoch) in \(report.checkpointBytes) bytes."
+                """
+                Checkpoint \(report.checkpointFile) holds \(report.liveEntries) paths as of epoch \
+                \(report.checkpointEpoch) in \(report.checkpointBytes) bytes.
+                """
             )
             if !report.removedFiles.isEmpty {
                 print("Removed by retention: \(report.removedFiles.joined(separator: ", "))")

@@ -12,7 +12,10 @@ struct DemoCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "demo",
         abstract:
-            "Run the example mail app: it saves its state as you use it, is killed, restarts, restores, and shows its history."
+            """
+            Run the example mail app: it saves its state as you use it, is killed, restarts, restores, and shows its \
+            history.
+            """
     )
 
     @Option(help: "Where to keep the store (default: a new temporary directory).", completion: .directory)
@@ -89,7 +92,10 @@ struct DemoCommand: ParsableCommand {
                     saves += 1
                     lastAcknowledged = epoch
                     print(
-                        "   epoch \(String(epoch).leftPadded(3))  \(fields[2]) \(fields[2] == "1" ? "entry  " : "entries")  \(fields[3])"
+                        """
+                           epoch \(String(epoch).leftPadded(3))  \(fields[2]) \
+                        \(fields[2] == "1" ? "entry  " : "entries")  \(fields[3])
+                        """
                     )
                 } else if fields.first == "screen", fields.count >= 2, let epoch = UInt64(fields[1]) {
                     screens[epoch] = line.split(separator: " ", maxSplits: 2).last.map(String.init)
@@ -115,7 +121,10 @@ struct DemoCommand: ParsableCommand {
         let report = try app.launch()
         let restoredEpoch = report.epoch?.epoch ?? 0
         print(
-            "   Restored epoch \(restoredEpoch) (\(report.reason.map { "\($0)" } ?? "nothing to restore")): \(report.restored.count) objects restored, \(report.skipped.count) skipped."
+            """
+               Restored epoch \(restoredEpoch) (\(report.reason.map { "\($0)" } ?? "nothing to restore")): \
+            \(report.restored.count) objects restored, \(report.skipped.count) skipped.
+            """
         )
         let screen = app.snapshot.description.replacingOccurrences(of: "\n", with: " | ")
         print("   It shows: \(screen)")

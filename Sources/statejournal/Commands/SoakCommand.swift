@@ -83,7 +83,10 @@ struct SoakCommand: ParsableCommand {
                 guard info.epoch == epoch else {
                     throw JournalError(
                         .damaged,
-                        "The store committed epoch \(info.epoch) where the soak expected \(epoch); it was not written by this soak."
+                        """
+                        The store committed epoch \(info.epoch) where the soak expected \(epoch); it was not written \
+                        by this soak.
+                        """
                     )
                 }
                 // Written straight to the descriptor, so a kill right after cannot lose the line.
