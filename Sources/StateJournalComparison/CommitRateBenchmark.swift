@@ -3,15 +3,21 @@ import StateJournal
 
 /// One commit-rate figure: one-entry epochs (or one-row transactions) per second.
 public struct CommitRateFigure: Sendable, Codable {
+    /// The contender: `journal-` and its durability, `sqlite-wal-` and its synchronous mode, or a
+    /// physical limit (`write`, `write-fdatasync`).
     public var name: String
+    /// Threads committing at once.
     public var writers: Int
+    /// The median rate of the alternated rounds, in commits per second.
     public var epochsPerSecond: Double
-    /// What the figure is compared with, and the ratio `epochsPerSecond / that rate`.
+    /// The figure this one is compared with, as its name `×` its writers.
     public var comparedWith: String?
+    /// `epochsPerSecond` over the rate of ``comparedWith``.
     public var ratio: Double?
     /// The physical limit the figure is measured against (the same bytes written with `write`, or
-    /// with `write` and `fdatasync` on a preallocated file), and `epochsPerSecond / that rate`.
+    /// with `write` and `fdatasync` on a preallocated file), as its name `×` its writers.
     public var limit: String?
+    /// `epochsPerSecond` over the rate of ``limit``.
     public var ratioToLimit: Double?
 }
 
@@ -27,7 +33,8 @@ enum CommitRateBenchmark {
     }
 
     static func run(plan: BenchPlan, progress: (String) -> Void) throws -> [CommitRateFigure] {
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("statejournal-rates-\(UUID().uuidString)")
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent(
+            "statejournal-rates-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: directory) }
 
@@ -49,11 +56,14 @@ enum CommitRateBenchmark {
                 close: { try? journal.close() })
         }
         func sqlite(_ synchronous: SQLiteStore.Synchronous) throws -> Contender {
-            let store = try SQLiteStore(path: directory.appendingPathComponent("\(synchronous.rawValue).sqlite").path, synchronous: synchronous)
+            let store = try SQLiteStore(
+                path: directory.appendingPathComponent("\(synchronous.rawValue).sqlite").path, synchronous: synchronous)
             let shared = UncheckedBox(store)
             return Contender(
                 name: "sqlite-wal-\(synchronous.rawValue.lowercased())", writers: 1,
-                commit: { _, sequence in try shared.value.put(keys[sequence % count], revised(states[sequence % count], sequence)) },
+                commit: { _, sequence in
+                    try shared.value.put(keys[sequence % count], revised(states[sequence % count], sequence))
+                },
                 close: { store.close() })
         }
 
@@ -67,7 +77,9 @@ enum CommitRateBenchmark {
             guard descriptor >= 0 else { throw JournalError(.ioFailure, "Could not create \(file).") }
             let size = 64 << 20
             let zeros = [UInt8](repeating: 0, count: 1 << 20)
-            for offset in stride(from: 0, to: size, by: zeros.count) { _ = pwrite(descriptor, zeros, zeros.count, off_t(offset)) }
+            for offset in stride(from: 0, to: size, by: zeros.count) {
+                _ = pwrite(descriptor, zeros, zeros.count, off_t(offset))
+            }
             fsync(descriptor)
             let position = UncheckedBox(0)
             return Contender(
@@ -81,7 +93,9 @@ enum CommitRateBenchmark {
                         throw JournalError(.ioFailure, "write failed")
                     }
                     position.value += bytes.count
-                    if syncing { guard fdatasync(descriptor) == 0 else { throw JournalError(.ioFailure, "fdatasync failed") } }
+                    if syncing {
+                        guard fdatasync(descriptor) == 0 else { throw JournalError(.ioFailure, "fdatasync failed") }
+                    }
                 },
                 close: { close(descriptor) })
         }
@@ -101,7 +115,12 @@ enum CommitRateBenchmark {
         for round in 0..<plan.commitRateRounds {
             for offset in 0..<contenders.count {
                 let index = (offset + round) % contenders.count
-                progress("commit rates: round \(round + 1) of \(plan.commitRateRounds), \(contenders[index].name) × \(contenders[index].writers)")
+                progress(
+                    """
+                    commit rates: round \(round + 1) of \(plan.commitRateRounds), \(contenders[index].name) × \
+                    \(contenders[index].writers)
+                    """
+                )
                 rates[index].append(try measure(contenders[index], seconds: plan.commitRateSeconds))
             }
         }

@@ -133,7 +133,10 @@ extension RestorationManager {
     public func completeStateRestoration() throws {
         guard var progress = restoration else {
             configuration.logger.warning(
-                "completeStateRestoration() was called with no restoration in progress; call it once per extendStateRestoration()"
+                """
+                completeStateRestoration() was called with no restoration in progress; call it once per \
+                extendStateRestoration()
+                """
             )
             return
         }

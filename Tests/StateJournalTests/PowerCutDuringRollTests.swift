@@ -63,7 +63,8 @@ import Testing
         try journal.close()
         #expect(unsynced > 0, "some images keep records of the new segment beyond a gap")
         noteSweep(
-            "\(durability), roll by \(byCompaction ? "compaction" : "size"): \(Self.imagesPerPolicy) images of a power cut during a roll, "
+            "\(durability), roll by \(byCompaction ? "compaction" : "size"): \(Self.imagesPerPolicy) images of a "
+                + "power cut during a roll, "
                 + "\(unsynced) with an unsynced tail, \(durable) durable of \(model.epochs.last ?? 0)")
     }
 }

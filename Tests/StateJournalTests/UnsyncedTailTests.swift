@@ -68,7 +68,10 @@ import Testing
         #expect(cuts > images / 5, "\(cuts) of \(images) images cut a tail")
         #expect(unsyncedTails > images / 20, "\(unsyncedTails) of \(images) images had an unsynced tail beyond a gap")
         noteSweep(
-            "\(durability): \(images) power-cut images, \(cuts) cut a tail, \(unsyncedTails) beyond a gap, \(acknowledgedLost) lost a durable epoch"
+            """
+            \(durability): \(images) power-cut images, \(cuts) cut a tail, \(unsyncedTails) beyond a gap, \
+            \(acknowledgedLost) lost a durable epoch
+            """
         )
     }
 

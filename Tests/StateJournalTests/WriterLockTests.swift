@@ -4,7 +4,7 @@ import StateJournalTestSupport
 import Testing
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// One writer per store; readers beside it see committed epochs only.
@@ -133,7 +133,9 @@ import Glibc
                             usleep(200)
                             expected = states.state(epoch)
                         }
-                        if expected != state.entries { readerProblems.add("epoch \(epoch) read with a state no commit made") }
+                        if expected != state.entries {
+                            readerProblems.add("epoch \(epoch) read with a state no commit made")
+                        }
                     }
                 } catch {
                     readerProblems.add("read \(reads): \(error)")

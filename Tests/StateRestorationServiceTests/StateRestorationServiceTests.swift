@@ -44,7 +44,8 @@ struct StateRestorationServiceTests {
     /// Runs `service` in a task group, waits until its restoration at start is done, then runs `body`
     /// with the group.
     private func running(
-        _ service: StateRestorationService, _ body: @MainActor (inout ThrowingTaskGroup<Void, any Error>) async throws -> Void
+        _ service: StateRestorationService,
+        _ body: @MainActor (inout ThrowingTaskGroup<Void, any Error>) async throws -> Void
     ) async throws {
         try await withThrowingTaskGroup(of: Void.self) { group in
             group.addTask { try await service.run() }

@@ -3,7 +3,7 @@ import StateJournalTestSupport
 import Testing
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// Guarantee 2: after a kill at any instant, the store opens to a consistent epoch no older than the
@@ -44,7 +44,9 @@ import Glibc
             let log = try ToolRunner.run(["log", store, "--json"])
             let epochs = try ToolRunner.epochs(log)
             let latest = (epochs.last?["epoch"] as? NSNumber)?.uint64Value ?? 0
-            #expect(latest >= highestAcknowledged, "after kill \(kills): the store ends at epoch \(latest), but \(highestAcknowledged) was acknowledged")
+            #expect(
+                latest >= highestAcknowledged,
+                "after kill \(kills): the store ends at epoch \(latest), but \(highestAcknowledged) was acknowledged")
         }
         #expect(kills == Self.killsPerPolicy)
     }

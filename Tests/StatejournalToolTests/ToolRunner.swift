@@ -7,7 +7,8 @@ struct ToolRunner {
         let candidates = [
             Bundle.main.bundleURL.appendingPathComponent("statejournal"),
             Bundle.main.bundleURL.deletingLastPathComponent().appendingPathComponent("statejournal"),
-            URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent().appendingPathComponent("statejournal"),
+            URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent().appendingPathComponent(
+                "statejournal"),
         ]
         return candidates.first { FileManager.default.isExecutableFile(atPath: $0.path) } ?? candidates[0]
     }()

@@ -26,7 +26,8 @@ let benchmarks: @Sendable () -> Void = {
     )
 
     for (label, durability) in [
-        ("none", Durability.none), ("interval", Durability.interval(seconds: 1)), ("everyCommit", Durability.everyCommit),
+        ("none", Durability.none), ("interval", Durability.interval(seconds: 1)),
+        ("everyCommit", Durability.everyCommit),
     ] {
         let fixture = StoreFixture(objects: 10_000, passes: 0, durability: durability)
         // A commit under everyCommit waits for the disk, whose sync latency on a shared machine

@@ -129,7 +129,10 @@ struct JournalScanner {
                 if options.recovery == .strict {
                     throw JournalError(
                         .damaged,
-                        "The checkpoint \(name) is damaged: \(reason). Open the store without strict mode to fall back to an older checkpoint.",
+                        """
+                        The checkpoint \(name) is damaged: \(reason). Open the store without strict mode to fall back \
+                        to an older checkpoint.
+                        """,
                         file: store.file(name))
                 }
                 result.damagedCheckpoints.append(
@@ -145,14 +148,20 @@ struct JournalScanner {
         if result.damagedCheckpoints.isEmpty {
             throw JournalError(
                 .noSuchEpoch,
-                "Epoch \(options.through.map(String.init) ?? "0") is older than the history the store retains; list the retained epochs with `statejournal log` (or `history()` in code)."
+                """
+                Epoch \(options.through.map(String.init) ?? "0") is older than the history the store retains; list the \
+                retained epochs with `statejournal log` (or `history()` in code).
+                """
             )
         }
         let names = result.damagedCheckpoints.map { FileNames.checkpoint($0.reference.sequence) }.joined(
             separator: ", ")
         throw JournalError(
             .damaged,
-            "Nothing consistent is left to replay: the checkpoints \(names) are damaged and the segments before them were compacted away. Restore the store from a backup or start a new one.",
+            """
+            Nothing consistent is left to replay: the checkpoints \(names) are damaged and the segments before them \
+            were compacted away. Restore the store from a backup or start a new one.
+            """,
             file: store.file(names))
     }
 
@@ -210,7 +219,10 @@ struct JournalScanner {
             try reportDamage(
                 &result, index: index, offset: 0, committedEnd: 0, fileSize: fileSize,
                 reason:
-                    "segment continues epoch \(header.baseEpoch) but the journal before it ends at epoch \(expectedBase)"
+                    """
+                    segment continues epoch \(header.baseEpoch) but the journal before it ends at epoch \
+                    \(expectedBase)
+                    """
             )
             return true
         }
@@ -398,7 +410,10 @@ struct JournalScanner {
         if options.recovery == .strict {
             throw JournalError(
                 .damaged,
-                "The journal is damaged: \(reason). Open it without strict mode to recover the last consistent epoch, or restore the store from a backup.",
+                """
+                The journal is damaged: \(reason). Open it without strict mode to recover the last consistent epoch, \
+                or restore the store from a backup.
+                """,
                 file: directory + "/" + name, offset: offset)
         }
         var lost = 0

@@ -212,7 +212,10 @@ extension Journal {
         guard foreign.isEmpty else {
             throw JournalError(
                 .notAStore,
-                "\(store.path) is not a StateJournal store and is not empty (it holds \(foreign.prefix(3).joined(separator: ", "))). Choose an empty or new directory.",
+                """
+                \(store.path) is not a StateJournal store and is not empty (it holds \
+                \(foreign.prefix(3).joined(separator: ", "))). Choose an empty or new directory.
+                """,
                 file: store.path)
         }
         // A crash while creating the store can leave its first files without a manifest.
@@ -237,7 +240,11 @@ extension Journal {
             let parent = StoreDirectory.parent(of: path)
             throw JournalError(
                 .ioFailure,
-                "Could not create the store \(path): its parent directory \(parent) does not exist. A store creates only its own directory: create \(parent) first (as the app's installation would), then open the store again.",
+                """
+                Could not create the store \(path): its parent directory \(parent) does not exist. A store creates \
+                only its own directory: create \(parent) first (as the app's installation would), then open the store \
+                again.
+                """,
                 cause: error, file: parent)
         }
         try fileSystem.syncDirectory(StoreDirectory.parent(of: path))

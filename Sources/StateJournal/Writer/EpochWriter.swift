@@ -258,13 +258,19 @@ public final class EpochWriter {
         guard path.components.count <= JournalLimits.maximumPathDepth else {
             throw JournalError(
                 .limitExceeded,
-                "The path \(path) has \(path.components.count) components; at most \(JournalLimits.maximumPathDepth) are allowed."
+                """
+                The path \(path) has \(path.components.count) components; at most \(JournalLimits.maximumPathDepth) \
+                are allowed.
+                """
             )
         }
         for component in path.components where component.utf8.count > JournalLimits.maximumComponentLength {
             throw JournalError(
                 .limitExceeded,
-                "A component of \(path) is \(component.utf8.count) bytes; at most \(JournalLimits.maximumComponentLength) are allowed."
+                """
+                A component of \(path) is \(component.utf8.count) bytes; at most \
+                \(JournalLimits.maximumComponentLength) are allowed.
+                """
             )
         }
     }
@@ -274,7 +280,10 @@ public final class EpochWriter {
         guard state.count <= JournalLimits.maximumStateSize else {
             throw JournalError(
                 .limitExceeded,
-                "The state for \(path) is \(state.count) bytes; an entry holds at most \(JournalLimits.maximumStateSize). Store large data elsewhere and keep a reference to it in the state."
+                """
+                The state for \(path) is \(state.count) bytes; an entry holds at most \
+                \(JournalLimits.maximumStateSize). Store large data elsewhere and keep a reference to it in the state.
+                """
             )
         }
     }

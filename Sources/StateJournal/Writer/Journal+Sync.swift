@@ -137,7 +137,9 @@ extension Journal {
             let system = failure as? SystemError
             let error = JournalError(
                 .storePoisoned,
-                "Syncing the journal to disk failed, so the commits after epoch \(lastDurableEpochDescription) may not be durable and were cut from the journal. The store refuses further commits; reopen it to continue from what reached the disk. "
+                "Syncing the journal to disk failed, so the commits after epoch \(lastDurableEpochDescription) "
+                    + "may not be durable and were cut from the journal. The store refuses further commits; reopen "
+                    + "it to continue from what reached the disk. "
                     + Self.advice(for: system?.errno),
                 cause: system, file: store.file(FileNames.segment(segment.header.sequence)))
             poison(with: error)

@@ -335,15 +335,24 @@ public final class Journal: @unchecked Sendable {
     static func advice(for code: Int32?) -> String {
         switch code {
         case EMFILE?, ENFILE?:
-            "The process or the system ran out of file descriptors: close files the app no longer needs or raise the limit (ulimit -n), then try again."
+            """
+            The process or the system ran out of file descriptors: close files the app no longer needs or raise the \
+            limit (ulimit -n), then try again.
+            """
         case EACCES?, EPERM?:
-            "Permission denied: check the owner and mode of the store directory and its files, and that the process runs as the right user."
+            """
+            Permission denied: check the owner and mode of the store directory and its files, and that the process \
+            runs as the right user.
+            """
         case EROFS?:
             "The file system is mounted read-only: remount it read-write, or open the store read-only to inspect it."
         case ENOSPC?, EDQUOT?:
             "The disk or the user's quota is full: free some space (compacting the store can help), then try again."
         case EIO?:
-            "The device reported an I/O error: check the system log (dmesg) for the disk, and copy the store elsewhere before it gets worse."
+            """
+            The device reported an I/O error: check the system log (dmesg) for the disk, and copy the store elsewhere \
+            before it gets worse.
+            """
         case ENOENT?, ENOTDIR?:
             "A path does not exist: check that the store directory was not moved or removed while in use."
         default:

@@ -25,11 +25,18 @@ struct CompactCommand: ParsableCommand {
                     "removedFiles": .array((report?.removedFiles ?? []).map(JSON.string)),
                 ])
             }
-            guard let report else { return print("Nothing to compact: no epoch was committed since the current checkpoint.") }
+            guard let report else {
+                return print("Nothing to compact: no epoch was committed since the current checkpoint.")
+            }
             print(
-                "Checkpoint \(report.checkpointFile) holds \(report.liveEntries) paths as of epoch \(report.checkpointEpoch) in \(report.checkpointBytes) bytes."
+                """
+                Checkpoint \(report.checkpointFile) holds \(report.liveEntries) paths as of epoch \
+                \(report.checkpointEpoch) in \(report.checkpointBytes) bytes.
+                """
             )
-            if !report.removedFiles.isEmpty { print("Removed by retention: \(report.removedFiles.joined(separator: ", "))") }
+            if !report.removedFiles.isEmpty {
+                print("Removed by retention: \(report.removedFiles.joined(separator: ", "))")
+            }
         }
     }
 }

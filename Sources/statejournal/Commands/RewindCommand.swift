@@ -41,7 +41,10 @@ struct RewindCommand: ParsableCommand {
                 return try printJSON(document: ["into": .string(into), "rewoundTo": .int(epoch), "epoch": .epoch(info)])
             }
             print(
-                "Wrote \(into): epoch \(info.epoch) holds the state of epoch \(epoch) of \(store.directory) (\(info.entryCount) paths)."
+                """
+                Wrote \(into): epoch \(info.epoch) holds the state of epoch \(epoch) of \(store.directory) \
+                (\(info.entryCount) paths).
+                """
             )
         }
     }

@@ -67,7 +67,10 @@ struct ShowCommand: ParsableCommand {
                         if let writer, writer.epoch != info.epoch {
                             let kind = info.metadata["kind"].map { " (\($0))" } ?? ""
                             print(
-                                "  epoch \(info.epoch)\(kind) wrote no entries; the state was last written by epoch \(writer.epoch), committed \(writer.timestamp.iso8601):"
+                                """
+                                  epoch \(info.epoch)\(kind) wrote no entries; the state was last written by epoch \
+                                \(writer.epoch), committed \(writer.timestamp.iso8601):
+                                """
                             )
                         }
                         let shown = writer ?? info

@@ -71,15 +71,23 @@ struct SoakCommand: ParsableCommand {
                 case "none": .none
                 default: .interval(seconds: 0.05)
                 }
-            var options = JournalOptions(durability: policy, segmentSizeLimit: 32 << 10, retention: RetentionPolicy(checkpoints: 2))
+            var options = JournalOptions(
+                durability: policy, segmentSizeLimit: 32 << 10, retention: RetentionPolicy(checkpoints: 2))
             options.compaction = CompactionPolicy(isAutomatic: true, growthRatio: 1, minimumJournalBytes: 64 << 10)
             let journal = try Journal.open(at: url, options: options)
             var epoch = (journal.lastCommitted?.epoch ?? 0) + 1
             let deadline = Date(timeIntervalSinceNow: seconds)
             while Date() < deadline {
-                let info = try journal.commit(workload.changes(at: epoch), metadata: ["soak.seed": String(seed), "soak.objects": String(objects)])
+                let info = try journal.commit(
+                    workload.changes(at: epoch), metadata: ["soak.seed": String(seed), "soak.objects": String(objects)])
                 guard info.epoch == epoch else {
-                    throw JournalError(.damaged, "The store committed epoch \(info.epoch) where the soak expected \(epoch); it was not written by this soak.")
+                    throw JournalError(
+                        .damaged,
+                        """
+                        The store committed epoch \(info.epoch) where the soak expected \(epoch); it was not written \
+                        by this soak.
+                        """
+                    )
                 }
                 // Written straight to the descriptor, so a kill right after cannot lose the line.
                 do {

@@ -11,9 +11,10 @@ struct VerifyCommand: ParsableCommand {
         commandName: "verify",
         abstract: "Check every record, checkpoint and the manifest; never modifies the store.",
         discussion: """
-            Exit status 0: clean (also when a power cut left an unsynced tail, which is not damage: the next writer cuts it). \
-            1: damaged, but replay reaches a consistent epoch. 65 (EX_DATAERR): nothing consistent is left, or the store \
-            is in a newer format. 66 (EX_NOINPUT): no store in the directory. 74 (EX_IOERR), 77 (EX_NOPERM): it could not be read.
+            Exit status 0: clean (also when a power cut left an unsynced tail, which is not damage: the next writer \
+            cuts it). 1: damaged, but replay reaches a consistent epoch. 65 (EX_DATAERR): nothing consistent is left, \
+            or the store is in a newer format. 66 (EX_NOINPUT): no store in the directory. 74 (EX_IOERR), \
+            77 (EX_NOPERM): it could not be read.
             """)
 
     @OptionGroup var store: StoreOptions
@@ -77,12 +78,19 @@ struct VerifyCommand: ParsableCommand {
             }
             if let tail = result.unsyncedTail {
                 print(
-                    "  Recovered from a power cut: \(tail.bytesDropped) bytes written after the last sync reached the disk only in part, from \(tail.file) at offset \(tail.offset) on; replay ends before them (\(tail.epochsDropped) unsynced epochs), and the next writer cuts them off. Not damage."
+                    """
+                      Recovered from a power cut: \(tail.bytesDropped) bytes written after the last sync reached the \
+                    disk only in part, from \(tail.file) at offset \(tail.offset) on; replay ends before them \
+                    (\(tail.epochsDropped) unsynced epochs), and the next writer cuts them off. Not damage.
+                    """
                 )
             }
             if result.uncommittedTailBytes > 0 {
                 print(
-                    "  \(result.uncommittedTailBytes) bytes after the last commit belong to no committed epoch (an epoch being written, or cut short by a crash)."
+                    """
+                      \(result.uncommittedTailBytes) bytes after the last commit belong to no committed epoch (an \
+                    epoch being written, or cut short by a crash).
+                    """
                 )
             }
             if !result.unnamedFiles.isEmpty {

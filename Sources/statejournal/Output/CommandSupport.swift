@@ -116,7 +116,8 @@ extension Date {
 
     /// What a time option takes, for its help and its error message.
     static let commandLineForms =
-        "an RFC 3339 time as log prints it (2026-11-21T10:00:00.250Z), or a time before now such as -30s, -5m, -2h or -1d"
+        "an RFC 3339 time as log prints it (2026-11-21T10:00:00.250Z), or a time before now such as -30s, -5m, "
+        + "-2h or -1d"
 }
 
 /// Parses a time option's value, or throws a usage error naming the option.

@@ -39,7 +39,10 @@ struct StoreQueries {
             }
             throw CommandFailure(
                 .usage,
-                "no epoch of this store was committed at or before \(given); its epochs run from \(first.timestamp.iso8601) (epoch \(first.epoch)) to \(last.timestamp.iso8601) (epoch \(last.epoch))."
+                """
+                no epoch of this store was committed at or before \(given); its epochs run from \
+                \(first.timestamp.iso8601) (epoch \(first.epoch)) to \(last.timestamp.iso8601) (epoch \(last.epoch)).
+                """
             )
         }
         return info

@@ -26,8 +26,8 @@ enum TimelineDocument {
         page += "\n<script type=\"application/json\" id=\"timeline-model\">" + scriptSafe(json) + "</script>\n"
         for (index, chunk) in archive.chunks.enumerated() {
             page +=
-                "<script type=\"application/octet-stream\" id=\"chunk-\(index)\" data-raw=\"\(archive.rawSizes[index])\">"
-                + chunk + "</script>\n"
+                "<script type=\"application/octet-stream\" id=\"chunk-\(index)\" "
+                + "data-raw=\"\(archive.rawSizes[index])\">" + chunk + "</script>\n"
         }
         page += "<script>\n" + TimelineTemplate.script + "\n</script>\n</body>\n</html>\n"
         return page

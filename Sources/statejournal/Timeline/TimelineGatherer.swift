@@ -69,7 +69,10 @@ struct TimelineGatherer {
                 .init(
                     type: "unfinished", row: launch.began,
                     text:
-                        "This restoration began and never completed: the app died while restoring, or extendStateRestoration() was not balanced."
+                        """
+                        This restoration began and never completed: the app died while restoring, or \
+                        extendStateRestoration() was not balanced.
+                        """
                 ))
         }
 
@@ -84,7 +87,10 @@ struct TimelineGatherer {
                 .init(
                     type: "uncommittedTail", row: lastRow,
                     text:
-                        "\(latest.uncommittedTailBytes) bytes after the last commit belong to no committed epoch (an epoch being written, or one a crash cut short); the next writer cuts them off."
+                        """
+                        \(latest.uncommittedTailBytes) bytes after the last commit belong to no committed epoch (an \
+                        epoch being written, or one a crash cut short); the next writer cuts them off.
+                        """
                 ))
         }
         if let damage = latest.damage {
@@ -155,14 +161,20 @@ struct TimelineGatherer {
                     .init(
                         type: "crashLoopFallback", row: launch.began,
                         text:
-                            "Crash-loop fallback: restoring epoch \(reason.split(separator: " ").last ?? "?") had failed twice, so epoch \(launch.restoring.map(String.init) ?? "?") was restored instead."
+                            """
+                            Crash-loop fallback: restoring epoch \(reason.split(separator: " ").last ?? "?") had \
+                            failed twice, so epoch \(launch.restoring.map(String.init) ?? "?") was restored instead.
+                            """
                     ))
             case "recoveryAfterCrash":
                 markers.append(
                     .init(
                         type: "recovered", row: launch.began,
                         text:
-                            "Recovered after a crash: opening the store cut off an epoch that never committed, or met damage; the latest consistent state was restored."
+                            """
+                            Recovered after a crash: opening the store cut off an epoch that never committed, or met \
+                            damage; the latest consistent state was restored.
+                            """
                     ))
             default: break
             }
