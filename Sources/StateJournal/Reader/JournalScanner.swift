@@ -285,10 +285,21 @@ struct JournalScanner {
             case .invalid(let reason):
                 let offset = scanner.offset
                 if isLast {
+                    // Zeros a writer wrote ahead of its records end the segment cleanly: only an
+                    // epoch begun before them and never committed is a tail.
+                    var zeros = scanner.reader
+                    if try zeros.isZero(from: offset) {
+                        result.uncommittedTailBytes = offset - tail.committedEnd
+                        assembler.discard()
+                        tail.segmentPaths = decoder.paths
+                        result.tail = tail
+                        return false
+                    }
                     var budget = 4 * max(limit, 1 << 20)
                     var probe = scanner.reader
                     if try RecordScanner.resynchronize(in: &probe, after: offset, budget: &budget) == nil {
-                        result.uncommittedTailBytes = limit - tail.committedEnd
+                        // Up to the zeros written ahead, if any: they are not part of the tail.
+                        result.uncommittedTailBytes = try zeros.lengthBeforeTrailingZeros(from: tail.committedEnd)
                         assembler.discard()
                         tail.segmentPaths = decoder.paths
                         result.tail = tail

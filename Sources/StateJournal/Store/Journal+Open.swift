@@ -104,6 +104,9 @@ extension Journal {
             let sequence = manifest.segments[tail.segmentIndex]
             let descriptor = try fileSystem.open(store.file(FileNames.segment(sequence)), .readWrite)
             let size = try fileSystem.size(descriptor)
+            // Zeros a writer wrote ahead of its records are cut without being reported as a tail.
+            var tailReader = FileWindowReader(fileSystem: fileSystem, descriptor: descriptor, limit: size)
+            let torn = size > tail.committedEnd ? try tailReader.lengthBeforeTrailingZeros(from: tail.committedEnd) : 0
             // New epochs follow only bytes this writer made durable itself: a previous process may
             // have died before syncing them, or after a failed sync whose pages the kernel dropped
             // while still showing them to readers. A sync that fails here fails the open.
@@ -114,7 +117,7 @@ extension Journal {
                 fileSystem.close(descriptor)
                 throw error
             }
-            if size > tail.committedEnd { report.truncatedTailBytes = size - tail.committedEnd }
+            if torn > 0 { report.truncatedTailBytes = torn }
             var active = ActiveSegment(
                 descriptor: descriptor, header: tail.header, size: tail.committedEnd,
                 paths: tail.segmentPaths?.restorationPaths ?? [],

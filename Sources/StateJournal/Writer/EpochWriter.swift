@@ -209,6 +209,7 @@ public final class EpochWriter {
     /// Writes the record built in the buffers at the end of the segment.
     private func appendRecord(doing: StaticString) throws {
         do {
+            try journal.preallocate(through: journal.segment.size + Int64(buffers.record.bytes.count))
             try journal.fileSystem.writeAll(journal.segment.descriptor, buffers.record.bytes, at: journal.segment.size)
         } catch {
             abandon()
@@ -231,6 +232,7 @@ public final class EpochWriter {
             do {
                 try journal.fileSystem.truncate(journal.segment.descriptor, to: startOffset)
                 journal.segment.size = startOffset
+                journal.segment.allocated = startOffset
                 let position = JournalPosition(segment: journal.segment.header.sequence, offset: startOffset)
                 journal.written = position
                 if journal.synced > position { journal.synced = position }

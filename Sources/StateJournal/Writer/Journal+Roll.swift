@@ -143,6 +143,15 @@ extension Journal {
             segment.size += Int64(seal.count)
             segment.isSealed = true
         }
+        do {
+            // A sealed segment ends with its seal: the zeros written ahead of it go before its sync.
+            try cutPreallocation(of: &segment)
+        } catch {
+            let failure = Self.ioError(error, "cut \(FileNames.segment(segment.header.sequence)) to its seal")
+            poison(with: failure)
+            abandon()
+            throw failure
+        }
         var next = manifest
         next.nextFileSequence = sequence + (reservingCheckpoint ? 2 : 1)
         next.generation += 1

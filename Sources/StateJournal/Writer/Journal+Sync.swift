@@ -188,6 +188,7 @@ extension Journal {
         }
         if durable.segment == segment.header.sequence {
             segment.size = durable.offset
+            segment.allocated = durable.offset
             committedSize = min(committedSize, durable.offset)
         }
         written = durable

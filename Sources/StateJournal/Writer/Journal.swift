@@ -297,6 +297,9 @@ public final class Journal: @unchecked Sendable {
             fileSystem.close(predecessor)
             sealedPredecessor = nil
         }
+        // A closed store holds no zeros written ahead; if this cut does not reach the disk before a
+        // crash, the next open cuts them.
+        try? cutPreallocation(of: &segment)
         fileSystem.close(segment.descriptor)
         lock?.release(fileSystem)
         lock = nil
