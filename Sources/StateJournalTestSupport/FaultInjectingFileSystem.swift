@@ -92,7 +92,17 @@ package final class FaultInjectingFileSystem: FileSystem {
         /// Per file: byte ranges a failed sync dropped (with `dropsPagesOnFailedSync`): readable
         /// until a power cut, never on the disk unless written again.
         var lostRanges: [String: [Range<Int64>]] = [:]
+        /// Per file: the durable content of each page of ``shadowPageSize`` bytes that a write
+        /// changed since the last sync, within the durable length: what the disk still holds there
+        /// until a sync, since a write over synced bytes is no more durable than an append.
+        var shadows: [String: [Int: [UInt8]]] = [:]
+        /// Per file: pages of ``shadows`` whose writeback failed (with `dropsPagesOnFailedSync`):
+        /// the disk keeps their old content even after later syncs, until they are written again.
+        var droppedShadows: [String: [Int: [UInt8]]] = [:]
     }
+
+    /// The page size of ``State/shadows``.
+    package static let shadowPageSize = 4096
 
     private let base = PosixFileSystem()
     private let state: Locked<State>
@@ -236,6 +246,7 @@ package final class FaultInjectingFileSystem: FileSystem {
     package func write(_ descriptor: Int32, _ bytes: UnsafeRawBufferPointer, at offset: Int64) throws -> Int {
         let fault = enter(.write, "\(path(of: descriptor) ?? "?") @\(offset) +\(bytes.count)")
         noteChange(descriptor)
+        keepDurableContent(descriptor, of: offset..<(offset + Int64(bytes.count)))
         if fault == nil, let path = path(of: descriptor) { record(.write, path) }
         switch fault {
         case nil:
@@ -282,6 +293,8 @@ package final class FaultInjectingFileSystem: FileSystem {
             state.withLock {
                 $0.durableLengths[path] = min($0.durableLengths[path] ?? size, size)
                 $0.lostRanges[path] = Self.subtracting(size..<Int64.max, from: $0.lostRanges[path])
+                $0.shadows[path] = Self.cutting($0.shadows[path], at: Int(size))
+                $0.droppedShadows[path] = Self.cutting($0.droppedShadows[path], at: Int(size))
             }
         }
     }
@@ -315,7 +328,22 @@ package final class FaultInjectingFileSystem: FileSystem {
         state.withLock {
             let durable = $0.durableLengths[path] ?? size
             if durable < size { $0.lostRanges[path, default: []].append(durable..<size) }
+            for (page, content) in $0.shadows.removeValue(forKey: path) ?? [:] {
+                $0.droppedShadows[path, default: [:]][page] = content
+            }
         }
+    }
+
+    /// Shadow pages as a truncation to `size` leaves them.
+    private static func cutting(_ pages: [Int: [UInt8]]?, at size: Int) -> [Int: [UInt8]]? {
+        guard let pages else { return nil }
+        var result: [Int: [UInt8]] = [:]
+        for (page, content) in pages {
+            let start = page * shadowPageSize
+            guard start < size else { continue }
+            result[page] = Array(content.prefix(size - start))
+        }
+        return result.isEmpty ? nil : result
     }
 
     private static func subtracting(_ removed: Range<Int64>, from ranges: [Range<Int64>]?) -> [Range<Int64>]? {
@@ -334,7 +362,39 @@ package final class FaultInjectingFileSystem: FileSystem {
 
     private func markDurable(_ descriptor: Int32) {
         guard let path = path(of: descriptor), let size = try? base.size(descriptor) else { return }
-        state.withLock { $0.durableLengths[path] = size }
+        state.withLock {
+            $0.durableLengths[path] = size
+            $0.shadows[path] = nil
+        }
+    }
+
+    /// Before a write over bytes within the durable length, keeps the durable content of the pages
+    /// it changes (the first time each changes since the last sync).
+    private func keepDurableContent(_ descriptor: Int32, of range: Range<Int64>) {
+        guard let path = path(of: descriptor) else { return }
+        let pageSize = Self.shadowPageSize
+        let durable = state.withLock { $0.durableLengths[path] } ?? 0
+        guard range.lowerBound < durable, !range.isEmpty else { return }
+        let first = Int(range.lowerBound) / pageSize
+        let last = Int(min(range.upperBound, durable) - 1) / pageSize
+        for page in first...last {
+            let known = state.withLock { s -> Bool in
+                if s.shadows[path]?[page] != nil { return true }
+                // A page whose writeback failed is dirty again: its durable content is still the old one.
+                if let dropped = s.droppedShadows[path]?.removeValue(forKey: page) {
+                    s.shadows[path, default: [:]][page] = dropped
+                    return true
+                }
+                return false
+            }
+            guard !known else { continue }
+            let start = Int64(page * pageSize)
+            let count = Int(min(Int64(pageSize), durable - start))
+            var content = [UInt8](repeating: 0, count: count)
+            let got = content.withUnsafeMutableBytes { try? base.read(descriptor, into: $0, at: start) }
+            guard let got, got == count else { continue }
+            state.withLock { if $0.shadows[path]?[page] == nil { $0.shadows[path, default: [:]][page] = content } }
+        }
     }
 
     package func rename(_ source: String, to destination: String) throws {
@@ -346,6 +406,8 @@ package final class FaultInjectingFileSystem: FileSystem {
         state.withLock {
             $0.durableLengths[destination] = $0.durableLengths.removeValue(forKey: source)
             $0.lostRanges[destination] = $0.lostRanges.removeValue(forKey: source)
+            $0.shadows[destination] = $0.shadows.removeValue(forKey: source)
+            $0.droppedShadows[destination] = $0.droppedShadows.removeValue(forKey: source)
         }
     }
 
@@ -356,6 +418,8 @@ package final class FaultInjectingFileSystem: FileSystem {
         state.withLock {
             $0.durableLengths[path] = nil
             $0.lostRanges[path] = nil
+            $0.shadows[path] = nil
+            $0.droppedShadows[path] = nil
         }
     }
 
@@ -395,7 +459,9 @@ package final class FaultInjectingFileSystem: FileSystem {
     package func writePowerLossImage(
         of directory: String, to target: String, pageSize: Int = 4096, unsyncedPage: (String, Int) -> UnsyncedPageFate
     ) throws {
-        let (durable, lost) = state.withLock { ($0.durableLengths, $0.lostRanges) }
+        let (durable, lost, shadows, dropped) = state.withLock {
+            ($0.durableLengths, $0.lostRanges, $0.shadows, $0.droppedShadows)
+        }
         let manager = FileManager.default
         guard manager.fileExists(atPath: directory) else { return }
         try manager.createDirectory(atPath: target, withIntermediateDirectories: true)
@@ -404,10 +470,41 @@ package final class FaultInjectingFileSystem: FileSystem {
             let current = [UInt8](try Data(contentsOf: URL(fileURLWithPath: source)))
             let synced = min(current.count, Int(durable[source] ?? Int64(current.count)))
             var image = Array(current[..<synced])
+            var fates: [Int: UnsyncedPageFate] = [:]
+            func fate(of page: Int) -> UnsyncedPageFate {
+                if let known = fates[page] { return known }
+                let decided = unsyncedPage(name, page)
+                fates[page] = decided
+                return decided
+            }
+            // Synced bytes written over since the last sync: a page that did not reach the disk
+            // holds what the last sync left there.
+            for (shadowPage, content) in shadows[source] ?? [:] {
+                let start = shadowPage * Self.shadowPageSize
+                guard start < image.count else { continue }
+                let page = start / pageSize
+                let end = min(image.count, start + content.count)
+                switch fate(of: page) {
+                case .written: break
+                case .zeros: image.replaceSubrange(start..<end, with: content[0..<(end - start)])
+                case .garbage:
+                    // Only the bytes written since the sync: the synced ones stay as they were.
+                    for index in start..<end where image[index] != content[index - start] {
+                        image[index] = UInt8(truncatingIfNeeded: (index &* 40_503) >> 5 ^ page)
+                    }
+                }
+            }
+            // Pages whose writeback failed hold what was there before, whatever came after.
+            for (shadowPage, content) in dropped[source] ?? [:] {
+                let start = shadowPage * Self.shadowPageSize
+                guard start < image.count else { continue }
+                let end = min(image.count, start + content.count)
+                image.replaceSubrange(start..<end, with: content[0..<(end - start)])
+            }
             var page = synced / pageSize
             while page * pageSize < current.count {
                 let range = (page * pageSize)..<min(current.count, (page + 1) * pageSize)
-                let fate = unsyncedPage(name, page)
+                let fate = fate(of: page)
                 page += 1
                 // A lost page reads as zeros when a later one made the file longer.
                 guard fate != .zeros else { continue }
@@ -431,7 +528,8 @@ package final class FaultInjectingFileSystem: FileSystem {
 package enum UnsyncedPageFate: Sendable, Hashable, CaseIterable {
     /// The page reached the disk with what was written.
     case written
-    /// The page never reached the disk: its bytes beyond the last sync read as zeros.
+    /// The page never reached the disk: its bytes appended since the last sync read as zeros, and
+    /// bytes written over synced ones keep what the last sync left there.
     case zeros
     /// The disk holds something else there (a block reused without being cleared).
     case garbage
