@@ -1,7 +1,8 @@
 import Foundation
-@testable import StateJournal
 import StateJournalTestSupport
 import Testing
+
+@testable import StateJournal
 
 /// The fault-injecting file system's power-cut image keeps what the kernel could lose: bytes
 /// written since the last sync, whether they were appended or written over synced bytes, and pages
@@ -18,7 +19,8 @@ import Testing
         return (fileSystem, folder, descriptor)
     }
 
-    private func image(_ fileSystem: FaultInjectingFileSystem, of folder: String, in directory: TemporaryDirectory,
+    private func image(
+        _ fileSystem: FaultInjectingFileSystem, of folder: String, in directory: TemporaryDirectory,
         _ fate: @escaping (Int) -> UnsyncedPageFate = { _ in .zeros }
     ) throws -> [UInt8] {
         let target = directory.appending("image-\(UUID().uuidString)")

@@ -169,7 +169,6 @@ import Testing
         // Without damage the gap is an unsynced tail: every synced epoch is kept.
         let tail = try openReader(image, recovery: .strict).state()
         #expect(tail.damage == nil)
-        print("DEBUG", tail.uncommittedTailBytes, String(describing: tail.epoch?.epoch), String(describing: tail.damage), ends[7]!, ends[30]!, lostPage)
         #expect(tail.unsyncedTail?.file == segment)
         #expect(tail.epoch.map { $0.epoch >= 7 } == true)
 

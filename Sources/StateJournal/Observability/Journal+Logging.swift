@@ -57,7 +57,7 @@ extension Journal {
     /// Records `error` as the reason the journal refuses further commits, and logs it. Called with
     /// `condition` locked.
     func poison(with error: JournalError) {
-        poison = error
+        state.poison(with: error)
         releaseDurabilityWaiters(failure: error)
         logger.error(
             "The journal refuses further commits until it is reopened",

@@ -247,8 +247,7 @@ public final class EpochWriter {
 
     private func finish() {
         finished = true
-        journal.epochOpen = false
-        journal.backgroundEpochOpen = false
+        journal.state.endEpoch()
         journal.wakeEpochWaiters(all: false)
         journal.condition.broadcast()
     }

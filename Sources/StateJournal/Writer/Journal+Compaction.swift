@@ -33,7 +33,7 @@ extension Journal {
         // Step 1: roll to a new segment, reserving the checkpoint's number. Writers wait only while the
         // roll switches segments, which makes no system call that waits for the disk.
         condition.lock()
-        while compacting && !isClosed { condition.wait() }
+        while state.compaction == .running && !isClosed { condition.wait() }
         do {
             try checkWritable()
         } catch {
@@ -44,15 +44,15 @@ extension Journal {
             condition.unlock()
             return nil
         }
-        compacting = true
+        state.startCompaction()
         claimRoll()
         // Sync what is written first (commits go on meanwhile), so that the sync after the roll has
         // little left to do.
-        if poison == nil && !syncInProgress && synced < written { try? syncWrittenBytes() }
+        if poison == nil && !state.syncIsUnderWay && synced < written { try? syncWrittenBytes() }
         condition.unlock()
         defer {
             condition.lock()
-            compacting = false
+            state.finishCompaction()
             condition.broadcast()
             condition.unlock()
         }
@@ -184,7 +184,7 @@ extension Journal {
     /// `condition` locked.
     func startCompactionIfDue() {
         let policy = options.compaction
-        guard policy.isAutomatic, !compacting, poison == nil, !isClosed,
+        guard policy.isAutomatic, state.compaction == .idle, poison == nil, !isClosed,
             bytesSinceCheckpoint >= max(policy.minimumJournalBytes, Int64(policy.growthRatio * Double(checkpointBytes)))
         else { return }
         let thread = Thread { [weak self] in

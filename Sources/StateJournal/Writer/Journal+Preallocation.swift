@@ -6,14 +6,17 @@
 /// the data alone, as SQLite's reused WAL file does. `fallocate` would not do: its unwritten extents
 /// need a metadata change on the first write into them.
 ///
-/// The zeros are written in steps of ``preallocationStep``, when a record would pass the end of the
-/// last step; the next sync makes them and the new size durable once per step. A sealed segment is
+/// The zeros are written in steps, when a record would pass the end of the last step; the next sync
+/// makes them and the new size durable once per step. A step is a quarter of what the segment holds,
+/// at least ``minimumPreallocationStep`` and at most ``preallocationStep``, so that a small store
+/// carries at most 64 KiB of zeros and a busy one syncs a new size once per MiB. A sealed segment is
 /// cut back to its seal and a closed journal's segment to its last record, so that stores at rest
 /// hold no zeros. After a crash, the zeros after the last record are not a torn tail: the scanner
 /// and the writer's recovery tell them apart (``FileWindowReader/isZero(from:)``) and cut them
 /// without reporting them.
 extension Journal {
     static let preallocationStep: Int64 = 1 << 20
+    static let minimumPreallocationStep: Int64 = 64 << 10
     private static let zeros = [UInt8](repeating: 0, count: Int(preallocationStep))
 
     /// Writes zeros ahead of the active segment's end until the file holds at least `end` bytes.
@@ -21,7 +24,8 @@ extension Journal {
     func preallocate(through end: Int64) throws {
         guard end > segment.allocated else { return }
         var position = segment.allocated
-        let target = max(end, segment.allocated + Self.preallocationStep)
+        let step = min(Self.preallocationStep, max(Self.minimumPreallocationStep, segment.size / 4))
+        let target = max(end, segment.allocated + step)
         while position < target {
             let count = Int(min(Int64(Self.zeros.count), target - position))
             if count == Self.zeros.count {

@@ -14,8 +14,8 @@ extension Journal {
     /// Takes the right to roll to a new segment, waiting while another roll is under way. Called
     /// with `condition` locked.
     func claimRoll() {
-        while rollClaimed && !isClosed { condition.wait() }
-        rollClaimed = true
+        while state.roll != .none && !isClosed { condition.wait() }
+        state.claimRoll()
     }
 
     /// Seals the active segment and continues in a new one. Called with the roll claimed
@@ -41,7 +41,7 @@ extension Journal {
     func performClaimedRoll(reservingCheckpoint: Bool) throws -> SegmentRoll {
         defer {
             condition.lock()
-            rollClaimed = false
+            state.releaseRoll()
             condition.broadcast()
             condition.unlock()
         }
@@ -99,9 +99,9 @@ extension Journal {
         let descriptor = fresh.descriptor
         let sequence = fresh.header.sequence
         let name = FileNames.segment(sequence)
-        rolling = true
+        state.startSwitchingSegments()
         defer {
-            rolling = false
+            state.finishSwitchingSegments()
             wakeEpochWaiters(all: true)
             condition.broadcast()
         }
@@ -110,7 +110,7 @@ extension Journal {
             try? fileSystem.remove(store.file(name))
         }
         do {
-            while epochOpen && !isClosed { condition.wait() }
+            while state.epoch != .none && !isClosed { condition.wait() }
             try checkWritable()
             // The previous roll's sealed segment is synced by the time that roll ends; only a failure
             // (which poisons the journal) leaves it pending, so this does nothing in practice.
@@ -211,7 +211,7 @@ extension Journal {
     private func syncSealedPredecessor() throws {
         while sealedPredecessor != nil {
             if let poison { throw poison }
-            if syncInProgress { condition.wait() } else { try syncWrittenBytes(fully: true) }
+            if state.syncIsUnderWay { condition.wait() } else { try syncWrittenBytes(fully: true) }
         }
     }
 }

@@ -17,7 +17,7 @@ extension Journal {
             condition.unlock()
             throw poison
         }
-        if !syncInProgress && !syncGathering {
+        if !state.syncIsUnderWay {
             defer { condition.unlock() }
             try waitUntilDurable(target)
             return
@@ -70,7 +70,7 @@ extension Journal {
         while true {
             if let poison { throw poison }
             if synced >= target { return }
-            if syncInProgress || syncGathering {
+            if state.syncIsUnderWay {
                 condition.wait()
                 continue
             }
@@ -86,9 +86,9 @@ extension Journal {
     /// Waits, with `condition` unlocked meanwhile, until as many commits wait for a sync as the last
     /// sync covered, or until about one sync's time has passed.
     private func gatherCommitsBeforeSync() {
-        syncGathering = true
+        state.startGathering()
         defer {
-            syncGathering = false
+            state.stopGathering()
             condition.broadcast()
         }
         let patience = min(lastSyncNanoseconds, Self.longestGathering)
@@ -109,7 +109,7 @@ extension Journal {
     /// - Parameter fully: sync the active segment with `fsync` rather than `fdatasync` (a roll's sync,
     ///   which makes a new segment's header durable).
     func syncWrittenBytes(fully: Bool = false) throws {
-        syncInProgress = true
+        state.startSync()
         lastSyncBatch = commitsSinceSyncStart
         commitsSinceSyncStart = 0
         let descriptor = segment.descriptor
@@ -126,7 +126,7 @@ extension Journal {
         } catch { failure = error }
         let duration = DispatchTime.now().uptimeNanoseconds &- started
         condition.lock()
-        syncInProgress = false
+        state.finishSync()
         lastSyncNanoseconds = duration
         defer { condition.broadcast() }
         if failure == nil, let predecessor, sealedPredecessor == predecessor {
@@ -220,7 +220,7 @@ extension Journal {
         condition.lock()
         defer { condition.unlock() }
         guard !isClosed else { return false }
-        if poison == nil && !syncInProgress && synced < written { try? syncWrittenBytes() }
+        if poison == nil && !state.syncIsUnderWay && synced < written { try? syncWrittenBytes() }
         return true
     }
 

@@ -46,32 +46,21 @@ public final class Journal: @unchecked Sendable {
     @exclusivity(unchecked) var lastCommittedInfo: EpochInfo?
     var lastDurableInfo: EpochInfo?
     @exclusivity(unchecked) var nextEpoch: UInt64
-    @exclusivity(unchecked) var epochOpen = false
-    /// The open epoch is the background committer's (``submit(_:metadata:after:)``), not a caller's.
-    @exclusivity(unchecked) var backgroundEpochOpen = false
+    /// What the writer is doing: its life, the open epoch, a roll, a sync, a compaction (see
+    /// ``WriterState``), changed only through its named transitions.
+    @exclusivity(unchecked) var state = WriterState()
     /// Commits submitted epochs in submission order, on a thread of its own. Not guarded by
     /// `condition`: the committer holds that while it writes, and a submission must never wait for
     /// a write.
     let committer = CommitQueue()
-    /// A segment roll is under way; it may wait for a sync with `condition` unlocked, and no epoch
-    /// may begin, and no other roll start, until it is done.
-    var rolling = false
-    /// A thread is rolling to a new segment (preparing it, switching to it, or making it durable);
-    /// other rolls wait, or are skipped when the segment is about to change anyway.
-    var rollClaimed = false
     /// The segment the last roll sealed, still open until a sync has made its end durable.
     var sealedPredecessor: Int32?
     /// Serializes manifest writes, which run without `condition` locked; guards ``durableGeneration``.
     let manifestWriter = NSLock()
     /// The generation of the last manifest made durable.
     var durableGeneration: UInt64
-    var poison: JournalError?
-    var isClosed = false
     @exclusivity(unchecked) var written: JournalPosition
     @exclusivity(unchecked) var synced: JournalPosition
-    var syncInProgress = false
-    /// A committer is waiting for others to commit before it syncs (see ``waitUntilDurable(_:)``).
-    var syncGathering = false
     /// Epochs committed since the last sync started, and how many the sync before covered: how
     /// many commits a sync waits for (see ``waitUntilDurable(_:)``).
     var commitsSinceSyncStart = 0
@@ -89,7 +78,6 @@ public final class Journal: @unchecked Sendable {
     var durabilityWaiters: [DurabilityWaiter] = []
     /// How long the last sync took, which bounds how long a sync waits for commits to join it.
     var lastSyncNanoseconds: UInt64 = 0
-    var compacting = false
     /// Bytes appended to segments since the current checkpoint, for the automatic trigger.
     @exclusivity(unchecked) var bytesSinceCheckpoint: Int64 = 0
     /// The current checkpoint's size on disk.
@@ -178,7 +166,7 @@ public final class Journal: @unchecked Sendable {
         condition.lock()
         defer { condition.unlock() }
         while true {
-            while (epochOpen || rolling) && !isClosed {
+            while !state.epochCanBegin && !isClosed {
                 let waiter = EpochWaiter()
                 epochWaiters.append(waiter)
                 condition.unlock()
@@ -189,7 +177,7 @@ public final class Journal: @unchecked Sendable {
             // A roll already under way (a compaction's) starts a new segment anyway.
             guard
                 segment.size >= Int64(options.segmentSizeLimit) && segment.size > Int64(SegmentHeader.size)
-                    && !rollClaimed
+                    && state.roll == .none
             else { break }
             claimRoll()
             condition.unlock()
@@ -197,8 +185,7 @@ public final class Journal: @unchecked Sendable {
             condition.lock()
             _ = try rolled.get()
         }
-        epochOpen = true
-        backgroundEpochOpen = inBackground
+        state.beginEpoch(inBackground: inBackground)
         return EpochWriter(
             journal: self, epoch: nextEpoch, startOffset: segment.size, pathCount: segment.pathOrder.count)
     }
@@ -264,7 +251,7 @@ public final class Journal: @unchecked Sendable {
     public func close() throws {
         while true {
             condition.lock()
-            let callerEpochOpen = epochOpen && !backgroundEpochOpen
+            let callerEpochOpen = state.callerEpochIsOpen
             condition.unlock()
             if callerEpochOpen {
                 throw JournalError(
@@ -287,8 +274,8 @@ public final class Journal: @unchecked Sendable {
         }
         // A compaction running in the background finishes first: it writes a checkpoint and a manifest,
         // which must not happen after the lock is released.
-        while syncInProgress || compacting || rollClaimed { condition.wait() }
-        isClosed = true
+        while state.syncIsUnderWay || state.compaction == .running || state.roll != .none { condition.wait() }
+        state.close()
         wakeEpochWaiters(all: true)
         stopIntervalSync()
         committer.stop()
@@ -318,6 +305,11 @@ public final class Journal: @unchecked Sendable {
             epochWaiters.removeFirst().wake()
         }
     }
+
+    /// The failure that poisoned the journal, if one did.
+    var poison: JournalError? { state.poison }
+
+    var isClosed: Bool { state.isClosed }
 
     func checkWritable() throws {
         if isClosed { throw JournalError(.closed, "The journal is closed; open it again to write.") }
