@@ -83,6 +83,7 @@ let package = Package(
                 "StateJournalComparison",
                 "StateJournalReplication",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "Logging", package: "swift-log"),
             ]
         ),
         .executableTarget(
