@@ -69,6 +69,9 @@ public actor ReplicationShipper {
     private var lastRetention = ContinuousClock.now
     /// Generations this shipper knows the contents of, by number.
     private var knownGenerations: [UInt64: ReplicaGeneration] = [:]
+    /// Objects this shipper uploaded that no generation it wrote names (pieces merged in the pass
+    /// that uploaded them): deleted by retention unless a generation names them by then.
+    private var unnamedUploads: Set<String> = []
 
     /// Creates a shipper; nothing is read or sent before ``shipOnce()`` or ``run()``.
     public init(
@@ -191,7 +194,7 @@ public actor ReplicationShipper {
     public func applyRetention() async throws {
         lastRetention = ContinuousClock.now
         let numbers = try await replica.generationNumbers()
-        guard numbers.count > 1 else { return }
+        guard !numbers.isEmpty else { return }
         var generations: [(UInt64, ReplicaGeneration)] = []
         for number in numbers {
             if let known = knownGenerations[number] {
@@ -216,7 +219,9 @@ public actor ReplicationShipper {
             try await replica.delete(ReplicaLayout.generation(generation.generation))
             knownGenerations[generation.generation] = nil
         }
-        let garbage = Set(dropped.flatMap { $0.files.flatMap { $0.objects.map(\.key) } }).subtracting(referenced)
+        let garbage = Set(dropped.flatMap { $0.files.flatMap { $0.objects.map(\.key) } }).union(unnamedUploads)
+            .subtracting(referenced)
+        unnamedUploads = []
         for key in garbage.sorted() { try await replica.delete(key) }
     }
 
@@ -286,6 +291,9 @@ public actor ReplicationShipper {
                         sha256: ReplicaLayout.sha256Hex(bytes)),
                     bytes: bytes, start: range.lowerBound, level: merged.first!.level + 1, createOnly: true,
                     report: &report)
+                for replaced in merged where !(previous?.objects.contains(replaced) ?? false) {
+                    unnamedUploads.insert(replaced.key)
+                }
                 pieces.removeLast(4)
                 pieces.append(piece)
             }

@@ -191,3 +191,51 @@ func commit(_ journal: Journal, count: Int, marker: String = "state") throws -> 
         try journal.close()
     }
 }
+
+/// What the shipper deletes.
+@Suite struct RetentionTests {
+    @Test func retentionDeletesCoveredAndExpiredGenerationsAndOnlyTheObjectsNoKeptGenerationNames() async throws {
+        let gateway = try Gateway.required()
+        let client = gateway.client()
+        let location = S3Location(bucket: try await gateway.freshBucket(client), prefix: "kept")
+        let directory = try temporaryDirectory("retention")
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let storeURL = directory.appendingPathComponent("store")
+        let journal = try Journal.open(at: storeURL, options: JournalOptions(segmentSizeLimit: 4096))
+        // Long retention: a generation from before a compaction is kept, covered ones go.
+        let keeping = ReplicationShipper(
+            store: storeURL, to: location, configuration: gateway.configuration(),
+            options: ReplicationOptions(retention: .seconds(3600), retentionCheckInterval: .zero))
+        for _ in 0..<5 {
+            try commit(journal, count: 4)
+            try await keeping.shipOnce()
+        }
+        let beforeCompaction = try journal.history()
+        _ = try journal.compact()
+        try commit(journal, count: 2)
+        try await keeping.shipOnce()
+        let generations = try await client.list(bucket: location.bucket, prefix: location.prefix + "generations/")
+        #expect(generations.count == 2, "\(generations.map(\.key))")
+        // The older generation still restores an epoch the store's own retention may drop later.
+        let old = try await ReplicaRestorer(from: location, configuration: gateway.configuration())
+            .restore(into: directory.appendingPathComponent("old"), target: .epoch(beforeCompaction[1].epoch))
+        #expect(old.epoch.epoch == beforeCompaction[1].epoch)
+
+        // No retention: only the newest generation and what it names are left.
+        let pruning = ReplicationShipper(
+            store: storeURL, to: location, configuration: gateway.configuration(),
+            options: ReplicationOptions(retention: .zero, retentionCheckInterval: .zero))
+        try commit(journal, count: 2)
+        try await pruning.shipOnce()
+        try await pruning.applyRetention()
+        let left = try await client.list(bucket: location.bucket, prefix: location.prefix).map {
+            String($0.key.dropFirst(location.prefix.count))
+        }
+        #expect(left.filter { $0.hasPrefix("generations/") }.count == 1)
+        let restorer = ReplicaRestorer(from: location, configuration: gateway.configuration())
+        let report = try await restorer.restore(into: directory.appendingPathComponent("new"))
+        #expect(try report.epoch.epoch == journal.history().last!.epoch)
+        #expect(report.objectsDownloaded == left.count - 2)  // all but replica.json and the generation
+        try journal.close()
+    }
+}
