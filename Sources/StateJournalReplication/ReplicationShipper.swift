@@ -63,6 +63,9 @@ public actor ReplicationShipper {
     /// How the shipper works.
     public nonisolated let options: ReplicationOptions
     private let replica: Replica
+
+    /// The HTTP requests the shipper has sent, retries included.
+    public nonisolated var requestsSent: Int { replica.client.requestsSent }
     private var reader: JournalReader?
     private var claimedStoreID: String?
     private var latest: ReplicaGeneration?

@@ -34,6 +34,10 @@ public final class S3Client: Sendable {
     public let configuration: S3Configuration
     private let session: URLSession
     private let signer: SignatureV4
+    private let counter = RequestCounter()
+
+    /// The HTTP requests this client has sent, retries included: what a bill counts.
+    public var requestsSent: Int { counter.value }
 
     /// Parts of a multipart upload, except the last, are this large (S3's smallest is 5 MiB).
     public static let multipartPartSize = 8 << 20
@@ -291,6 +295,7 @@ public final class S3Client: Sendable {
             request.setValue(value, forHTTPHeaderField: name)
         }
         if !body.isEmpty || method == "PUT" || method == "POST" { request.httpBody = Data(body) }
+        counter.increment()
         let (data, urlResponse) = try await session.data(for: request)
         guard let http = urlResponse as? HTTPURLResponse else {
             throw ReplicationError(.notS3, "\(configuration.endpoint) did not answer over HTTP.")
@@ -334,4 +339,11 @@ enum S3XML {
         text.replacingOccurrences(of: "&", with: "&amp;").replacingOccurrences(of: "<", with: "&lt;")
             .replacingOccurrences(of: ">", with: "&gt;").replacingOccurrences(of: "\"", with: "&quot;")
     }
+}
+
+private final class RequestCounter: @unchecked Sendable {
+    private let lock = NSLock()
+    private var count = 0
+    func increment() { lock.withLock { count += 1 } }
+    var value: Int { lock.withLock { count } }
 }
