@@ -128,6 +128,7 @@ let package = Package(
             name: "DocumentationSampleTests",
             dependencies: [
                 "StateJournal", "StateRestoration", "StateRestorationService", "StateJournalTestSupport",
+                "StateJournalReplication",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "ServiceLifecycleTestKit", package: "swift-service-lifecycle"),
