@@ -7,101 +7,104 @@ import Testing
     import Glibc
 #endif
 
-/// The S3 client against the real gateway.
-@Suite struct S3ClientTests {
-    @Test func objectsGoUpAndComeBackWholeAndByRange() async throws {
-        let gateway = try Gateway.required()
-        let client = gateway.client()
-        let bucket = try await gateway.freshBucket(client)
-        let body = (0..<10_000).map { UInt8($0 % 251) }
-        #expect(try await client.put(bucket: bucket, key: "a/b c+d", body: body) == .created)
-        #expect(try await client.get(bucket: bucket, key: "a/b c+d") == body)
-        #expect(try await client.get(bucket: bucket, key: "a/b c+d", range: 100..<200) == Array(body[100..<200]))
-        #expect(try await client.get(bucket: bucket, key: "missing") == nil)
-        try await client.delete(bucket: bucket, key: "a/b c+d")
-        #expect(try await client.get(bucket: bucket, key: "a/b c+d") == nil)
-    }
-
-    @Test func aCreateOnlyPutNeverReplacesAnObject() async throws {
-        let gateway = try Gateway.required()
-        let client = gateway.client()
-        let bucket = try await gateway.freshBucket(client)
-        #expect(try await client.put(bucket: bucket, key: "once", body: [1], createOnly: true) == .created)
-        #expect(try await client.put(bucket: bucket, key: "once", body: [2], createOnly: true) == .alreadyExists)
-        #expect(try await client.get(bucket: bucket, key: "once") == [1])
-    }
-
-    @Test func listingsFollowContinuationTokensAndSortByKey() async throws {
-        let gateway = try Gateway.required()
-        let client = gateway.client()
-        let bucket = try await gateway.freshBucket(client)
-        for index in (0..<7).reversed() {
-            try await client.put(bucket: bucket, key: "p/\(index)", body: [UInt8(index)])
+extension GatewayTests {
+    /// The S3 client against the real gateway.
+    @Suite struct S3ClientTests {
+        @Test func objectsGoUpAndComeBackWholeAndByRange() async throws {
+            let gateway = try Gateway.required()
+            let client = gateway.client()
+            let bucket = try await gateway.freshBucket(client)
+            let body = (0..<10_000).map { UInt8($0 % 251) }
+            #expect(try await client.put(bucket: bucket, key: "a/b c+d", body: body) == .created)
+            #expect(try await client.get(bucket: bucket, key: "a/b c+d") == body)
+            #expect(try await client.get(bucket: bucket, key: "a/b c+d", range: 100..<200) == Array(body[100..<200]))
+            #expect(try await client.get(bucket: bucket, key: "missing") == nil)
+            try await client.delete(bucket: bucket, key: "a/b c+d")
+            #expect(try await client.get(bucket: bucket, key: "a/b c+d") == nil)
         }
-        try await client.put(bucket: bucket, key: "q/other", body: [])
-        let listed = try await client.list(bucket: bucket, prefix: "p/", pageSize: 2)
-        #expect(listed.map(\.key) == (0..<7).map { "p/\($0)" })
-        #expect(listed.allSatisfy { $0.size == 1 })
-        #expect(try await client.list(bucket: bucket, prefix: "p/", startAfter: "p/4").map(\.key) == ["p/5", "p/6"])
-    }
 
-    @Test func aLargeObjectGoesUpInPartsAndComesBackWhole() async throws {
-        let gateway = try Gateway.required()
-        let client = gateway.client()
-        let bucket = try await gateway.freshBucket(client)
-        var generator = SystemRandomNumberGenerator()
-        var body = [UInt8](repeating: 0, count: S3Client.multipartPartSize * 2 + 12345)
-        for index in stride(from: 0, to: body.count, by: 8) {
-            withUnsafeBytes(of: generator.next() as UInt64) { word in
-                for offset in 0..<min(8, body.count - index) { body[index + offset] = word[offset] }
+        @Test func aCreateOnlyPutNeverReplacesAnObject() async throws {
+            let gateway = try Gateway.required()
+            let client = gateway.client()
+            let bucket = try await gateway.freshBucket(client)
+            #expect(try await client.put(bucket: bucket, key: "once", body: [1], createOnly: true) == .created)
+            #expect(try await client.put(bucket: bucket, key: "once", body: [2], createOnly: true) == .alreadyExists)
+            #expect(try await client.get(bucket: bucket, key: "once") == [1])
+        }
+
+        @Test func listingsFollowContinuationTokensAndSortByKey() async throws {
+            let gateway = try Gateway.required()
+            let client = gateway.client()
+            let bucket = try await gateway.freshBucket(client)
+            for index in (0..<7).reversed() {
+                try await client.put(bucket: bucket, key: "p/\(index)", body: [UInt8(index)])
             }
+            try await client.put(bucket: bucket, key: "q/other", body: [])
+            let listed = try await client.list(bucket: bucket, prefix: "p/", pageSize: 2)
+            #expect(listed.map(\.key) == (0..<7).map { "p/\($0)" })
+            #expect(listed.allSatisfy { $0.size == 1 })
+            #expect(
+                try await client.list(bucket: bucket, prefix: "p/", startAfter: "p/4").map(\.key) == ["p/5", "p/6"])
         }
-        try await client.putMultipart(bucket: bucket, key: "big", body: body)
-        #expect(try await client.get(bucket: bucket, key: "big") == body)
-    }
 
-    @Test func badCredentialsAreAccessDenied() async throws {
-        let gateway = try Gateway.required()
-        var configuration = gateway.configuration()
-        configuration.credentials.secretAccessKey = "wrong-secret-key-0000000000000000000000000"
-        let error = await #expect(throws: ReplicationError.self) {
-            _ = try await S3Client(configuration: configuration).list(bucket: "anything", prefix: "")
+        @Test func aLargeObjectGoesUpInPartsAndComesBackWhole() async throws {
+            let gateway = try Gateway.required()
+            let client = gateway.client()
+            let bucket = try await gateway.freshBucket(client)
+            var generator = SystemRandomNumberGenerator()
+            var body = [UInt8](repeating: 0, count: S3Client.multipartPartSize * 2 + 12345)
+            for index in stride(from: 0, to: body.count, by: 8) {
+                withUnsafeBytes(of: generator.next() as UInt64) { word in
+                    for offset in 0..<min(8, body.count - index) { body[index + offset] = word[offset] }
+                }
+            }
+            try await client.putMultipart(bucket: bucket, key: "big", body: body)
+            #expect(try await client.get(bucket: bucket, key: "big") == body)
         }
-        #expect(error?.code == .accessDenied)
-        #expect(error.map { "\($0)" }?.contains("wrong-secret") == false)
-    }
 
-    @Test func aMissingBucketIsNoSuchBucket() async throws {
-        let gateway = try Gateway.required()
-        let error = await #expect(throws: ReplicationError.self) {
-            _ = try await gateway.client().list(
-                bucket: "sj-no-such-bucket-\(UUID().uuidString.prefix(8).lowercased())", prefix: "")
+        @Test func badCredentialsAreAccessDenied() async throws {
+            let gateway = try Gateway.required()
+            var configuration = gateway.configuration()
+            configuration.credentials.secretAccessKey = "wrong-secret-key-0000000000000000000000000"
+            let error = await #expect(throws: ReplicationError.self) {
+                _ = try await S3Client(configuration: configuration).list(bucket: "anything", prefix: "")
+            }
+            #expect(error?.code == .accessDenied)
+            #expect(error.map { "\($0)" }?.contains("wrong-secret") == false)
         }
-        #expect(error?.code == .noSuchBucket)
-    }
 
-    @Test func anEndpointThatIsNotS3IsSaidToBeNotS3() async throws {
-        let gateway = try Gateway.required()
-        let server = try PlainHTTPServer()
-        defer { server.stop() }
-        var configuration = gateway.configuration(retry: RetryPolicy(attempts: 2, baseDelay: .milliseconds(10)))
-        configuration.endpoint = URL(string: "http://127.0.0.1:\(server.port)")!
-        let error = await #expect(throws: ReplicationError.self) {
-            _ = try await S3Client(configuration: configuration).list(bucket: "bucket", prefix: "")
+        @Test func aMissingBucketIsNoSuchBucket() async throws {
+            let gateway = try Gateway.required()
+            let error = await #expect(throws: ReplicationError.self) {
+                _ = try await gateway.client().list(
+                    bucket: "sj-no-such-bucket-\(UUID().uuidString.prefix(8).lowercased())", prefix: "")
+            }
+            #expect(error?.code == .noSuchBucket)
         }
-        #expect(error?.code == .notS3)
-    }
 
-    @Test func anUnreachableEndpointIsUnavailableAfterItsRetries() async throws {
-        let gateway = try Gateway.required()
-        var configuration = gateway.configuration(retry: RetryPolicy(attempts: 3, baseDelay: .milliseconds(10)))
-        configuration.endpoint = URL(string: "http://127.0.0.1:1")!
-        let started = ContinuousClock.now
-        let error = await #expect(throws: ReplicationError.self) {
-            _ = try await S3Client(configuration: configuration).get(bucket: "bucket", key: "k")
+        @Test func anEndpointThatIsNotS3IsSaidToBeNotS3() async throws {
+            let gateway = try Gateway.required()
+            let server = try PlainHTTPServer()
+            defer { server.stop() }
+            var configuration = gateway.configuration(retry: RetryPolicy(attempts: 2, baseDelay: .milliseconds(10)))
+            configuration.endpoint = URL(string: "http://127.0.0.1:\(server.port)")!
+            let error = await #expect(throws: ReplicationError.self) {
+                _ = try await S3Client(configuration: configuration).list(bucket: "bucket", prefix: "")
+            }
+            #expect(error?.code == .notS3)
         }
-        #expect(error?.code == .unavailable)
-        #expect(ContinuousClock.now - started < .seconds(10))
+
+        @Test func anUnreachableEndpointIsUnavailableAfterItsRetries() async throws {
+            let gateway = try Gateway.required()
+            var configuration = gateway.configuration(retry: RetryPolicy(attempts: 3, baseDelay: .milliseconds(10)))
+            configuration.endpoint = URL(string: "http://127.0.0.1:1")!
+            let started = ContinuousClock.now
+            let error = await #expect(throws: ReplicationError.self) {
+                _ = try await S3Client(configuration: configuration).get(bucket: "bucket", key: "k")
+            }
+            #expect(error?.code == .unavailable)
+            #expect(ContinuousClock.now - started < .seconds(10))
+        }
     }
 }
 

@@ -82,3 +82,7 @@ func temporaryDirectory(_ label: String = "replication") throws -> URL {
     try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
     return url
 }
+
+/// Every suite that uses the gateway, run one test at a time: a fault test stops the gateway, which
+/// must not fail a test running beside it.
+@Suite(.serialized) struct GatewayTests {}
