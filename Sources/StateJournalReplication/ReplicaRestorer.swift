@@ -25,7 +25,7 @@ public struct DamagedObject: Sendable, Hashable, CustomStringConvertible {
 
     /// The object, the file and the epochs lost, in a sentence.
     public var description: String {
-        "\(key) (bytes of \(file)) is damaged: \(reason); "
+        "\(key)\(file.isEmpty ? "" : " (bytes of \(file))") is damaged: \(reason); "
             + (epochsLost.map { "epochs \($0.lowerBound)…\($0.upperBound) are lost" } ?? "no epoch is lost")
     }
 }
@@ -96,6 +96,9 @@ public struct ReplicaRestorer: Sendable {
                 .nothingShipped, "\(location) holds no generation yet: nothing has been shipped to it.")
         }
         var lastError: ReplicationError?
+        var firstDamageError: ReplicationError?
+        var earlierDamage: [DamagedObject] = []
+        var newestLastEpoch: UInt64?
         // Newest generation first: it reaches every epoch the store retained when it was written;
         // older ones reach epochs that compaction dropped since.
         for number in numbers.reversed() {
@@ -114,12 +117,29 @@ public struct ReplicaRestorer: Sendable {
                 continue
             }
             do {
-                return try await restore(generation, into: directory, target: target)
+                var report = try await restore(generation, into: directory, target: target)
+                // Damage that made a newer generation unusable is reported with what it cost.
+                for var found in earlierDamage {
+                    if let last = newestLastEpoch, last > report.epoch.epoch {
+                        found.epochsLost = (report.epoch.epoch + 1)...last
+                    }
+                    report.damage.insert(found, at: 0)
+                }
+                return report
             } catch let error as ReplicationError where error.code == .noSuchEpoch {
-                lastError = error
+                lastError = lastError ?? error
+                try? removeContents(of: directory)
+            } catch let error as ReplicationError where error.code == .damagedObject {
+                // Nothing consistent in this generation (a damaged checkpoint whose earlier
+                // segments it no longer names): an older generation may still reach an epoch.
+                firstDamageError = firstDamageError ?? error
+                earlierDamage.append(
+                    DamagedObject(key: error.key ?? "", file: "", reason: error.message, epochsLost: nil))
+                newestLastEpoch = newestLastEpoch ?? generation.lastEpoch
                 try? removeContents(of: directory)
             }
         }
+        if let firstDamageError { throw firstDamageError }
         throw lastError
             ?? ReplicationError(.noSuchEpoch, "No generation of \(location) reaches the requested epoch or time.")
     }
@@ -214,22 +234,30 @@ public struct ReplicaRestorer: Sendable {
                 throw ReplicationError(.noSuchEpoch, error.message, cause: error)
             } catch let error as JournalError {
                 throw ReplicationError(
-                    .damagedObject, "The restored files do not form a store: \(error.message)", cause: error)
+                    .damagedObject,
+                    "The files of generation \(generation.generation) do not form a store\(damage.map { " once \($0.key) is left out" } ?? ""): \(error.message)",
+                    cause: error, key: damage?.key)
             }
+        }
+        func notAStore(_ error: JournalError) -> ReplicationError {
+            ReplicationError(
+                .damagedObject,
+                "The files of generation \(generation.generation) do not form a store\(damage.map { " once \($0.key) is left out" } ?? ""): \(error.message)",
+                cause: error, key: damage?.key)
         }
         let reached: EpochInfo?
         do {
             reached = try set.assembleStore(in: directory, through: epoch)
-        } catch let error as JournalError where error.code == .noSuchEpoch {
-            if damage != nil {
-                // The epoch asked for lies beyond the damage: the latest consistent point before it.
+        } catch let error as JournalError where error.code == .noSuchEpoch && epoch != nil {
+            guard damage != nil else { throw ReplicationError(.noSuchEpoch, error.message, cause: error) }
+            // The epoch asked for lies beyond the damage: the latest consistent point before it.
+            do {
                 reached = try set.assembleStore(in: directory)
-            } else {
-                throw ReplicationError(.noSuchEpoch, error.message, cause: error)
+            } catch let error as JournalError {
+                throw notAStore(error)
             }
         } catch let error as JournalError {
-            throw ReplicationError(
-                .damagedObject, "The restored files do not form a store: \(error.message)", cause: error)
+            throw notAStore(error)
         }
         guard let reached else {
             throw ReplicationError(

@@ -159,6 +159,37 @@ extension GatewayTests {
             try journal.close()
         }
 
+        @Test func aTruncatedCheckpointFallsBackToTheGenerationBeforeTheCompaction() async throws {
+            let gateway = try Gateway.required()
+            let client = gateway.client()
+            let location = S3Location(bucket: try await gateway.freshBucket(client), prefix: "truncated")
+            let directory = try temporaryDirectory()
+            defer { try? FileManager.default.removeItem(at: directory) }
+            let storeURL = directory.appendingPathComponent("store")
+            let journal = try Journal.open(at: storeURL, options: JournalOptions(durability: .everyCommit))
+            let shipper = ReplicationShipper(store: storeURL, to: location, configuration: gateway.configuration())
+            try commit(journal, count: 6)
+            try await shipper.shipOnce()
+            let beforeCompaction = try journal.history().last!.epoch
+            _ = try journal.compact()
+            try commit(journal, count: 4)
+            try await shipper.shipOnce()
+            let checkpoint = try #require(
+                try await client.list(bucket: location.bucket, prefix: location.prefix + "checkpoints/").first)
+            let bytes = try #require(try await client.get(bucket: location.bucket, key: checkpoint.key))
+            try await client.put(
+                bucket: location.bucket, key: checkpoint.key, body: Array(bytes.prefix(bytes.count / 2)))
+
+            let restored = directory.appendingPathComponent("restored")
+            let report = try await ReplicaRestorer(from: location, configuration: gateway.configuration())
+                .restore(into: restored)
+            #expect(report.epoch.epoch == beforeCompaction)
+            #expect(report.damage.first?.key == checkpoint.key)
+            #expect(try report.damage.first?.epochsLost == (beforeCompaction + 1)...journal.history().last!.epoch)
+            #expect(StoreInspector.verify(restored).status == .clean)
+            try journal.close()
+        }
+
         @Test func aCorruptedObjectIsNamedAndTheRestoreStopsAtTheLastConsistentEpochBeforeIt() async throws {
             let gateway = try Gateway.required()
             let client = gateway.client()
