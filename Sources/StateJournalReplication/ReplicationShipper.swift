@@ -2,6 +2,12 @@ import Foundation
 import Logging
 import StateJournal
 
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Musl)
+    import Musl
+#endif
+
 /// How a shipper works.
 public struct ReplicationOptions: Sendable {
     /// How often the shipper looks for new commits; the replica is at most about this much behind
@@ -75,6 +81,9 @@ public actor ReplicationShipper {
     /// Objects this shipper uploaded that no generation it wrote names (pieces merged in the pass
     /// that uploaded them): deleted by retention unless a generation names them by then.
     private var unnamedUploads: Set<String> = []
+    /// The live segment's name at the last pass, and what the files looked like before it.
+    private var liveSegment: String?
+    private var shippedFingerprint: [Int64]?
 
     /// Creates a shipper; nothing is read or sent before ``shipOnce()`` or ``run()``.
     public init(
@@ -140,6 +149,18 @@ public actor ReplicationShipper {
     ///   cannot be read.
     @discardableResult
     public func shipOnce() async throws -> ShipmentReport {
+        // Nothing to do when neither the manifest nor the live segment changed since a pass that
+        // shipped everything: a pass on an idle store reads two inodes and sends nothing.
+        let fingerprint = filesFingerprint()
+        // Modification times are kept at the kernel's tick, so a write just after the fingerprint
+        // can leave it the same: files changed in the last second are always read.
+        let newest = stride(from: 2, to: fingerprint.count, by: 4).map { fingerprint[$0] }.max() ?? 0
+        let settled = Int64(Date().timeIntervalSince1970) - newest >= 2
+        if settled, let shippedFingerprint, shippedFingerprint == fingerprint, latest != nil {
+            return ShipmentReport(
+                generation: latest?.generation, wroteGeneration: false, lastEpoch: latest?.lastEpoch,
+                objectsUploaded: 0, bytesUploaded: 0)
+        }
         let set: StoreFileSet
         do {
             if reader == nil { reader = try JournalReader(at: store) }
@@ -166,7 +187,11 @@ public actor ReplicationShipper {
             options.logger.debug("\(error.name) went away during the pass; shipping again at the next interval")
             return report
         }
-        if let latest, latest.files == files { return report }
+        liveSegment = set.files.last { !$0.isSealed }?.name
+        if let latest, latest.files == files {
+            shippedFingerprint = fingerprint
+            return report
+        }
         let next = ReplicaGeneration(
             storeID: set.storeID, generation: (latest?.generation ?? 0) + 1,
             writtenMilliseconds: UInt64(Date().timeIntervalSince1970 * 1000), storeGeneration: set.generation,
@@ -182,6 +207,7 @@ public actor ReplicationShipper {
             return report
         }
         latest = next
+        shippedFingerprint = fingerprint
         knownGenerations[next.generation] = next
         report.generation = next.generation
         report.lastEpoch = next.lastEpoch
@@ -244,6 +270,23 @@ public actor ReplicationShipper {
     }
 
     private struct FileGone: Error { var name: String }
+
+    /// Identity, size and modification time of the manifest and of the live segment of the last
+    /// pass: any commit, roll or compaction changes one of them.
+    private func filesFingerprint() -> [Int64] {
+        var result: [Int64] = []
+        for name in ["MANIFEST", liveSegment].compactMap({ $0 }) {
+            var info = stat()
+            guard stat(store.appendingPathComponent(name).path, &info) == 0 else {
+                result += [-1, -1, -1, -1]
+                continue
+            }
+            result += [
+                Int64(info.st_ino), Int64(info.st_size), Int64(info.st_mtim.tv_sec), Int64(info.st_mtim.tv_nsec),
+            ]
+        }
+        return result
+    }
 
     /// Ships what is new of one file and returns how the generation describes it.
     private func ship(

@@ -69,6 +69,26 @@ extension GatewayTests {
             try journal.close()
         }
 
+        @Test func aPassOverAnIdleStoreSendsNoRequestAndTheNextCommitIsShipped() async throws {
+            let gateway = try Gateway.required()
+            let location = S3Location(bucket: try await gateway.freshBucket(), prefix: "idle")
+            let directory = try temporaryDirectory()
+            defer { try? FileManager.default.removeItem(at: directory) }
+            let storeURL = directory.appendingPathComponent("store")
+            let journal = try Journal.open(at: storeURL)
+            let shipper = ReplicationShipper(store: storeURL, to: location, configuration: gateway.configuration())
+            try commit(journal, count: 3)
+            try await shipper.shipOnce()
+            try await Task.sleep(for: .seconds(2.5))
+            try await shipper.shipOnce()  // reads the store once more, finds nothing new
+            let sent = shipper.requestsSent
+            for _ in 0..<5 { try await shipper.shipOnce() }
+            #expect(shipper.requestsSent == sent)
+            let last = try commit(journal, count: 1)[0]
+            #expect(try await shipper.shipOnce().lastEpoch == last)
+            try journal.close()
+        }
+
         @Test func anEpochTheReplicaDoesNotHoldIsNoSuchEpoch() async throws {
             let gateway = try Gateway.required()
             let location = S3Location(bucket: try await gateway.freshBucket(), prefix: "p")
