@@ -159,7 +159,27 @@ public struct ReplicaRestorer: Sendable {
     private func restore(_ generation: ReplicaGeneration, into directory: URL, target: RestoreTarget) async throws
         -> RestoreReport
     {
-        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        try FileManager.default.createDirectory(
+            at: directory, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
+        // Objects are fetched up to eight at a time ahead of the one being written, and used in order.
+        let replica = self.replica
+        let objects = generation.files.flatMap(\.objects)
+        var fetches: [Int: Task<[UInt8], any Error>] = [:]
+        var nextToFetch = 0
+        var nextToUse = 0
+        defer { for task in fetches.values { task.cancel() } }
+        func fetched() async throws -> [UInt8] {
+            while nextToFetch < objects.count && nextToFetch < nextToUse + 8 {
+                let object = objects[nextToFetch]
+                fetches[nextToFetch] = Task { try await Self.fetch(object, from: replica) }
+                nextToFetch += 1
+            }
+            defer {
+                fetches[nextToUse] = nil
+                nextToUse += 1
+            }
+            return try await fetches[nextToUse]!.value
+        }
         var downloaded = 0
         var bytes: Int64 = 0
         var damage: DamagedObject?
@@ -176,18 +196,7 @@ public struct ReplicaRestorer: Sendable {
             for object in file.objects {
                 let payload: [UInt8]
                 do {
-                    guard let fetched = try await replica.get(object.key) else {
-                        throw ReplicationError(
-                            .damagedObject, "The object \(object.key) is missing.", key: replica.fullKey(object.key))
-                    }
-                    guard fetched.count == object.end - object.start, ReplicaLayout.sha256Hex(fetched) == object.sha256
-                    else {
-                        throw ReplicationError(
-                            .damagedObject,
-                            "The object \(object.key) does not hold the bytes its generation recorded (SHA-256 or length differs).",
-                            key: replica.fullKey(object.key))
-                    }
-                    payload = fetched
+                    payload = try await fetched()
                 } catch let error as ReplicationError where error.code == .damagedObject {
                     damage = DamagedObject(
                         key: replica.fullKey(object.key), file: file.name, reason: error.message, epochsLost: nil)
@@ -277,6 +286,25 @@ public struct ReplicaRestorer: Sendable {
         return RestoreReport(
             epoch: reached, generation: generation.generation, objectsDownloaded: downloaded, bytesDownloaded: bytes,
             damage: damage.map { [$0] } ?? [], verification: verification)
+    }
+}
+
+extension ReplicaRestorer {
+    /// An object's payload, checked against what its generation recorded.
+    ///
+    /// - Throws: ``ReplicationError/Code/damagedObject`` when it is missing or differs.
+    fileprivate static func fetch(_ object: ReplicaGeneration.Object, from replica: Replica) async throws -> [UInt8] {
+        guard let fetched = try await replica.get(object.key) else {
+            throw ReplicationError(
+                .damagedObject, "The object \(object.key) is missing.", key: replica.fullKey(object.key))
+        }
+        guard fetched.count == object.end - object.start, ReplicaLayout.sha256Hex(fetched) == object.sha256 else {
+            throw ReplicationError(
+                .damagedObject,
+                "The object \(object.key) does not hold the bytes its generation recorded (SHA-256 or length differs).",
+                key: replica.fullKey(object.key))
+        }
+        return fetched
     }
 }
 

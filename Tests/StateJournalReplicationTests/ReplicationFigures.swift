@@ -85,6 +85,16 @@ extension GatewayTests {
             }
         }
 
+        @Test func requestsPerHourAt100CommitsPerSecondIncludingRetention() async throws {
+            let gateway = try Gateway.required()
+            let seconds = 130.0
+            let result = try await Self.run(rate: 100, seconds: seconds, shipping: true, gateway: gateway)
+            print(
+                String(
+                    format: "FIGURE requests at 100 commits/s over %.0f s, retention included: %d (%.0f per hour)",
+                    seconds + 2.5, result.requests, Double(result.requests) / (seconds + 2.5) * 3600))
+        }
+
         @Test func restoreAgainstAwsCliCopy() async throws {
             let gateway = try Gateway.required()
             let location = S3Location(bucket: try await gateway.freshBucket(), prefix: "big")
