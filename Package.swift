@@ -109,6 +109,8 @@ let package = Package(
             dependencies: [
                 "StateJournal", "StateJournalReplication", "StateJournalTestSupport",
                 .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                .product(name: "ServiceLifecycleTestKit", package: "swift-service-lifecycle"),
             ]
         ),
         .testTarget(

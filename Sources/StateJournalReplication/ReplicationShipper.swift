@@ -379,7 +379,7 @@ public actor ReplicationShipper {
         } catch let error as ReplicationError {
             throw error
         } catch {
-            throw ReplicationError(.store, "Could not read \(path).", cause: error as? any Error & Sendable)
+            throw ReplicationError(.store, "Could not read \(path).", cause: error)
         }
     }
 }

@@ -55,7 +55,7 @@ extension GatewayTests {
             let environment = gateway.childEnvironment
             let writer = try startTool(
                 [
-                    "soak", store.path, "--seconds", "25", "--durability", "everyCommit", "--objects", "50", "--seed",
+                    "soak", store.path, "--seconds", "30", "--durability", "everyCommit", "--objects", "50", "--seed",
                     "7",
                 ],
                 environment: environment, logs: directory, name: "soak")
@@ -63,12 +63,12 @@ extension GatewayTests {
             let restorer = ReplicaRestorer(from: location, configuration: gateway.configuration())
             var restoredEpochs: [UInt64] = []
             var kills = 0
-            while writer.isRunning && kills < 12 {
+            while writer.isRunning && kills < 20 {
                 let shipper = try startTool(
                     ["replicate", store.path, "--to", location.description, "--interval", "0.1"],
                     environment: environment,
                     logs: directory, name: "replicate-\(kills)")
-                try await Task.sleep(for: .milliseconds(Int64.random(in: 150...1500, using: &generator)))
+                try await Task.sleep(for: .milliseconds(Int64.random(in: 100...1200, using: &generator)))
                 kill(shipper.processIdentifier, SIGKILL)
                 _ = await waitForExit(shipper)
                 kills += 1
@@ -88,6 +88,9 @@ extension GatewayTests {
                 #expect(await waitForExit(check) == 0, "soak --check failed on the restore after kill \(kills)")
                 let local = try JournalReader(at: store).history().last?.epoch ?? 0
                 #expect(report.epoch.epoch <= local)
+                // The restored epochs are a run of the writer's: consecutive, ending at or before its last.
+                let restoredLog = try StoreInspector(at: restored).log().map(\.epoch)
+                #expect(restoredLog == Array((restoredLog.first ?? 1)...report.epoch.epoch))
                 restoredEpochs.append(report.epoch.epoch)
                 try? FileManager.default.removeItem(at: restored)
             }
