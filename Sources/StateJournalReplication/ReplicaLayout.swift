@@ -8,12 +8,14 @@ import StateJournal
 /// | name | what it is |
 /// |---|---|
 /// | `replica.json` | the replica's identity: the store id; written once, create-only |
-/// | `checkpoints/<epoch>-<sequence>.lz4` | a checkpoint file, whole |
-/// | `segments/<base epoch>-<sequence>.sjl` | a sealed segment file, whole |
+/// | `checkpoints/<epoch>-<sequence>-<sha256 prefix>.lz4` | a checkpoint file, whole |
+/// | `segments/<base epoch>-<sequence>-<sha256 prefix>.sjl` | a sealed segment file, whole |
 /// | `tail/<sequence>/<start>-<end>-<sha256 prefix>` | bytes `start..<end` of the live segment |
 /// | `generations/<generation>.json` | a generation: every object a restore needs, with checksums |
 ///
-/// Numbers are 16 hex digits. A generation is written after every object it names.
+/// Numbers are 16 hex digits; the SHA-256 prefix (8 hex digits, of the object's content) keeps a
+/// name from ever standing for two contents, even when a power cut made the store rewrite the end of
+/// a segment it had already shipped. A generation is written after every object it names.
 enum ReplicaLayout {
     static let identity = "replica.json"
     static let generationsFolder = "generations/"
@@ -23,12 +25,12 @@ enum ReplicaLayout {
         return String(repeating: "0", count: max(0, 16 - hex.count)) + hex
     }
 
-    static func checkpoint(epoch: UInt64, sequence: UInt64) -> String {
-        "checkpoints/\(hex16(epoch))-\(hex16(sequence)).lz4"
+    static func checkpoint(epoch: UInt64, sequence: UInt64, sha256: String) -> String {
+        "checkpoints/\(hex16(epoch))-\(hex16(sequence))-\(sha256.prefix(8)).lz4"
     }
 
-    static func segment(baseEpoch: UInt64, sequence: UInt64) -> String {
-        "segments/\(hex16(baseEpoch))-\(hex16(sequence)).sjl"
+    static func segment(baseEpoch: UInt64, sequence: UInt64, sha256: String) -> String {
+        "segments/\(hex16(baseEpoch))-\(hex16(sequence))-\(sha256.prefix(8)).sjl"
     }
 
     static func piece(sequence: UInt64, start: Int64, end: Int64, sha256: String) -> String {

@@ -301,11 +301,12 @@ public actor ReplicationShipper {
                 described.objects = previous.objects
                 return described
             }
+            let bytes = try read(file.name, 0..<file.length)
+            let hash = ReplicaLayout.sha256Hex(bytes)
             let name =
                 file.kind == .checkpoint
-                ? ReplicaLayout.checkpoint(epoch: file.lastEpoch, sequence: file.sequence)
-                : ReplicaLayout.segment(baseEpoch: file.baseEpoch, sequence: file.sequence)
-            let bytes = try read(file.name, 0..<file.length)
+                ? ReplicaLayout.checkpoint(epoch: file.lastEpoch, sequence: file.sequence, sha256: hash)
+                : ReplicaLayout.segment(baseEpoch: file.baseEpoch, sequence: file.sequence, sha256: hash)
             described.objects = [
                 try await upload(name, bytes: bytes, start: 0, level: Int.max, createOnly: true, report: &report)
             ]
@@ -317,6 +318,13 @@ public actor ReplicationShipper {
         if file.length < shippedEnd {
             // The segment is shorter than what was shipped (a power cut lost bytes never synced):
             // ship it again from the start, under new names.
+            pieces = []
+        } else if let last = pieces.last, file.length >= last.end,
+            ReplicaLayout.sha256Hex(try read(file.name, last.start..<last.end)) != last.sha256
+        {
+            // The bytes shipped last are not the file's any more: the store cut its unsynced end
+            // after a power cut and wrote new epochs there. Ship the segment again from the start.
+            options.logger.warning("\(file.name) no longer holds the bytes shipped last; shipping it again")
             pieces = []
         }
         let start = pieces.last?.end ?? 0

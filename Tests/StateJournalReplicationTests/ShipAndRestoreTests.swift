@@ -89,6 +89,37 @@ extension GatewayTests {
             try journal.close()
         }
 
+        @Test func aSegmentEndRewrittenAfterAPowerCutIsShippedAgainNotSpliced() async throws {
+            let gateway = try Gateway.required()
+            let location = S3Location(bucket: try await gateway.freshBucket(), prefix: "rewritten")
+            let directory = try temporaryDirectory()
+            defer { try? FileManager.default.removeItem(at: directory) }
+            let storeURL = directory.appendingPathComponent("store")
+            var journal = try Journal.open(at: storeURL, options: JournalOptions(durability: .everyCommit))
+            let shipper = ReplicationShipper(store: storeURL, to: location, configuration: gateway.configuration())
+            try commit(journal, count: 5)
+            let live = try #require(try JournalReader(at: storeURL).fileSet().files.last)
+            try commit(journal, count: 5, marker: "lost")
+            try await shipper.shipOnce()
+            try journal.close()
+            // What a power cut can leave: the segment's end gone back to an earlier commit.
+            let handle = try #require(FileHandle(forWritingAtPath: storeURL.appendingPathComponent(live.name).path))
+            try handle.truncate(atOffset: UInt64(live.length))
+            try handle.close()
+            journal = try Journal.open(at: storeURL, options: JournalOptions(durability: .everyCommit))
+            try commit(journal, count: 12, marker: "rewritten after the cut, and longer than before")
+            try await Task.sleep(for: .seconds(2.1))
+            try await shipper.shipOnce()
+            let report = try await ReplicaRestorer(from: location, configuration: gateway.configuration())
+                .restore(into: directory.appendingPathComponent("restored"))
+            #expect(report.damage.isEmpty)
+            #expect(try report.epoch.epoch == journal.history().last!.epoch)
+            #expect(
+                try JournalReader(at: directory.appendingPathComponent("restored")).state().entries
+                    == journal.state().entries)
+            try journal.close()
+        }
+
         @Test func anEpochTheReplicaDoesNotHoldIsNoSuchEpoch() async throws {
             let gateway = try Gateway.required()
             let location = S3Location(bucket: try await gateway.freshBucket(), prefix: "p")
