@@ -69,7 +69,9 @@ public struct StoreFileSet: Sendable, Hashable {
     public var epochFloor: UInt64
     /// The checkpoints, oldest first, then the segments, oldest first.
     public var files: [File]
-    /// The last committed epoch in these files.
+    /// The last committed epoch in these files. When nothing is committed after the newest
+    /// checkpoint it is the checkpoint's epoch and time, without its metadata, entry count and
+    /// bytes (the checkpoint is not read).
     public var lastEpoch: EpochInfo?
 
     /// Creates a description of a set of files.
@@ -90,6 +92,10 @@ extension JournalReader {
     /// The files of the store's current generation, with the committed length of each: what a copy
     /// must hold to open to the latest epoch a read sees now.
     ///
+    /// It reads the segments after the newest checkpoint, checking their framing and commit
+    /// records, and does not decompress the checkpoint, so that a shipper can call it every second
+    /// beside the app.
+    ///
     /// - Throws: ``JournalError/Code/damaged`` when the files are damaged before their last commit
     ///   (a copy of them would be too), ``JournalError/Code/ioFailure``.
     public func fileSet() throws -> StoreFileSet {
@@ -102,7 +108,7 @@ extension JournalReader {
             do {
                 scan = try JournalScanner(
                     fileSystem: files, directory: directory.path, manifest: manifest,
-                    options: ScanOptions(decode: false, recovery: .stopAtDamage)
+                    options: ScanOptions(decode: false, recovery: .stopAtDamage, skipsCheckpoint: true)
                 ).run()
             } catch let error as SystemError {
                 throw Journal.ioError(error, "read the journal in \(directory.path)")
@@ -137,10 +143,19 @@ extension JournalReader {
             } catch let error as SystemError {
                 throw Journal.ioError(error, "read the segments in \(directory.path)")
             }
+            // With no commit after the newest checkpoint, the last epoch is the checkpoint's.
+            let lastEpoch =
+                scan.lastEpoch
+                ?? manifest.checkpoints.last.map {
+                    EpochInfo(
+                        epoch: $0.epoch,
+                        timestamp: Date(timeIntervalSince1970: Double($0.timestampMilliseconds) / 1000),
+                        metadata: [:], entryCount: 0, bytes: 0)
+                }
             return StoreFileSet(
                 storeID: manifest.storeID.description, generation: manifest.generation,
                 nextFileSequence: manifest.nextFileSequence, epochFloor: manifest.epochFloor, files: result,
-                lastEpoch: scan.lastEpoch)
+                lastEpoch: lastEpoch)
         }
     }
 }
