@@ -82,6 +82,7 @@ let package = Package(
                 "StateRestorationExample",
                 "StateJournalComparison",
                 "StateJournalReplication",
+                "CLZ4",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ]
@@ -115,7 +116,7 @@ let package = Package(
         ),
         .testTarget(
             name: "StatejournalToolTests",
-            dependencies: ["StateJournal", "StateJournalTestSupport", "StateJournalComparison"]
+            dependencies: ["StateJournal", "StateRestoration", "StateJournalTestSupport", "StateJournalComparison"]
         ),
         .testTarget(
             name: "StateRestorationTests",

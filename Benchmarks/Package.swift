@@ -11,6 +11,13 @@ let package = Package(
         .package(url: "https://github.com/ordo-one/package-benchmark", from: "1.38.1", traits: ["MallocInterposer"]),
     ],
     targets: [
+        // Not a benchmark suite: the program `.ci/commit-instructions` counts a commit's
+        // instructions with, under callgrind.
+        .executableTarget(
+            name: "CommitInstructions",
+            dependencies: [.product(name: "StateJournal", package: "StateJournal")],
+            path: "Benchmarks/CommitInstructions"
+        ),
         .executableTarget(
             name: "EngineBenchmarks",
             dependencies: [

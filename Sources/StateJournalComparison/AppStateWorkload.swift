@@ -38,8 +38,10 @@ public struct AppStateWorkload: Sendable {
     public func state(_ index: Int) -> [UInt8] {
         let fields = objects[index]
         let text =
-            "{\"id\":\"item-\(index)\",\"title\":\"Quarterly report draft \(index % 211)\",\"selectedRow\":\(fields.selectedRow),"
-            + "\"scrollOffset\":\(Double(fields.scrollOffset) / 4),\"modified\":\(fields.modified),\"expanded\":\(fields.expanded),"
+            "{\"id\":\"item-\(index)\",\"title\":\"Quarterly report draft \(index % 211)\","
+            + "\"selectedRow\":\(fields.selectedRow),"
+            + "\"scrollOffset\":\(Double(fields.scrollOffset) / 4),\"modified\":\(fields.modified),"
+            + "\"expanded\":\(fields.expanded),"
             + "\"sort\":\"modified-descending\",\"filter\":\"\(["all", "unread", "flagged"][index % 3])\"}"
         return Array(text.utf8)
     }
@@ -89,14 +91,23 @@ public struct AppStateWorkload: Sendable {
 
 /// One object of the app's model, with the same fields as ``AppStateWorkload/state(_:)`` encodes.
 public struct ObjectRecord: Codable, Sendable, Hashable {
+    /// The object's restoration path, as text (`Main/Window-0/List-0/Item-0`).
     public var path: String
+    /// The object's identifier, `item-` and its index.
     public var id: String
+    /// The object's title, as a list shows it.
     public var title: String
+    /// The row selected in the object's list.
     public var selectedRow: Int
+    /// How far the object's view is scrolled, in points.
     public var scrollOffset: Double
+    /// When the object was last modified, in seconds since 1970.
     public var modified: Int
+    /// Whether the object's row is expanded.
     public var expanded: Bool
+    /// The sort order of the object's list (`modified-descending`).
     public var sort: String
+    /// The filter of the object's list: `all`, `unread` or `flagged`.
     public var filter: String
 }
 

@@ -82,7 +82,10 @@ public struct BenchPlan: Sendable {
     /// A short description of the plan, printed above the tables.
     public var summary: String {
         let sizes = objectCounts.map { $0.grouped }.joined(separator: ", ")
-        let caveat = mode == "quick" ? " (quick: smaller N and fewer passes than the full run; figures for 100,000 objects need the full run)" : ""
+        let caveat =
+            mode == "quick"
+            ? " (quick: smaller N and fewer passes than the full run; figures for 100,000 objects need the full run)"
+            : ""
         return "\(mode) run: N = \(sizes); K = 1, 1%, 100%; medians of alternated runs\(caveat)"
     }
 }

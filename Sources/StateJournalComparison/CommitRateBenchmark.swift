@@ -3,12 +3,22 @@ import StateJournal
 
 /// One commit-rate figure: one-entry epochs (or one-row transactions) per second.
 public struct CommitRateFigure: Sendable, Codable {
+    /// The contender: `journal-` and its durability, `sqlite-wal-` and its synchronous mode, or a
+    /// physical limit (`write`, `write-fdatasync`).
     public var name: String
+    /// Threads committing at once.
     public var writers: Int
+    /// The median rate of the alternated rounds, in commits per second.
     public var epochsPerSecond: Double
-    /// What the figure is compared with, and the ratio `epochsPerSecond / that rate`.
+    /// The figure this one is compared with, as its name `×` its writers.
     public var comparedWith: String?
+    /// `epochsPerSecond` over the rate of ``comparedWith``.
     public var ratio: Double?
+    /// The physical limit the figure is measured against (the same bytes written with `write`, or
+    /// with `write` and `fdatasync` on a preallocated file), as its name `×` its writers.
+    public var limit: String?
+    /// `epochsPerSecond` over the rate of ``limit``.
+    public var ratioToLimit: Double?
 }
 
 /// Measures how many one-entry epochs per second each contender commits, alternating the
@@ -23,7 +33,8 @@ enum CommitRateBenchmark {
     }
 
     static func run(plan: BenchPlan, progress: (String) -> Void) throws -> [CommitRateFigure] {
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("statejournal-rates-\(UUID().uuidString)")
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent(
+            "statejournal-rates-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: directory) }
 
@@ -45,12 +56,48 @@ enum CommitRateBenchmark {
                 close: { try? journal.close() })
         }
         func sqlite(_ synchronous: SQLiteStore.Synchronous) throws -> Contender {
-            let store = try SQLiteStore(path: directory.appendingPathComponent("\(synchronous.rawValue).sqlite").path, synchronous: synchronous)
+            let store = try SQLiteStore(
+                path: directory.appendingPathComponent("\(synchronous.rawValue).sqlite").path, synchronous: synchronous)
             let shared = UncheckedBox(store)
             return Contender(
                 name: "sqlite-wal-\(synchronous.rawValue.lowercased())", writers: 1,
-                commit: { _, sequence in try shared.value.put(keys[sequence % count], revised(states[sequence % count], sequence)) },
+                commit: { _, sequence in
+                    try shared.value.put(keys[sequence % count], revised(states[sequence % count], sequence))
+                },
                 close: { store.close() })
+        }
+
+        // The limits: one `pwrite` per epoch of the entry's bytes (path, NUL, state), with and
+        // without an `fdatasync` after it, into a file preallocated by writing zeros and syncing,
+        // so that a sync commits no change of the file's size or extents (what SQLite's reused
+        // WAL file gets).
+        func raw(_ name: String, syncing: Bool) throws -> Contender {
+            let file = directory.appendingPathComponent("\(name).raw").path
+            let descriptor = open(file, O_RDWR | O_CREAT | O_TRUNC, 0o600)
+            guard descriptor >= 0 else { throw JournalError(.ioFailure, "Could not create \(file).") }
+            let size = 64 << 20
+            let zeros = [UInt8](repeating: 0, count: 1 << 20)
+            for offset in stride(from: 0, to: size, by: zeros.count) {
+                _ = pwrite(descriptor, zeros, zeros.count, off_t(offset))
+            }
+            fsync(descriptor)
+            let position = UncheckedBox(0)
+            return Contender(
+                name: name, writers: 1,
+                commit: { _, sequence in
+                    var bytes = Array(keys[sequence % count].utf8)
+                    bytes.append(0)
+                    bytes.append(contentsOf: revised(states[sequence % count], sequence))
+                    if position.value + bytes.count > size { position.value = 0 }
+                    guard pwrite(descriptor, bytes, bytes.count, off_t(position.value)) == bytes.count else {
+                        throw JournalError(.ioFailure, "write failed")
+                    }
+                    position.value += bytes.count
+                    if syncing {
+                        guard fdatasync(descriptor) == 0 else { throw JournalError(.ioFailure, "fdatasync failed") }
+                    }
+                },
+                close: { close(descriptor) })
         }
 
         let contenders = [
@@ -59,6 +106,8 @@ enum CommitRateBenchmark {
             try journal("journal-everyCommit", .everyCommit, writers: 1),
             try sqlite(.full),
             try journal("journal-everyCommit", .everyCommit, writers: 8),
+            try raw("write", syncing: false),
+            try raw("write-fdatasync", syncing: true),
         ]
         defer { contenders.forEach { $0.close() } }
 
@@ -66,7 +115,12 @@ enum CommitRateBenchmark {
         for round in 0..<plan.commitRateRounds {
             for offset in 0..<contenders.count {
                 let index = (offset + round) % contenders.count
-                progress("commit rates: round \(round + 1) of \(plan.commitRateRounds), \(contenders[index].name) × \(contenders[index].writers)")
+                progress(
+                    """
+                    commit rates: round \(round + 1) of \(plan.commitRateRounds), \(contenders[index].name) × \
+                    \(contenders[index].writers)
+                    """
+                )
                 rates[index].append(try measure(contenders[index], seconds: plan.commitRateSeconds))
             }
         }
@@ -77,9 +131,16 @@ enum CommitRateBenchmark {
             figures[index].comparedWith = "\(figures[other].name) × \(figures[other].writers)"
             figures[index].ratio = figures[index].epochsPerSecond / figures[other].epochsPerSecond
         }
+        func limit(_ index: Int, _ other: Int) {
+            figures[index].limit = "\(figures[other].name) × \(figures[other].writers)"
+            figures[index].ratioToLimit = figures[index].epochsPerSecond / figures[other].epochsPerSecond
+        }
         compare(0, with: 1)
         compare(2, with: 3)
         compare(4, with: 2)
+        limit(0, 5)
+        limit(2, 6)
+        limit(3, 6)
         return figures
     }
 

@@ -15,13 +15,17 @@ public enum CompactionBenchmark {
         public var commitsWithout: Int
         /// One-entry commits measured while a compaction was running.
         public var commitsDuring: Int
-        /// Latency percentiles in microseconds, without a compaction.
+        /// The median commit latency without a compaction, in microseconds.
         public var p50WithoutMicroseconds: Double
+        /// The 99th percentile of commit latency without a compaction, in microseconds.
         public var p99WithoutMicroseconds: Double
+        /// The longest commit without a compaction, in microseconds.
         public var maxWithoutMicroseconds: Double
-        /// Latency percentiles in microseconds, during a compaction.
+        /// The median commit latency while a compaction was running, in microseconds.
         public var p50DuringMicroseconds: Double
+        /// The 99th percentile of commit latency while a compaction was running, in microseconds.
         public var p99DuringMicroseconds: Double
+        /// The longest commit while a compaction was running, in microseconds.
         public var maxDuringMicroseconds: Double
         /// p99 during compaction over p99 without: at most 2 is the target.
         public var p99Ratio: Double { p99DuringMicroseconds / max(p99WithoutMicroseconds, 0.001) }
@@ -29,12 +33,17 @@ public enum CompactionBenchmark {
 
     /// Bytes on disk over a long run with automatic compaction.
     public struct FootprintResult: Sendable, Codable {
+        /// Epochs committed after the first, which puts every object.
         public var epochs: Int
+        /// Objects in the store.
         public var objects: Int
+        /// Objects changed by each epoch.
         public var changedPerEpoch: Int
+        /// Checkpoints that automatic compaction wrote during the run.
         public var compactions: Int
-        /// The largest the store's files were, sampled after every epoch.
+        /// The largest the store's files were, in bytes, sampled after every epoch.
         public var maximumStoreBytes: Int64
+        /// The size of the store's files at the end of the run, in bytes.
         public var finalStoreBytes: Int64
         /// The current checkpoint's size at the end: the live state, compressed.
         public var checkpointBytes: Int64
@@ -43,7 +52,8 @@ public enum CompactionBenchmark {
     }
 
     private static func temporaryStore() throws -> URL {
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("statejournal-compaction-\(UUID().uuidString)")
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent(
+            "statejournal-compaction-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         return directory
     }
@@ -96,11 +106,15 @@ public enum CompactionBenchmark {
                 let latency = try timedCommit()
                 if running.load(ordering: .sequentiallyConsistent) { during.append(latency) }
             }
-            if let message = failure.withLock({ $0 }) { throw JournalError(.ioFailure, "A compaction failed during the benchmark: \(message)") }
+            if let message = failure.withLock({ $0 }) {
+                throw JournalError(.ioFailure, "A compaction failed during the benchmark: \(message)")
+            }
             compactions += 1
             let roundLength = clock.now - started
             let quietStart = clock.now
-            while clock.now - quietStart < roundLength || without.count < min(commits, 500) { without.append(try timedCommit()) }
+            while clock.now - quietStart < roundLength || without.count < min(commits, 500) {
+                without.append(try timedCommit())
+            }
         }
         try journal.close()
         without.sort()
@@ -123,7 +137,9 @@ public enum CompactionBenchmark {
         var workload = AppStateWorkload(objectCount: objects)
         try journal.commit((0..<objects).map { .put(workload.path($0), workload.state($0)) })
         func size(_ name: String) -> Int64 {
-            Int64((try? FileManager.default.attributesOfItem(atPath: directory.appendingPathComponent(name).path)[.size] as? Int) ?? 0)
+            Int64(
+                (try? FileManager.default.attributesOfItem(atPath: directory.appendingPathComponent(name).path)[.size]
+                    as? Int) ?? 0)
         }
         var maximum: Int64 = 0
         var checkpointsSeen = Set<String>()

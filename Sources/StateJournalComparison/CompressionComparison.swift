@@ -27,12 +27,18 @@ public enum CompressionComparison {
     /// The scenarios: a first full pass over `objects` objects, then `passes` passes changing
     /// `changed` objects each (or always the same object, for `hotObject`).
     public struct Scenario: Sendable {
+        /// The scenario in words, as the report names it.
         public var name: String
+        /// Objects in the state, all written by the first pass.
         public var objects: Int
+        /// Passes after the first.
         public var passes: Int
+        /// Objects each pass changes.
         public var changed: Int
+        /// Whether every pass changes the same object rather than objects chosen at random.
         public var hotObject: Bool
 
+        /// Creates a scenario of `passes` passes changing `changed` of `objects` objects each.
         public init(name: String, objects: Int, passes: Int, changed: Int, hotObject: Bool = false) {
             self.name = name
             self.objects = objects
@@ -52,7 +58,8 @@ public enum CompressionComparison {
 
     /// Runs one scenario in a temporary directory, using the `lz4` tool found on `PATH`.
     public static func measure(_ scenario: Scenario) throws -> Result {
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("statejournal-compression-\(UUID().uuidString)")
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent(
+            "statejournal-compression-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: directory) }
         let store = directory.appendingPathComponent("store")
@@ -68,7 +75,10 @@ public enum CompressionComparison {
         }
 
         var workload = AppStateWorkload(objectCount: scenario.objects)
-        let journal = try Journal.open(at: store, options: JournalOptions(durability: .none))
+        // Automatic compaction off: the bytes compared are the whole history, not what a compaction that
+        // happened to finish during the run left.
+        let journal = try Journal.open(
+            at: store, options: JournalOptions(durability: .none, compaction: CompactionPolicy(isAutomatic: false)))
         var entries = 0
         var rawBytes = 0
         var pending: [UInt8] = []
@@ -83,7 +93,9 @@ public enum CompressionComparison {
                 entries += 1
                 rawBytes += state.count
             }
-            _ = try epoch.commit(metadata: ["bundleVersion": "1.0 (42)", "idiom": "desktop", "systemVersion": "Debian 12"])
+            _ = try epoch.commit(metadata: [
+                "bundleVersion": "1.0 (42)", "idiom": "desktop", "systemVersion": "Debian 12",
+            ])
             if pending.count > 1 << 20 {
                 raw.write(Data(pending))
                 rawEntries.write(Data(pendingEntries))
@@ -103,7 +115,9 @@ public enum CompressionComparison {
         let journalBytes = try FileManager.default.contentsOfDirectory(atPath: store.path)
             .filter { $0 != "LOCK" }
             .reduce(0) { total, name in
-                total + ((try? FileManager.default.attributesOfItem(atPath: store.appendingPathComponent(name).path)[.size] as? Int) ?? 0)
+                total
+                    + ((try? FileManager.default.attributesOfItem(atPath: store.appendingPathComponent(name).path)[
+                        .size] as? Int) ?? 0)
             }
         return Result(
             scenario: scenario.name, entries: entries, rawStateBytes: rawBytes, journalBytes: journalBytes,
@@ -119,7 +133,8 @@ public enum CompressionComparison {
         try process.run()
         process.waitUntilExit()
         guard process.terminationStatus == 0 else {
-            throw JournalError(.ioFailure, "The lz4 tool failed or is missing; install Debian's lz4 package (bash .ci/deps).")
+            throw JournalError(
+                .ioFailure, "The lz4 tool failed or is missing; install Debian's lz4 package (bash .ci/deps).")
         }
         return (try FileManager.default.attributesOfItem(atPath: output.path)[.size] as? Int) ?? 0
     }

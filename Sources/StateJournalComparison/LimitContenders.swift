@@ -81,7 +81,8 @@ final class LZ4Contender: PreservationContender {
         let count = compressedState.withUnsafeBytes { source in
             decompressed.withUnsafeMutableBytes { target in
                 LZ4_decompress_safe(
-                    source.baseAddress!.assumingMemoryBound(to: CChar.self), target.baseAddress!.assumingMemoryBound(to: CChar.self),
+                    source.baseAddress!.assumingMemoryBound(to: CChar.self),
+                    target.baseAddress!.assumingMemoryBound(to: CChar.self),
                     Int32(source.count), Int32(target.count))
             }
         }
@@ -101,7 +102,8 @@ final class LZ4Contender: PreservationContender {
             output.withUnsafeMutableBytes { target in
                 Int(
                     LZ4_compress_default(
-                        source.baseAddress!.assumingMemoryBound(to: CChar.self), target.baseAddress!.assumingMemoryBound(to: CChar.self),
+                        source.baseAddress!.assumingMemoryBound(to: CChar.self),
+                        target.baseAddress!.assumingMemoryBound(to: CChar.self),
                         Int32(source.count), Int32(target.count)))
             }
         }

@@ -3,29 +3,40 @@ import StateJournal
 
 /// One table of the bench: N objects, K changed per pass, every contender side by side.
 public struct PreservationFigure: Sendable, Codable {
+    /// N: objects in the app's state.
     public var objects: Int
+    /// K, as the plan names it: `1`, `1%` or `100%`.
     public var changed: String
+    /// Objects changed by each pass.
     public var changedPerPass: Int
+    /// Preservation passes run.
     public var passes: Int
+    /// Every contender's figures.
     public var contenders: [ContenderFigure]
 }
 
 /// One contender's figures in a ``PreservationFigure``. Ratios are against `journal-interval`:
 /// above 1 means slower (or larger) than the journal.
 public struct ContenderFigure: Sendable, Codable {
+    /// The contender, such as `journal-interval`, `json-snapshot` or `sqlite-wal-normal`.
     public var name: String
-    /// Median time of one preservation pass.
+    /// Median time of one preservation pass, in seconds.
     public var passSeconds: Double
+    /// Passes timed (a contender that rewrites the whole state is timed on some passes only).
     public var passSamples: Int
+    /// `passSeconds` over the journal's.
     public var passRatioToJournal: Double?
-    /// Median time to read the whole state back, when the contender restores.
+    /// Median time to read the whole state back, in seconds, when the contender restores.
     public var restoreSeconds: Double?
+    /// `restoreSeconds` over the journal's.
     public var restoreRatioToJournal: Double?
-    /// Files after the passes, and after compaction where the contender has it.
+    /// The contender's files after the passes, in bytes.
     public var bytesOnDisk: Int?
+    /// The contender's files after compaction, in bytes, where the contender has it.
     public var bytesAfterCompaction: Int?
-    /// Median time to read the whole state back after compaction, where the contender has it.
+    /// Median time to read the whole state back after compaction, in seconds, where the contender has it.
     public var restoreAfterCompactionSeconds: Double?
+    /// `restoreAfterCompactionSeconds` over the journal's.
     public var restoreAfterCompactionRatioToJournal: Double?
     /// Growth of the peak resident set size of a child process restoring the state.
     public var restorePeakMemoryBytes: Int?
@@ -33,10 +44,15 @@ public struct ContenderFigure: Sendable, Codable {
 
 /// The bytes the journal replays per second, counted as raw entries (path, NUL, state).
 public struct ReplayFigure: Sendable, Codable {
+    /// Objects in the restored state.
     public var objects: Int
+    /// Epochs replayed: the first, which puts every object, and one per pass.
     public var epochs: Int
+    /// The raw entries of every epoch (path, NUL, state), in bytes, before compression.
     public var entryBytes: Int
+    /// The journal's median restore time, in seconds.
     public var seconds: Double
+    /// `entryBytes` per second, in millions of bytes.
     public var megabytesPerSecond: Double
 }
 
@@ -65,7 +81,8 @@ enum PreservationBenchmark {
         objects: Int, changed: BenchPlan.Changed, plan: BenchPlan, probeCommand: [String]?, countReplay: Bool,
         progress: (String) -> Void
     ) throws -> (PreservationFigure, ReplayFigure?) {
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("statejournal-bench-\(UUID().uuidString)")
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent(
+            "statejournal-bench-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: directory) }
 
@@ -144,12 +161,15 @@ enum PreservationBenchmark {
                 if let restore = figures[index].restoreSeconds, let reference = journal.restoreSeconds {
                     figures[index].restoreRatioToJournal = restore / reference
                 }
-                if let restore = figures[index].restoreAfterCompactionSeconds, let reference = journal.restoreAfterCompactionSeconds {
+                if let restore = figures[index].restoreAfterCompactionSeconds,
+                    let reference = journal.restoreAfterCompactionSeconds
+                {
                     figures[index].restoreAfterCompactionRatioToJournal = restore / reference
                 }
             }
         }
-        let figure = PreservationFigure(objects: objects, changed: changed.rawValue, changedPerPass: perPass, passes: passes, contenders: figures)
+        let figure = PreservationFigure(
+            objects: objects, changed: changed.rawValue, changedPerPass: perPass, passes: passes, contenders: figures)
         var replay: ReplayFigure?
         if countReplay, let seconds = figures.first(where: { $0.name == reference })?.restoreSeconds {
             replay = ReplayFigure(

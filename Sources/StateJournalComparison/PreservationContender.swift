@@ -68,7 +68,9 @@ final class JournalContender: PreservationContender {
         let store = directory.appendingPathComponent(name)
         self.store = store
         journal = try Journal.open(
-            at: store, options: JournalOptions(durability: durability, compaction: CompactionPolicy(isAutomatic: compactsAutomatically)))
+            at: store,
+            options: JournalOptions(
+                durability: durability, compaction: CompactionPolicy(isAutomatic: compactsAutomatically)))
         try save(Array(0..<workload.objectCount), of: workload)
     }
 

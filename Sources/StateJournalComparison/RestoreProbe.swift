@@ -7,12 +7,15 @@ import StateJournal
 /// The child notes its resident set size (`VmRSS` in `/proc/self/status`) before restoring,
 /// restores, and reads its peak resident set size (`VmHWM`, the high-water mark of its own address
 /// space) while the restored state is still alive. (`getrusage`'s `ru_maxrss` would not do: Linux
-/// carries it over from the parent through `fork` and `exec`.) The figure is the growth of the peak over the resident size before: the memory that
-/// restoring took at its worst moment, decoded state included.
+/// carries it over from the parent through `fork` and `exec`.) The figure is the growth of the peak
+/// over the resident size before: the memory that restoring took at its worst moment, decoded state
+/// included.
 public enum RestoreProbe {
     /// What to restore.
     public struct Target: Sendable, Codable {
+        /// What kind of store `path` is.
         public var kind: Kind
+        /// The path of the store: a journal's directory, or a snapshot's or SQLite database's file.
         public var path: String
     }
 
@@ -26,9 +29,14 @@ public enum RestoreProbe {
 
     /// What a child measured.
     public struct Measurement: Sendable, Codable {
+        /// Objects the child restored.
         public var objects: Int
+        /// The child's resident set size before restoring (`VmRSS`), in bytes.
         public var residentBeforeBytes: Int
+        /// The child's peak resident set size after restoring (`VmHWM`), in bytes.
         public var peakResidentBytes: Int
+        /// How far restoring raised the peak over the resident size before, in bytes: the memory
+        /// the restore took at its worst moment.
         public var peakGrowthBytes: Int { max(0, peakResidentBytes - residentBeforeBytes) }
     }
 
@@ -42,7 +50,8 @@ public enum RestoreProbe {
             objects = state.visitEveryEntry()
             withExtendedLifetime(state) {}
         case .jsonSnapshot, .propertyListSnapshot:
-            let records = try SnapshotContender.load(kind == .jsonSnapshot ? .json : .propertyList, from: URL(fileURLWithPath: path))
+            let records = try SnapshotContender.load(
+                kind == .jsonSnapshot ? .json : .propertyList, from: URL(fileURLWithPath: path))
             objects = records.count
             withExtendedLifetime(records) {}
         case .sqlite:
@@ -52,7 +61,8 @@ public enum RestoreProbe {
             withExtendedLifetime(rows) {}
             store.close()
         }
-        let measurement = Measurement(objects: objects, residentBeforeBytes: before, peakResidentBytes: statusField("VmHWM:"))
+        let measurement = Measurement(
+            objects: objects, residentBeforeBytes: before, peakResidentBytes: statusField("VmHWM:"))
         return String(decoding: try JSONEncoder().encode(measurement), as: UTF8.self)
     }
 
@@ -68,7 +78,8 @@ public enum RestoreProbe {
         let data = output.fileHandleForReading.readDataToEndOfFile()
         process.waitUntilExit()
         guard process.terminationStatus == 0 else {
-            throw JournalError(.ioFailure, "The restore probe for \(target.path) exited with status \(process.terminationStatus).")
+            throw JournalError(
+                .ioFailure, "The restore probe for \(target.path) exited with status \(process.terminationStatus).")
         }
         return try JSONDecoder().decode(Measurement.self, from: data)
     }
@@ -77,7 +88,8 @@ public enum RestoreProbe {
     static func statusField(_ name: String) -> Int {
         guard let text = try? String(contentsOfFile: "/proc/self/status", encoding: .utf8),
             let line = text.split(separator: "\n").first(where: { $0.hasPrefix(name) }),
-            let kilobytes = Int(line.dropFirst(name.count).split(whereSeparator: { $0 == " " || $0 == "\t" }).first ?? "")
+            let kilobytes = Int(
+                line.dropFirst(name.count).split(whereSeparator: { $0 == " " || $0 == "\t" }).first ?? "")
         else { return 0 }
         return kilobytes * 1024
     }

@@ -18,7 +18,10 @@ final class SQLiteStore {
     /// Opens (creating) the database at `path` in WAL mode with the given `synchronous` setting.
     init(path: String, synchronous: Synchronous) throws {
         self.path = path
-        guard sqlite3_open_v2(path, &database, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX, nil) == SQLITE_OK else {
+        guard
+            sqlite3_open_v2(path, &database, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX, nil)
+                == SQLITE_OK
+        else {
             let message = database.map { String(cString: sqlite3_errmsg($0)) } ?? "out of memory"
             sqlite3_close(database)
             throw Self.failure("open \(path)", message)
@@ -26,7 +29,8 @@ final class SQLiteStore {
         try execute("PRAGMA journal_mode=WAL")
         try execute("PRAGMA synchronous=\(synchronous.rawValue)")
         try execute("CREATE TABLE IF NOT EXISTS state (path TEXT PRIMARY KEY, value BLOB NOT NULL) WITHOUT ROWID")
-        upsert = try prepare("INSERT INTO state (path, value) VALUES (?1, ?2) ON CONFLICT(path) DO UPDATE SET value = excluded.value")
+        upsert = try prepare(
+            "INSERT INTO state (path, value) VALUES (?1, ?2) ON CONFLICT(path) DO UPDATE SET value = excluded.value")
     }
 
     deinit { close() }
@@ -78,7 +82,8 @@ final class SQLiteStore {
             guard result == SQLITE_ROW else { throw Self.failure("read the state", lastMessage) }
             let path = String(cString: sqlite3_column_text(select, 0))
             let count = Int(sqlite3_column_bytes(select, 1))
-            let value = count == 0 ? [] : [UInt8](UnsafeRawBufferPointer(start: sqlite3_column_blob(select, 1), count: count))
+            let value =
+                count == 0 ? [] : [UInt8](UnsafeRawBufferPointer(start: sqlite3_column_blob(select, 1), count: count))
             rows[path] = value
         }
         return rows

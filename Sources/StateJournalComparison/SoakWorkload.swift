@@ -30,15 +30,17 @@ public struct SoakWorkload: Sendable {
         var random = SplitMix64(seed: seed ^ (epoch &* 0x9E37_79B9_7F4A_7C15) ^ UInt64(index))
         let scroll = random.next() % 100_000
         let selection = random.next() % 1000
-        return Array(
-            "{\"item\":\(index),\"epoch\":\(epoch),\"scrollOffset\":\(scroll),\"selectedRow\":\(selection),\"title\":\"Soak item \(index)\",\"flags\":\"\(String(random.next() % 4096, radix: 2))\"}"
-                .utf8)
+        let text =
+            "{\"item\":\(index),\"epoch\":\(epoch),\"scrollOffset\":\(scroll),\"selectedRow\":\(selection),"
+            + "\"title\":\"Soak item \(index)\",\"flags\":\"\(String(random.next() % 4096, radix: 2))\"}"
+        return Array(text.utf8)
     }
 
     /// The changes epoch `epoch` makes.
     public func changes(at epoch: UInt64) -> [JournalChange] {
         let index = Int(epoch % UInt64(objects))
-        let item: JournalChange = removes(at: epoch) ? .remove(itemPath(index)) : .put(itemPath(index), itemState(index, epoch: epoch))
+        let item: JournalChange =
+            removes(at: epoch) ? .remove(itemPath(index)) : .put(itemPath(index), itemState(index, epoch: epoch))
         return [.put(Self.epochPath, Array(String(epoch).utf8)), item]
     }
 
@@ -80,7 +82,8 @@ public struct SoakWorkload: Sendable {
         var state: [RestorationPath: [UInt8]] = [:]
         try reader.forEachEpoch { info, changes in
             if let previous, info.epoch != previous + 1 {
-                mismatch = SoakMismatch(description: "epoch \(info.epoch) follows epoch \(previous): epochs are missing")
+                mismatch = SoakMismatch(
+                    description: "epoch \(info.epoch) follows epoch \(previous): epochs are missing")
                 return false
             }
             previous = info.epoch

@@ -60,7 +60,9 @@ enum FuzzLZ4Frame {
             var destinationSize = scratch.count
             let hint = frame.withUnsafeBytes { source in
                 scratch.withUnsafeMutableBytes { destination in
-                    LZ4F_decompress(context, destination.baseAddress, &destinationSize, source.baseAddress! + consumed, &sourceSize, nil)
+                    LZ4F_decompress(
+                        context, destination.baseAddress, &destinationSize, source.baseAddress! + consumed, &sourceSize,
+                        nil)
                 }
             }
             guard LZ4F_isError(hint) == 0 else { return nil }

@@ -6,7 +6,8 @@ import StateRestorationExample
 /// The seed corpus: inputs for each harness taken from real stores.
 enum Corpus {
     /// `Tests/Fuzz/Corpus` in the source tree.
-    static let defaultDirectory = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+    static let defaultDirectory = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
+        .deletingLastPathComponent()
         .deletingLastPathComponent().appendingPathComponent("Tests/Fuzz/Corpus")
 
     /// Inputs are kept below this size, libFuzzer's `-max_len` in `.ci/fuzz`.

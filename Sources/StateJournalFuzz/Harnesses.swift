@@ -116,7 +116,9 @@ enum Harness {
     /// Every read path over the store, in both recovery modes, then a writer's recovery.
     static func exercise(_ fileSystem: MemoryFileSystem) {
         for recovery in [RecoveryMode.stopAtDamage, .strict] {
-            guard let reader = try? JournalReader(path: storePath, recovery: recovery, fileSystem: fileSystem) else { continue }
+            guard let reader = try? JournalReader(path: storePath, recovery: recovery, fileSystem: fileSystem) else {
+                continue
+            }
             let history = (try? reader.history()) ?? []
             let state = try? reader.state()
             var changes = 0
@@ -155,7 +157,9 @@ enum Harness {
     // MARK: - Building files
 
     static func patch(_ bytes: inout [UInt8], at offset: Int, with replacement: [UInt8]) {
-        for (index, byte) in replacement.enumerated() where offset + index < bytes.count { bytes[offset + index] = byte }
+        for (index, byte) in replacement.enumerated() where offset + index < bytes.count {
+            bytes[offset + index] = byte
+        }
     }
 
     static func frameRecord(type: UInt8, payload: [UInt8]) -> [UInt8] {
@@ -222,7 +226,8 @@ struct Template: Sendable {
             for epoch in 1...6 {
                 var changes: [JournalChange] = []
                 for object in 0..<8 where (object + epoch) % 3 != 0 {
-                    let state = Array("object \(object) at epoch \(epoch) ".utf8) + [UInt8](repeating: UInt8(object), count: 40)
+                    let state =
+                        Array("object \(object) at epoch \(epoch) ".utf8) + [UInt8](repeating: UInt8(object), count: 40)
                     changes.append(.put(RestorationPath("Main", "Object-\(object)"), state))
                 }
                 if epoch == 5 { changes.append(.remove(RestorationPath("Main", "Object-1"))) }

@@ -2,7 +2,7 @@ import StateJournal
 import Synchronization
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// A file system held in memory, so that each fuzz input builds a store without touching the disk.
@@ -61,7 +61,8 @@ final class MemoryFileSystem: FileSystem {
             guard state.files[path] != nil else { throw SystemError(call: "pwrite", errno: EISDIR, path: path) }
             let start = Int(offset)
             if state.files[path]!.count < start + bytes.count {
-                state.files[path]!.append(contentsOf: repeatElement(0, count: start + bytes.count - state.files[path]!.count))
+                state.files[path]!.append(
+                    contentsOf: repeatElement(0, count: start + bytes.count - state.files[path]!.count))
             }
             state.files[path]!.withUnsafeMutableBytes { file in
                 for index in 0..<bytes.count { file[start + index] = bytes[index] }
@@ -96,7 +97,11 @@ final class MemoryFileSystem: FileSystem {
             let path = try path(of: descriptor, in: state, call: "ftruncate")
             guard var file = state.files[path] else { throw SystemError(call: "ftruncate", errno: EISDIR, path: path) }
             let size = Int(size)
-            if file.count > size { file.removeLast(file.count - size) } else { file.append(contentsOf: repeatElement(0, count: size - file.count)) }
+            if file.count > size {
+                file.removeLast(file.count - size)
+            } else {
+                file.append(contentsOf: repeatElement(0, count: size - file.count))
+            }
             state.files[path] = file
         }
     }
@@ -115,7 +120,9 @@ final class MemoryFileSystem: FileSystem {
 
     func remove(_ path: String) throws {
         try state.withLock { state in
-            guard state.files.removeValue(forKey: path) != nil else { throw SystemError(call: "unlink", errno: ENOENT, path: path) }
+            guard state.files.removeValue(forKey: path) != nil else {
+                throw SystemError(call: "unlink", errno: ENOENT, path: path)
+            }
         }
     }
 
@@ -128,7 +135,9 @@ final class MemoryFileSystem: FileSystem {
 
     func contentsOfDirectory(_ path: String) throws -> [String] {
         try state.withLock { state in
-            guard state.directories.contains(path) else { throw SystemError(call: "opendir", errno: ENOENT, path: path) }
+            guard state.directories.contains(path) else {
+                throw SystemError(call: "opendir", errno: ENOENT, path: path)
+            }
             let prefix = path.hasSuffix("/") ? path : path + "/"
             return state.files.keys.compactMap { name -> String? in
                 guard name.hasPrefix(prefix) else { return nil }

@@ -2,7 +2,7 @@ import Foundation
 import StateJournal
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// Damage done to a store's files on purpose, and the few facts about the on-disk layout a test
@@ -13,6 +13,7 @@ public enum Corruption {
     /// The record header's size: `crc32c u32 | length u32 | type u8`.
     public static let recordHeaderSize = 9
 
+    /// The whole content of the file at `path`.
     public static func readFile(_ path: String) throws -> [UInt8] {
         [UInt8](try Data(contentsOf: URL(fileURLWithPath: path)))
     }
@@ -25,7 +26,9 @@ public enum Corruption {
         defer { Glibc.close(descriptor) }
         var done = 0
         while done < bytes.count {
-            let written = bytes.withUnsafeBytes { pwrite(descriptor, $0.baseAddress! + done, bytes.count - done, off_t(done)) }
+            let written = bytes.withUnsafeBytes {
+                pwrite(descriptor, $0.baseAddress! + done, bytes.count - done, off_t(done))
+            }
             guard written > 0 else { throw SystemError(call: "pwrite", errno: errno, path: path) }
             done += written
         }
@@ -57,8 +60,10 @@ public enum Corruption {
         try writeFile(path, try readFile(path) + extra)
     }
 
+    /// `count` zero bytes.
     public static func zeros(_ count: Int) -> [UInt8] { [UInt8](repeating: 0, count: count) }
 
+    /// `count` random bytes, the same for the same `seed`.
     public static func garbage(_ count: Int, seed: UInt64) -> [UInt8] {
         var random = SplitMix64(seed: seed)
         return random.bytes(count)
@@ -77,10 +82,15 @@ public enum Corruption {
 
     /// One framed record of a segment, as the framing alone describes it.
     public struct RecordSpan: Sendable, Hashable {
+        /// Where the record starts in the segment file: the offset of its header.
         public var offset: Int
+        /// The record's size in bytes, header included.
         public var length: Int
+        /// The record's type byte: ``batch``, ``commit`` or ``seal``.
         public var type: UInt8
+        /// Where the record ends: the offset of the byte after it.
         public var end: Int { offset + length }
+        /// The type bytes of the batch, commit and seal records.
         public static let batch: UInt8 = 1, commit: UInt8 = 2, seal: UInt8 = 3
     }
 
@@ -98,10 +108,12 @@ public enum Corruption {
         return spans
     }
 
+    /// The little-endian `UInt32` at `offset` of `bytes`.
     public static func littleEndianU32(_ bytes: [UInt8], at offset: Int) -> UInt32 {
         (0..<4).reduce(UInt32(0)) { $0 | UInt32(bytes[offset + $1]) << UInt32(8 * $1) }
     }
 
+    /// The four bytes of `value`, least significant first.
     public static func littleEndianBytes(_ value: UInt32) -> [UInt8] {
         (0..<4).map { UInt8(truncatingIfNeeded: value >> UInt32(8 * $0)) }
     }
@@ -130,6 +142,7 @@ public enum Corruption {
 /// CRC-32C (Castagnoli, reflected polynomial 0x82F63B78), bitwise: the checksum of the format, for
 /// tests that craft bytes with valid checksums.
 public enum TestCRC32C {
+    /// The CRC-32C of `bytes`.
     public static func checksum(_ bytes: [UInt8]) -> UInt32 {
         var crc: UInt32 = 0xFFFF_FFFF
         for byte in bytes {
@@ -143,8 +156,10 @@ public enum TestCRC32C {
 /// Every file of a directory, held in memory, to put a store back exactly as it was between the
 /// cases of a sweep.
 public struct DirectorySnapshot: Sendable {
+    /// The content of each file, by file name.
     public let files: [String: [UInt8]]
 
+    /// Reads every file of `directory` (which holds no subdirectories).
     public init(of directory: String) throws {
         var files: [String: [UInt8]] = [:]
         for name in try FileManager.default.contentsOfDirectory(atPath: directory) {

@@ -27,18 +27,26 @@ extension SplitMix64 {
 /// and LZ4 has something to work with), objects appearing and going away, and now and then a
 /// discard of everything.
 public struct WorkloadGenerator: Sendable {
+    /// The generator every choice is drawn from.
     public var random: SplitMix64
+    /// The paths the changes are made to: a few roots and items under them.
     public let paths: [RestorationPath]
+    /// The sizes of states, in bytes.
     public let stateSizes: ClosedRange<Int>
+    /// How many changes an epoch makes, unless it is a discard.
     public let changesPerEpoch: ClosedRange<Int>
-    /// The chance, in percent, that a change is a remove, and that an epoch is a discard.
+    /// The chance, in percent, that a change to a path that has a state is a remove.
     public let removePercent: Int
+    /// The chance, in percent, that an epoch is a discard of everything.
     public let removeAllPercent: Int
     /// The generator's view of the current state, to derive the next versions from.
     public private(set) var current: [RestorationPath: [UInt8]] = [:]
 
+    /// Creates a generator of `pathCount` paths, starting from an empty state; the same `seed`
+    /// makes the same epochs.
     public init(
-        seed: UInt64, pathCount: Int = 12, stateSizes: ClosedRange<Int> = 50...400, changesPerEpoch: ClosedRange<Int> = 1...6,
+        seed: UInt64, pathCount: Int = 12, stateSizes: ClosedRange<Int> = 50...400,
+        changesPerEpoch: ClosedRange<Int> = 1...6,
         removePercent: Int = 12, removeAllPercent: Int = 4
     ) {
         random = SplitMix64(seed: seed)
@@ -59,7 +67,9 @@ public struct WorkloadGenerator: Sendable {
             var changes: [JournalChange] = [.removeAll]
             current.removeAll()
             // A discard is often followed, in the same pass, by the objects that survive it.
-            for _ in 0..<Int.random(in: 0...2, using: &random) { changes.append(put(paths.randomElement(using: &random)!)) }
+            for _ in 0..<Int.random(in: 0...2, using: &random) {
+                changes.append(put(paths.randomElement(using: &random)!))
+            }
             return changes
         }
         var changes: [JournalChange] = []
@@ -102,7 +112,8 @@ public struct WorkloadGenerator: Sendable {
     public static func edit(_ previous: [UInt8], sizes: ClosedRange<Int>, random: inout SplitMix64) -> [UInt8] {
         var state = previous
         for _ in 0..<Int.random(in: 1...4, using: &random) where !state.isEmpty {
-            state[Int.random(in: 0..<state.count, using: &random)] = UInt8(ascii: "0") + UInt8.random(in: 0...9, using: &random)
+            state[Int.random(in: 0..<state.count, using: &random)] =
+                UInt8(ascii: "0") + UInt8.random(in: 0...9, using: &random)
         }
         switch Int.random(in: 0..<4, using: &random) {
         case 0 where state.count + 16 <= sizes.upperBound:
@@ -127,6 +138,7 @@ public struct JournalModel: Sendable {
     /// The state after the last committed epoch.
     public private(set) var latest: [RestorationPath: [UInt8]] = [:]
 
+    /// Creates a model with no epochs and an empty state.
     public init() {}
 
     /// Starts from a state recovered from disk (after damage cut some epochs off).
@@ -139,7 +151,9 @@ public struct JournalModel: Sendable {
     }
 
     /// `state` with `changes` applied in order.
-    public static func applying(_ changes: [JournalChange], to state: [RestorationPath: [UInt8]]) -> [RestorationPath: [UInt8]] {
+    public static func applying(
+        _ changes: [JournalChange], to state: [RestorationPath: [UInt8]]
+    ) -> [RestorationPath: [UInt8]] {
         var state = state
         for change in changes {
             switch change {

@@ -23,7 +23,8 @@ extension RestorationManager {
     ///    parent holds (``RestorationDiagnostic/restoredControllerOutsideHierarchy(_:)``): the next
     ///    preservation pass would drop its state.
     /// 8. Release the restoration's own hold: unless ``extendStateRestoration()`` was called, the
-    ///    restoration completes now and a `restorationCompleted` marker epoch is committed.
+    ///    restoration completes now and a `restorationCompleted` marker epoch is committed. The
+    ///    marker records the report (``EpochMetadataKey/restorationReport``), bounded in size.
     ///
     /// Errors thrown by objects while decoding are reported, never propagated.
     ///
@@ -104,6 +105,7 @@ extension RestorationManager {
             report.diagnostics.append(.restoredControllerOutsideHierarchy(path))
         }
         log(report)
+        restoration?.encodedReport = RecordedRestorationReport(report).encoded()
         try completeStateRestoration()
         return report
     }
@@ -131,7 +133,10 @@ extension RestorationManager {
     public func completeStateRestoration() throws {
         guard var progress = restoration else {
             configuration.logger.warning(
-                "completeStateRestoration() was called with no restoration in progress; call it once per extendStateRestoration()"
+                """
+                completeStateRestoration() was called with no restoration in progress; call it once per \
+                extendStateRestoration()
+                """
             )
             return
         }
@@ -141,7 +146,9 @@ extension RestorationManager {
             return
         }
         restoration = nil
-        try journal.commit([], metadata: markerMetadata(.restorationCompleted, progress))
+        var metadata = markerMetadata(.restorationCompleted, progress)
+        metadata[EpochMetadataKey.restorationReport] = progress.encodedReport
+        try journal.commit([], metadata: metadata)
     }
 
     /// The history, the choice of what to restore, and the state to restore. Background compaction

@@ -57,6 +57,9 @@ public final class RestorationManager {
         var count: Int
         /// Whether a preservation pass skipped during this restoration was logged.
         var loggedSkippedPass = false
+        /// The restoration's report, encoded for the `restorationCompleted` marker once the pass
+        /// ran (``EpochMetadataKey/restorationReport``).
+        var encodedReport: String?
     }
 
     /// Creates a manager over a journal, reading the digests of its latest state.

@@ -32,7 +32,10 @@ public struct MailSnapshot: Sendable, Hashable, CustomStringConvertible {
         var lines = ["stack: " + (stack.isEmpty ? "(empty)" : stack.joined(separator: " > "))]
         if let mailbox {
             lines.append(
-                "list: \(mailbox), selection \(selectedMessageID.map(String.init) ?? "none"), scrolled to \(scrollOffset ?? 0)"
+                """
+                list: \(mailbox), selection \(selectedMessageID.map(String.init) ?? "none"), scrolled to \
+                \(scrollOffset ?? 0)
+                """
             )
         }
         if let draft { lines.append("draft to \(draft.to): \(draft.subject) — \"\(draft.body)\"") }

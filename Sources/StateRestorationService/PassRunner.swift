@@ -52,7 +52,11 @@ final class PassRunner {
         } catch {
             let store = manager.journal.directory.path
             logger.error(
-                "Restoring the saved state failed, so the app starts without it. The store keeps its history: check it with `statejournal verify \(store)`, list its epochs with `statejournal log \(store)`, and write a store as of an earlier epoch with `statejournal rewind`.",
+                """
+                Restoring the saved state failed, so the app starts without it. The store keeps its history: check it \
+                with `statejournal verify \(store)`, list its epochs with `statejournal log \(store)`, and write a \
+                store as of an earlier epoch with `statejournal rewind`.
+                """,
                 metadata: ["error": "\(error)", "store": "\(store)"])
         }
     }

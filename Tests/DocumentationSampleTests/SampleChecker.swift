@@ -20,8 +20,9 @@ import Foundation
 ///   `// @main` in the region (a test target has its own entry point; the test calls `main()`).
 /// - A sample that is a fragment of a `Package.swift` (its code starts with `.`, as
 ///   `.target(name: …)` does) cannot be compiled in a test and has no region. Instead, each
-///   `.product(name:package:)` it names must be a library of this package's Package.swift or a
-///   product that Package.swift itself depends on, with the same package name.
+///   `.product(name:package:)` it names must be a library of this package's Package.swift (the
+///   package named in any case, as SwiftPM compares identities) or a product that Package.swift
+///   itself depends on, with the same package name.
 ///
 /// Every region whose sample is gone is reported too, so that the tests follow the documents.
 struct SampleChecker {
@@ -155,7 +156,9 @@ struct SampleChecker {
         }
         return products.compactMap { match in
             let (name, package) = (match[0], match[1])
-            if package == packageName {
+            // SwiftPM compares package identities without regard to case: a package cloned from
+            // `…/statejournal` is `statejournal`.
+            if package.lowercased() == packageName.lowercased() {
                 return libraries.contains(name)
                     ? nil
                     : "\(sample.document):\(sample.line): the Package.swift fragment names the product \"\(name)\" "

@@ -81,14 +81,14 @@ extension GatewayTests {
             let denied = try await runTool(
                 ["restore", "s3://\(bucket)/x", "--into", directory.appendingPathComponent("a").path],
                 environment: badKeys)
-            #expect(denied.status == 1)
+            #expect(denied.status == 77)  // EX_NOPERM
             #expect(denied.error.contains("refused"))
             #expect(!denied.error.contains("not-the-secret"))
 
             let missing = try await runTool(
                 ["replicate", storeURL.path, "--to", "s3://sj-missing-\(UUID().uuidString.prefix(8).lowercased())/x"],
                 environment: gateway.childEnvironment)
-            #expect(missing.status == 1)
+            #expect(missing.status == 66)  // EX_NOINPUT
             #expect(missing.error.contains("does not exist"))
 
             let server = try PlainHTTPServer()
@@ -98,12 +98,12 @@ extension GatewayTests {
                     "restore", "s3://\(bucket)/x", "--into", directory.appendingPathComponent("b").path, "--endpoint",
                     "http://127.0.0.1:\(server.port)",
                 ], environment: gateway.childEnvironment)
-            #expect(notS3.status == 1)
+            #expect(notS3.status == 74)  // EX_IOERR
             #expect(notS3.error.contains("does not look like an S3 server"))
 
             let foreign = try await runTool(
                 ["replicate", storeURL.path, "--to", "s3://\(bucket)/music"], environment: gateway.childEnvironment)
-            #expect(foreign.status == 1)
+            #expect(foreign.status == 65)  // EX_DATAERR
             #expect(foreign.error.contains("not a StateJournal replica"))
             for result in [denied, notS3] {
                 #expect(result.error.hasPrefix("statejournal: ") && result.error.split(separator: "\n").count == 1)

@@ -13,7 +13,8 @@ import Testing
 
     /// Writes `epochs` epochs, compacting every `every`, and returns the model.
     static func write(
-        _ journal: Journal, epochs: Int, compactEvery every: Int, generator: inout WorkloadGenerator, model: inout JournalModel
+        _ journal: Journal, epochs: Int, compactEvery every: Int, generator: inout WorkloadGenerator,
+        model: inout JournalModel
     ) throws {
         for index in 1...epochs {
             let changes = generator.nextEpoch()
@@ -27,7 +28,9 @@ import Testing
         let directory = TemporaryDirectory()
         var generator = WorkloadGenerator(seed: 7, pathCount: 40)
         var model = JournalModel()
-        let journal = try Journal.open(path: directory.path, options: Self.options(retention: RetentionPolicy(checkpoints: 3)), fileSystem: PosixFileSystem())
+        let journal = try Journal.open(
+            path: directory.path, options: Self.options(retention: RetentionPolicy(checkpoints: 3)),
+            fileSystem: PosixFileSystem())
         try Self.write(journal, epochs: 120, compactEvery: 25, generator: &generator, model: &model)
         let history = try journal.history()
         #expect(history.last?.epoch == 120)
@@ -40,7 +43,9 @@ import Testing
         #expect(throws: JournalError.self) { try journal.state(through: 49) }
         try journal.close()
 
-        let reopened = try Journal.open(path: directory.path, options: Self.options(retention: RetentionPolicy(checkpoints: 3)), fileSystem: PosixFileSystem())
+        let reopened = try Journal.open(
+            path: directory.path, options: Self.options(retention: RetentionPolicy(checkpoints: 3)),
+            fileSystem: PosixFileSystem())
         #expect(reopened.recoveredState.entries == model.latest)
         #expect(reopened.recoveryReport.isClean)
         try reopened.close()
@@ -52,7 +57,8 @@ import Testing
         let directory = TemporaryDirectory()
         // Syncs are tracked, not made: compactions then take as long as their CPU work, whatever the disk.
         let journal = try Journal.open(
-            path: directory.path, options: Self.options(retention: RetentionPolicy(checkpoints: 100)), fileSystem: FaultInjectingFileSystem())
+            path: directory.path, options: Self.options(retention: RetentionPolicy(checkpoints: 100)),
+            fileSystem: FaultInjectingFileSystem())
         let committed = Locked<[(UInt64, [JournalChange])]>([])
         let done = Locked(0)
         let compactions = Locked(0)
@@ -118,7 +124,8 @@ import Testing
             }
             try journal.close()
             let names = Set(try FileManager.default.contentsOfDirectory(atPath: directory.path))
-            let reopened = try Journal.open(path: directory.path, options: Self.options(), fileSystem: PosixFileSystem())
+            let reopened = try Journal.open(
+                path: directory.path, options: Self.options(), fileSystem: PosixFileSystem())
             #expect(reopened.recoveryReport.isClean, "round \(round): \(reopened.recoveryReport)")
             #expect(reopened.recoveredState.entries == model.latest)
             try reopened.close()
@@ -130,13 +137,18 @@ import Testing
         let directory = TemporaryDirectory()
         var generator = WorkloadGenerator(seed: 3, pathCount: 200, stateSizes: 50...3000)
         var model = JournalModel()
-        let journal = try Journal.open(path: directory.path, options: Self.options(retention: RetentionPolicy(checkpoints: 4)), fileSystem: PosixFileSystem())
+        let journal = try Journal.open(
+            path: directory.path, options: Self.options(retention: RetentionPolicy(checkpoints: 4)),
+            fileSystem: PosixFileSystem())
         try Self.write(journal, epochs: 40, compactEvery: 10, generator: &generator, model: &model)
         try journal.close()
-        let checkpoints = try FileManager.default.contentsOfDirectory(atPath: directory.path).filter { $0.hasPrefix("checkpoint-") }
+        let checkpoints = try FileManager.default.contentsOfDirectory(atPath: directory.path).filter {
+            $0.hasPrefix("checkpoint-")
+        }
         #expect(checkpoints.count == 4)
         guard FileManager.default.isExecutableFile(atPath: "/usr/bin/lz4") else {
-            Issue.record("the lz4 tool is missing: install Debian's lz4 package (bash .ci/deps) to check checkpoints with it")
+            Issue.record(
+                "the lz4 tool is missing: install Debian's lz4 package (bash .ci/deps) to check checkpoints with it")
             return
         }
         for name in checkpoints {
@@ -154,7 +166,9 @@ import Testing
             let directory = TemporaryDirectory()
             var generator = WorkloadGenerator(seed: 11, pathCount: 20)
             var model = JournalModel()
-            let journal = try Journal.open(path: directory.path, options: Self.options(retention: RetentionPolicy(checkpoints: kept)), fileSystem: PosixFileSystem())
+            let journal = try Journal.open(
+                path: directory.path, options: Self.options(retention: RetentionPolicy(checkpoints: kept)),
+                fileSystem: PosixFileSystem())
             try Self.write(journal, epochs: 60, compactEvery: 10, generator: &generator, model: &model)
             let oldest = UInt64(60 - 10 * (kept - 1))
             #expect(try journal.history().first?.epoch == oldest, "keeping \(kept) checkpoints")
@@ -167,7 +181,8 @@ import Testing
         var generator = WorkloadGenerator(seed: 12, pathCount: 20)
         var model = JournalModel()
         let journal = try Journal.open(
-            path: directory.path, options: Self.options(retention: RetentionPolicy(checkpoints: 10, byteBudget: 1)), fileSystem: PosixFileSystem())
+            path: directory.path, options: Self.options(retention: RetentionPolicy(checkpoints: 10, byteBudget: 1)),
+            fileSystem: PosixFileSystem())
         try Self.write(journal, epochs: 30, compactEvery: 10, generator: &generator, model: &model)
         #expect(try journal.history().first?.epoch == 30)
         // An age limit keeps every checkpoint younger than it.
@@ -188,7 +203,9 @@ import Testing
         let journal = try Journal.open(path: directory.path, options: Self.options(), fileSystem: PosixFileSystem())
         try Self.write(journal, epochs: 30, compactEvery: 10, generator: &generator, model: &model)
         try journal.close()
-        let newest = try FileManager.default.contentsOfDirectory(atPath: directory.path).filter { $0.hasPrefix("checkpoint-") }.sorted().last!
+        let newest = try FileManager.default.contentsOfDirectory(atPath: directory.path).filter {
+            $0.hasPrefix("checkpoint-")
+        }.sorted().last!
         try Corruption.flipByte(directory.appending(newest), at: 20)
 
         #expect(throws: JournalError.self) { try JournalReader(at: directory.url, recovery: .strict).state() }
@@ -207,10 +224,14 @@ import Testing
         let directory = TemporaryDirectory()
         var generator = WorkloadGenerator(seed: 6, pathCount: 10)
         var model = JournalModel()
-        let journal = try Journal.open(path: directory.path, options: Self.options(retention: RetentionPolicy(checkpoints: 1)), fileSystem: PosixFileSystem())
+        let journal = try Journal.open(
+            path: directory.path, options: Self.options(retention: RetentionPolicy(checkpoints: 1)),
+            fileSystem: PosixFileSystem())
         try Self.write(journal, epochs: 20, compactEvery: 10, generator: &generator, model: &model)
         try journal.close()
-        let only = try FileManager.default.contentsOfDirectory(atPath: directory.path).filter { $0.hasPrefix("checkpoint-") }
+        let only = try FileManager.default.contentsOfDirectory(atPath: directory.path).filter {
+            $0.hasPrefix("checkpoint-")
+        }
         #expect(only.count == 1)
         try Corruption.flipByte(directory.appending(only[0]), at: 30)
         do {
@@ -229,24 +250,32 @@ import Testing
             let directory = TemporaryDirectory()
             var generator = WorkloadGenerator(seed: 9, pathCount: 15)
             var model = JournalModel()
-            let setup = try Journal.open(path: directory.path, options: Self.options(retention: RetentionPolicy(checkpoints: 1)), fileSystem: PosixFileSystem())
+            let setup = try Journal.open(
+                path: directory.path, options: Self.options(retention: RetentionPolicy(checkpoints: 1)),
+                fileSystem: PosixFileSystem())
             try Self.write(setup, epochs: 12, compactEvery: 5, generator: &generator, model: &model)
             try setup.close()
 
             let faulty = FaultInjectingFileSystem()
-            let journal = try Journal.open(path: directory.path, options: Self.options(retention: RetentionPolicy(checkpoints: 1)), fileSystem: faulty)
+            let journal = try Journal.open(
+                path: directory.path, options: Self.options(retention: RetentionPolicy(checkpoints: 1)),
+                fileSystem: faulty)
             faulty.arm(FaultPlan(at: faulty.callCount + call, fault: .eio, persistent: true))
             let completed = (try? journal.compact()) != nil
             let fired = faulty.faultsFired > 0
             try? journal.close()
             // The process "dies" here: reopen with the real file system.
-            let reopened = try Journal.open(path: directory.path, options: Self.options(retention: RetentionPolicy(checkpoints: 1)), fileSystem: PosixFileSystem())
+            let reopened = try Journal.open(
+                path: directory.path, options: Self.options(retention: RetentionPolicy(checkpoints: 1)),
+                fileSystem: PosixFileSystem())
             #expect(reopened.recoveredState.entries == model.latest, "fault at compaction call \(call)")
             #expect(reopened.recoveredState.epoch?.epoch == 12)
             try reopened.close()
             let names = Set(try FileManager.default.contentsOfDirectory(atPath: directory.path))
             let manifest = try StoreDirectory(fileSystem: PosixFileSystem(), path: directory.path).readManifest()
-            let named = Set(manifest.segments.map(FileNames.segment) + manifest.checkpoints.map { FileNames.checkpoint($0.sequence) } + ["MANIFEST", "LOCK"])
+            let named = Set(
+                manifest.segments.map(FileNames.segment)
+                    + manifest.checkpoints.map { FileNames.checkpoint($0.sequence) } + ["MANIFEST", "LOCK"])
             #expect(names == named, "leftover files after a fault at compaction call \(call)")
             cases += 1
             if completed && !fired { break }

@@ -74,7 +74,9 @@ import Testing
                 do {
                     let reader = try openReader(store, recovery: .strict)
                     let state = try reader.state()
-                    if let epoch = state.epoch?.epoch, reads % 3 == 0 { seen.withLock { $0.append((epoch, state.entries)) } }
+                    if let epoch = state.epoch?.epoch, reads % 3 == 0 {
+                        seen.withLock { $0.append((epoch, state.entries)) }
+                    }
                     var epochs = 0
                     try reader.forEachEpoch { _, _ in
                         epochs += 1
@@ -94,7 +96,9 @@ import Testing
                 reads += 1
                 do {
                     let state = try journal.state()
-                    if let epoch = state.epoch?.epoch, reads % 3 == 0 { seen.withLock { $0.append((epoch, state.entries)) } }
+                    if let epoch = state.epoch?.epoch, reads % 3 == 0 {
+                        seen.withLock { $0.append((epoch, state.entries)) }
+                    }
                     _ = try journal.history()
                 } catch {
                     problems.withLock { $0.append("writer's reader, read \(reads): \(error)") }
@@ -121,7 +125,9 @@ import Testing
         for epoch in try journal.history().map(\.epoch) {
             #expect(try journal.state(through: epoch).entries == model.states[epoch], "epoch \(epoch)")
         }
-        let checkpoints = try FileManager.default.contentsOfDirectory(atPath: store).filter { $0.hasPrefix("checkpoint-") }
+        let checkpoints = try FileManager.default.contentsOfDirectory(atPath: store).filter {
+            $0.hasPrefix("checkpoint-")
+        }
         #expect(!checkpoints.isEmpty)
         try journal.close()
         let reopened = try openJournal(store, options)

@@ -27,7 +27,7 @@ import Testing
                 let info = try journal.commit(changes, metadata: ["v": "1"])
                 model.commit(info.epoch, changes)
                 let segment = try Corruption.segmentNames(in: store).last!
-                epochEnds[info.epoch] = (segment, try fileSize(store + "/" + segment))
+                epochEnds[info.epoch] = (segment, writtenEnd(of: journal))
             }
             try journal.close()
             segments = try Corruption.segmentNames(in: store)
@@ -251,7 +251,7 @@ import Testing
         var ends: [UInt64: Int] = [:]
         for _ in 0..<4 {
             try commitEpochs(1, journal, &workload, &model)
-            ends[model.epochs.last!] = try fileSize(store + "/" + segment)
+            ends[model.epochs.last!] = writtenEnd(of: journal)
         }
         try journal.close()
         #expect(

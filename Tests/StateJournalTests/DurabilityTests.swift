@@ -7,7 +7,9 @@ import Testing
 /// leave (every file cut back to what was synced), and that structure files are synced whatever the policy.
 @Suite struct DurabilityTests {
     /// Opens the power-cut image of `store` and returns its recovered state.
-    private func openImage(of store: String, fileSystem: FaultInjectingFileSystem, in directory: TemporaryDirectory, name: String) throws -> JournalState {
+    private func openImage(
+        of store: String, fileSystem: FaultInjectingFileSystem, in directory: TemporaryDirectory, name: String
+    ) throws -> JournalState {
         let image = directory.appending(name)
         try fileSystem.writePowerLossImage(of: store, to: image)
         let journal = try openJournal(image)
@@ -20,7 +22,8 @@ import Testing
         let directory = TemporaryDirectory()
         let store = directory.appending("store")
         let fileSystem = FaultInjectingFileSystem()
-        let journal = try Journal.open(path: store, options: testOptions(durability: .everyCommit, segmentSizeLimit: 800), fileSystem: fileSystem)
+        let journal = try Journal.open(
+            path: store, options: testOptions(durability: .everyCommit, segmentSizeLimit: 800), fileSystem: fileSystem)
         var workload = WorkloadGenerator(seed: 17)
         var model = JournalModel()
         for index in 0..<16 {
@@ -40,7 +43,8 @@ import Testing
         let directory = TemporaryDirectory()
         let store = directory.appending("store")
         let fileSystem = FaultInjectingFileSystem()
-        let journal = try Journal.open(path: store, options: testOptions(durability: durability, segmentSizeLimit: 800), fileSystem: fileSystem)
+        let journal = try Journal.open(
+            path: store, options: testOptions(durability: durability, segmentSizeLimit: 800), fileSystem: fileSystem)
         var workload = WorkloadGenerator(seed: 18)
         var model = JournalModel()
         var lastRecovered: UInt64 = 0
@@ -77,7 +81,8 @@ import Testing
             let directory = TemporaryDirectory()
             let store = directory.appending("store")
             let fileSystem = FaultInjectingFileSystem()
-            let journal = try Journal.open(path: store, options: testOptions(durability: durability), fileSystem: fileSystem)
+            let journal = try Journal.open(
+                path: store, options: testOptions(durability: durability), fileSystem: fileSystem)
             try journal.commit([.put(RestorationPath("Main"), [1])])
             #expect(fileSystem.callCount(of: .dataSync) == 0)
             try journal.close()
@@ -95,7 +100,8 @@ import Testing
         let directory = TemporaryDirectory()
         let store = directory.appending("store")
         let fileSystem = FaultInjectingFileSystem(plan: FaultPlan(at: 1, of: [.dataSync], fault: .eio))
-        let journal = try Journal.open(path: store, options: testOptions(durability: .interval(seconds: 0.001)), fileSystem: fileSystem)
+        let journal = try Journal.open(
+            path: store, options: testOptions(durability: .interval(seconds: 0.001)), fileSystem: fileSystem)
         try journal.commit([.put(RestorationPath("Main"), [1])])
         // The background sync fails soon; from then on the journal refuses commits.
         var poisoned = false
@@ -133,11 +139,14 @@ import Testing
         let segment = store + "/" + (try Corruption.segmentNames(in: store))[0]
         try Corruption.append(segment, Corruption.garbage(300, seed: 3))
         let fileSystem = FaultInjectingFileSystem(keepsLog: true)
-        let journal = try Journal.open(path: store, options: testOptions(durability: .everyCommit), fileSystem: fileSystem)
+        let journal = try Journal.open(
+            path: store, options: testOptions(durability: .everyCommit), fileSystem: fileSystem)
         #expect(journal.recoveryReport.truncatedTailBytes == 300)
         let log = fileSystem.log
         let cut = log.firstIndex { $0.hasPrefix("truncate") && $0.contains(".sjl") }
-        let syncAfterCut = cut.flatMap { index in log[index...].firstIndex { $0.hasPrefix("fullSync") || $0.hasPrefix("dataSync") } }
+        let syncAfterCut = cut.flatMap { index in
+            log[index...].firstIndex { $0.hasPrefix("fullSync") || $0.hasPrefix("dataSync") }
+        }
         #expect(cut != nil && syncAfterCut != nil, "\(log)")
         try journal.commit([.put(RestorationPath("Main"), [2])])
         let recovered = try openImage(of: store, fileSystem: fileSystem, in: directory, name: "image")

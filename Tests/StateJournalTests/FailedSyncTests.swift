@@ -66,7 +66,10 @@ import Testing
                 // The reopened store shows exactly the last durable epoch: nothing whose sync failed.
                 #expect(
                     journal.lastCommitted?.epoch == lastAcknowledged?.epoch || durability != .everyCommit,
-                    "failing sync #\(failAt): reopened at \(String(describing: journal.lastCommitted?.epoch)), acknowledged \(String(describing: lastAcknowledged?.epoch))"
+                    """
+                    failing sync #\(failAt): reopened at \(String(describing: journal.lastCommitted?.epoch)), \
+                    acknowledged \(String(describing: lastAcknowledged?.epoch))
+                    """
                 )
                 if let lastAcknowledged, let committed = journal.lastCommitted {
                     #expect(committed.epoch >= lastAcknowledged.epoch, "failing sync #\(failAt)")

@@ -4,7 +4,7 @@ import StateJournalTestSupport
 import Testing
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// Every fault the I/O seam can produce, at every I/O call of a small workload: the error surfaces as
@@ -73,7 +73,8 @@ import Glibc
         store: String, fileSystem: FaultInjectingFileSystem, options: JournalOptions = options, compacts: Bool = true
     ) -> Outcome {
         var outcome = Outcome()
-        var workload = WorkloadGenerator(seed: 99, pathCount: 6, stateSizes: 60...250, changesPerEpoch: 1...4, removeAllPercent: 8)
+        var workload = WorkloadGenerator(
+            seed: 99, pathCount: 6, stateSizes: 60...250, changesPerEpoch: 1...4, removeAllPercent: 8)
 
         func record(_ error: any Error, _ doing: String) -> JournalError? {
             outcome.errors += 1
@@ -114,7 +115,9 @@ import Glibc
                 do {
                     epoch = try journal.beginEpoch()
                 } catch {
-                    if let error = record(error, "beginEpoch"), error.code == .storePoisoned || error.code == .closed { break sessionLoop }
+                    if let error = record(error, "beginEpoch"), error.code == .storePoisoned || error.code == .closed {
+                        break sessionLoop
+                    }
                     continue
                 }
                 do {
@@ -132,7 +135,9 @@ import Glibc
                 }
                 do {
                     let info = try epoch.commit(metadata: ["session": "\(epochs)"])
-                    if info.epoch != epoch.epoch { outcome.problems.append("commit returned \(info.epoch) for epoch \(epoch.epoch)") }
+                    if info.epoch != epoch.epoch {
+                        outcome.problems.append("commit returned \(info.epoch) for epoch \(epoch.epoch)")
+                    }
                     outcome.acknowledged[info.epoch] = after
                     current = after
                 } catch {
@@ -140,7 +145,9 @@ import Glibc
                     epoch.abort()
                     if let error = record(error, "commit"), error.code == .storePoisoned {
                         // A failed sync is never retried as if it had worked: nothing more is accepted.
-                        let refused = (try? journal.beginEpoch()) == nil && (try? journal.commit([])) == nil && (try? journal.sync()) == nil
+                        let refused =
+                            (try? journal.beginEpoch()) == nil && (try? journal.commit([])) == nil
+                            && (try? journal.sync()) == nil
                         if !refused { outcome.problems.append("a poisoned journal accepted more work") }
                         break sessionLoop
                     }
@@ -160,11 +167,15 @@ import Glibc
     }
 
     /// Opens the store (by default with the real file system) and checks it against what the workload saw.
-    static func verify(store: String, outcome: Outcome, context: String, fileSystem: any FileSystem = PosixFileSystem()) -> [String] {
+    static func verify(store: String, outcome: Outcome, context: String, fileSystem: any FileSystem = PosixFileSystem())
+        -> [String]
+    {
         var problems = outcome.problems.map { "\(context): \($0)" }
         do {
             let journal = try Journal.open(path: store, options: testOptions(), fileSystem: fileSystem)
-            if let damage = journal.recoveryReport.damage { problems.append("\(context): a fault left damage: \(damage)") }
+            if let damage = journal.recoveryReport.damage {
+                problems.append("\(context): a fault left damage: \(damage)")
+            }
             // One pass over the journal rebuilds the state at every retained epoch, from the state
             // at the first one (a checkpoint may hold what came before it).
             let history = try journal.history().map(\.epoch)
@@ -172,11 +183,14 @@ import Glibc
             try journal.forEachEpoch { info, changes in
                 if info.epoch != history.first { state = JournalModel.applying(changes, to: state) }
                 if !outcome.allows(info.epoch, state) {
-                    problems.append("\(context): epoch \(info.epoch) is on disk but was never committed with that state")
+                    problems.append(
+                        "\(context): epoch \(info.epoch) is on disk but was never committed with that state")
                 }
                 return true
             }
-            if state != journal.recoveredState.entries { problems.append("\(context): replay and recovered state differ") }
+            if state != journal.recoveredState.entries {
+                problems.append("\(context): replay and recovered state differ")
+            }
             // Compaction may retire old epochs; every acknowledged epoch from the oldest retained one on is there.
             let oldest = history.first ?? 0
             for epoch in outcome.acknowledged.keys.sorted() where epoch >= oldest && !history.contains(epoch) {
@@ -188,9 +202,12 @@ import Glibc
             // The store is usable: one more epoch, and a strict reopen finds it clean.
             let info = try journal.commit([.put(RestorationPath("Verify"), [1])])
             try journal.close()
-            let reopened = try Journal.open(path: store, options: testOptions(recovery: .strict), fileSystem: fileSystem)
+            let reopened = try Journal.open(
+                path: store, options: testOptions(recovery: .strict), fileSystem: fileSystem)
             if !reopened.recoveryReport.isClean { problems.append("\(context): not clean after a verified commit") }
-            if try reopened.history().map(\.epoch) != history + [info.epoch] { problems.append("\(context): history changed on reopening") }
+            if try reopened.history().map(\.epoch) != history + [info.epoch] {
+                problems.append("\(context): history changed on reopening")
+            }
             try reopened.close()
         } catch {
             problems.append("\(context): the store does not reopen: \(error)")
@@ -199,7 +216,9 @@ import Glibc
     }
 
     /// The calls a clean run makes, in total and of the scenario's kinds.
-    static func cleanRun(_ options: JournalOptions = options) throws -> (fileSystem: FaultInjectingFileSystem, outcome: Outcome) {
+    static func cleanRun(_ options: JournalOptions = options) throws -> (
+        fileSystem: FaultInjectingFileSystem, outcome: Outcome
+    ) {
         let directory = TemporaryDirectory()
         let fileSystem = FaultInjectingFileSystem()
         let outcome = runWorkload(store: directory.appending("store"), fileSystem: fileSystem, options: options)
@@ -215,8 +234,13 @@ import Glibc
         #expect(outcome.problems.isEmpty)
         #expect(outcome.acknowledged.keys.sorted() == Array(1...UInt64(Self.sessions.reduce(0, +))))
         #expect(try Corruption.segmentNames(in: store).count >= 2, "the workload should roll a segment")
-        #expect(try FileManager.default.contentsOfDirectory(atPath: store).contains { $0.hasPrefix("checkpoint-") }, "the workload should compact")
-        for kind in [IOCallKind.open, .write, .read, .size, .truncate, .dataSync, .fullSync, .rename, .contentsOfDirectory, .tryLock] {
+        #expect(
+            try FileManager.default.contentsOfDirectory(atPath: store).contains { $0.hasPrefix("checkpoint-") },
+            "the workload should compact")
+        for kind in [
+            IOCallKind.open, .write, .read, .size, .truncate, .dataSync, .fullSync, .rename, .contentsOfDirectory,
+            .tryLock,
+        ] {
             #expect(fileSystem.callCount(of: kind) > 0, "the workload never calls \(kind)")
         }
         #expect(Self.verify(store: store, outcome: outcome, context: "clean").isEmpty)
@@ -237,15 +261,20 @@ import Glibc
             let fileSystem = FaultInjectingFileSystem(plan: plan)
             let outcome = Self.runWorkload(store: store, fileSystem: fileSystem)
             if fileSystem.faultsFired > 0 { fired += 1 }
-            if fileSystem.unmatchedCloses > 0 { problems.append("\(plan): \(fileSystem.unmatchedCloses) descriptors closed twice") }
+            if fileSystem.unmatchedCloses > 0 {
+                problems.append("\(plan): \(fileSystem.unmatchedCloses) descriptors closed twice")
+            }
             if outcome.errors > 0 { erroredRuns += 1 }
             if scenario == .shortWriteOnce && outcome.errors > 0 {
-                problems.append("\(plan): a short write that returns its count is not an error, yet: \(outcome.problems)")
+                problems.append(
+                    "\(plan): a short write that returns its count is not an error, yet: \(outcome.problems)")
             }
             // Under `.everyCommit` a power cut right now must keep every acknowledged epoch too.
             let image = directory.appending("power-cut")
             try fileSystem.writePowerLossImage(of: store, to: image)
-            problems += Self.verify(store: image, outcome: outcome, context: "\(plan), after a power cut", fileSystem: FaultInjectingFileSystem())
+            problems += Self.verify(
+                store: image, outcome: outcome, context: "\(plan), after a power cut",
+                fileSystem: FaultInjectingFileSystem())
             problems += Self.verify(store: store, outcome: outcome, context: "\(plan)")
         }
         noteSweep("\(scenario): \(calls) workloads, \(erroredRuns) saw an error")
@@ -258,7 +287,8 @@ import Glibc
         let directory = TemporaryDirectory()
         let store = directory.appending("store")
         let fileSystem = FaultInjectingFileSystem()
-        let journal = try Journal.open(path: store, options: testOptions(durability: .everyCommit), fileSystem: fileSystem)
+        let journal = try Journal.open(
+            path: store, options: testOptions(durability: .everyCommit), fileSystem: fileSystem)
         try journal.commit([.put(RestorationPath("Main"), [1])])
         fileSystem.arm(FaultPlan(at: 1, of: [.dataSync], fault: .eio))
         let error = journalError(.storePoisoned) { try journal.commit([.put(RestorationPath("Main"), [2])]) }
@@ -325,9 +355,13 @@ import Glibc
                 let state = try reader.state()
                 if state.entries != model.latest { problems.append("\(kind) #\(call): wrong state without an error") }
                 let history = try reader.history()
-                if history.map(\.epoch) != model.epochs { problems.append("\(kind) #\(call): wrong history without an error") }
+                if history.map(\.epoch) != model.epochs {
+                    problems.append("\(kind) #\(call): wrong history without an error")
+                }
             } catch let error as JournalError {
-                if error.code != .ioFailure { problems.append("\(kind) #\(call): \(error.code), expected ioFailure: \(error)") }
+                if error.code != .ioFailure {
+                    problems.append("\(kind) #\(call): \(error.code), expected ioFailure: \(error)")
+                }
             } catch {
                 problems.append("\(kind) #\(call): \(type(of: error)) is not a JournalError: \(error)")
             }
@@ -370,7 +404,12 @@ import Glibc
         }
     }
 
-    @Test(arguments: [FaultPlan(at: 1, fault: .eio), FaultPlan(at: 1, fault: .eio, persistent: true), FaultPlan(at: 1, of: IOCallKind.syncs, fault: .eio), FaultPlan(at: 1, of: [.write], fault: .shortWriteThenError(ENOSPC)), FaultPlan(at: 1, of: [.rename], fault: .eio)])
+    @Test(arguments: [
+        FaultPlan(at: 1, fault: .eio), FaultPlan(at: 1, fault: .eio, persistent: true),
+        FaultPlan(at: 1, of: IOCallKind.syncs, fault: .eio),
+        FaultPlan(at: 1, of: [.write], fault: .shortWriteThenError(ENOSPC)),
+        FaultPlan(at: 1, of: [.rename], fault: .eio),
+    ])
     func aFaultAtAnyStepOfSettingDamageAsideLeavesAStoreThatOpensToTheSameState(template: FaultPlan) throws {
         let damaged = try DamagedStore()
         let counter = FaultInjectingFileSystem()
@@ -388,13 +427,17 @@ import Glibc
             var committed: (UInt64, [RestorationPath: [UInt8]])?
             let fileSystem = FaultInjectingFileSystem(plan: plan)
             defer {
-                if fileSystem.unmatchedCloses > 0 { problems.append("\(plan): \(fileSystem.unmatchedCloses) descriptors closed twice") }
+                if fileSystem.unmatchedCloses > 0 {
+                    problems.append("\(plan): \(fileSystem.unmatchedCloses) descriptors closed twice")
+                }
             }
             do {
                 let journal = try Journal.open(path: damaged.store, options: testOptions(), fileSystem: fileSystem)
                 let changes: [JournalChange] = [.put(RestorationPath("Repaired"), Array("\(call)".utf8))]
                 if let info = try? journal.commit(changes) {
-                    committed = (info.epoch, JournalModel.applying(changes, to: damaged.model.states[damaged.lastConsistent]!))
+                    committed = (
+                        info.epoch, JournalModel.applying(changes, to: damaged.model.states[damaged.lastConsistent]!)
+                    )
                 }
                 try? journal.close()
             } catch let error as JournalError {
@@ -407,15 +450,29 @@ import Glibc
                 let journal = try openJournal(damaged.store, realFileSystem: true)
                 let history = try journal.history().map(\.epoch)
                 let expectedHistory = Array(1...damaged.lastConsistent) + (committed.map { [$0.0] } ?? [])
-                if history != expectedHistory { problems.append("\(plan): history \(history), expected \(expectedHistory)") }
+                if history != expectedHistory {
+                    problems.append("\(plan): history \(history), expected \(expectedHistory)")
+                }
                 let expectedState = committed?.1 ?? damaged.model.states[damaged.lastConsistent]!
-                if journal.recoveredState.entries != expectedState { problems.append("\(plan): recovered state differs") }
+                if journal.recoveredState.entries != expectedState {
+                    problems.append("\(plan): recovered state differs")
+                }
                 if let committed, committed.0 <= damaged.highest {
-                    problems.append("\(plan): the repaired store committed epoch \(committed.0), reusing a number up to \(damaged.highest)")
+                    problems.append(
+                        """
+                        \(plan): the repaired store committed epoch \(committed.0), reusing a number up to \
+                        \(damaged.highest)
+                        """
+                    )
                 }
                 let next = try journal.commit([.put(RestorationPath("Next"), [1])])
                 if next.epoch <= damaged.highest {
-                    problems.append("\(plan): epoch \(next.epoch) reuses a number of the epochs lost to damage (up to \(damaged.highest))")
+                    problems.append(
+                        """
+                        \(plan): epoch \(next.epoch) reuses a number of the epochs lost to damage (up to \
+                        \(damaged.highest))
+                        """
+                    )
                 }
                 try journal.close()
                 let quarantined = try Corruption.quarantineNames(in: damaged.store)
@@ -460,7 +517,8 @@ import Glibc
             try snapshot.restore(to: store)
             let plan = FaultPlan(at: call, of: [kind], fault: .eio)
             do {
-                let journal = try Journal.open(path: store, options: options, fileSystem: FaultInjectingFileSystem(plan: plan))
+                let journal = try Journal.open(
+                    path: store, options: options, fileSystem: FaultInjectingFileSystem(plan: plan))
                 if !journal.recoveryReport.isClean { problems.append("\(plan): \(journal.recoveryReport)") }
                 if journal.recoveredState.entries != model.latest { problems.append("\(plan): wrong state") }
                 try journal.close()
@@ -470,18 +528,26 @@ import Glibc
             }
             // Reading through a failing call is an error or the right answer, never damage.
             do {
-                let state = try JournalReader(path: store, recovery: .stopAtDamage, fileSystem: FaultInjectingFileSystem(plan: plan)).state()
-                if state.damage != nil || state.entries != model.latest { problems.append("\(plan): reader saw \(String(describing: state.damage))") }
+                let state = try JournalReader(
+                    path: store, recovery: .stopAtDamage, fileSystem: FaultInjectingFileSystem(plan: plan)
+                ).state()
+                if state.damage != nil || state.entries != model.latest {
+                    problems.append("\(plan): reader saw \(String(describing: state.damage))")
+                }
             } catch let error as JournalError where error.code == .ioFailure {
             } catch {
                 problems.append("\(plan): reader threw \(error)")
             }
             let reopened = try openJournal(store, options)
-            if !reopened.recoveryReport.isClean { problems.append("\(plan): reopening found \(reopened.recoveryReport)") }
+            if !reopened.recoveryReport.isClean {
+                problems.append("\(plan): reopening found \(reopened.recoveryReport)")
+            }
             if reopened.recoveredState.entries != model.latest { problems.append("\(plan): state lost") }
             if try reopened.history().map(\.epoch) != history { problems.append("\(plan): history changed") }
             try reopened.close()
-            if let names = try? Corruption.quarantineNames(in: store), !names.isEmpty { problems.append("\(plan): set aside \(names)") }
+            if let names = try? Corruption.quarantineNames(in: store), !names.isEmpty {
+                problems.append("\(plan): set aside \(names)")
+            }
         }
         noteSweep("transient EIO at \(kind) while opening: \(calls) cases")
         #expect(problems.isEmpty, "\(problems.count) of \(calls): \(problems.prefix(5).joined(separator: "\n"))")

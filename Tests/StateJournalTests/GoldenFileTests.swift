@@ -31,9 +31,10 @@ import Testing
         let inbox = RestorationPath("Main", "Inbox")
         let draft = RestorationPath("Main", "Compose/Draft")
         func state(_ scroll: Int) -> [UInt8] {
-            Array(
-                "{\"selection\":\"Message-42\",\"scrollOffset\":\(scroll),\"sort\":\"date-descending\",\"filter\":\"unread\"}"
-                    .utf8)
+            let text =
+                "{\"selection\":\"Message-42\",\"scrollOffset\":\(scroll),"
+                + "\"sort\":\"date-descending\",\"filter\":\"unread\"}"
+            return Array(text.utf8)
         }
         try journal.commit([.put(RestorationPath("Main"), Array("hello".utf8))], metadata: ["v": "1"])
         try journal.commit(

@@ -9,8 +9,14 @@ import Testing
         let store = directory.appending("store")
         do {
             let journal = try Journal.open(at: URL(fileURLWithPath: store))
-            try journal.commit([.put(RestorationPath("Main"), Array("hello".utf8)), .put(RestorationPath("Main", "Inbox"), [1, 2, 3])], metadata: ["v": "1"])
-            try journal.commit([.put(RestorationPath("Main"), Array("hello, world".utf8)), .remove(RestorationPath("Main", "Inbox"))], metadata: ["v": "1"])
+            try journal.commit(
+                [
+                    .put(RestorationPath("Main"), Array("hello".utf8)),
+                    .put(RestorationPath("Main", "Inbox"), [1, 2, 3]),
+                ], metadata: ["v": "1"])
+            try journal.commit(
+                [.put(RestorationPath("Main"), Array("hello, world".utf8)), .remove(RestorationPath("Main", "Inbox"))],
+                metadata: ["v": "1"])
             try journal.close()
         }
         let journal = try Journal.open(at: URL(fileURLWithPath: store))

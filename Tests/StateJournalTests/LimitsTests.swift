@@ -109,8 +109,9 @@ import Testing
         #expect(tail.damage == nil)
         #expect(tail.entries == model.states[1])
         #expect(tailRead <= size)
+        let cutBytes = try Corruption.readFile(segment)[firstOfSecond.offset...]
         let journal = try openJournal(store)
-        #expect(journal.recoveryReport.truncatedTailBytes == Int64(Corruption.recordHeaderSize + 3))
+        #expect(journal.recoveryReport.truncatedTailBytes == tailLength(cutBytes))
         try journal.close()
     }
 
@@ -165,7 +166,7 @@ import Testing
             #expect(try openReader(store, recovery: .strict).state().entries == model.latest, "\(name)")
             // The writer cuts the record off and continues.
             let journal = try openJournal(store)
-            #expect(journal.recoveryReport.truncatedTailBytes == Int64(record.count), "\(name)")
+            #expect(journal.recoveryReport.truncatedTailBytes == tailLength(record), "\(name)")
             #expect(journal.recoveryReport.quarantinedFiles.isEmpty, "\(name)")
             let info = try journal.commit([.put(RestorationPath("After"), [1])])
             #expect(info.epoch == model.epochs.last! + 1, "\(name)")

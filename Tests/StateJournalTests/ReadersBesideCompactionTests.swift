@@ -117,7 +117,10 @@ struct ReadersBesideCompactionTests {
             let epochs = history.map(\.epoch.epoch).dropFirst()
             for (previous, next) in zip(epochs, epochs.dropFirst()) where next - previous != 50 {
                 Issue.record(
-                    "read \(reads): Item-7 changed at \(previous) then \(next); log spans \(log.first?.epoch ?? 0)...\(log.last?.epoch ?? 0)"
+                    """
+                    read \(reads): Item-7 changed at \(previous) then \(next); log spans \
+                    \(log.first?.epoch ?? 0)...\(log.last?.epoch ?? 0)
+                    """
                 )
                 return
             }

@@ -6,18 +6,24 @@ import Testing
 /// Replay against a plain in-memory model, at every epoch, across segment rolls and reopenings.
 @Suite struct ReplayModelTests {
     /// Checks every epoch of `model` against the journal's and a reader's replay.
-    private func expectReplayMatches(_ model: JournalModel, journal: Journal?, store: String, sourceLocation: SourceLocation = #_sourceLocation) throws {
+    private func expectReplayMatches(
+        _ model: JournalModel, journal: Journal?, store: String, sourceLocation: SourceLocation = #_sourceLocation
+    ) throws {
         let reader = try openReader(store)
         for epoch in model.epochs {
             let expected = model.states[epoch]!
             if let journal {
                 let state = try journal.state(through: epoch)
                 #expect(state.epoch?.epoch == epoch, sourceLocation: sourceLocation)
-                #expect(state.entries == expected, "journal at epoch \(epoch): \(difference(state.entries, expected))", sourceLocation: sourceLocation)
+                #expect(
+                    state.entries == expected, "journal at epoch \(epoch): \(difference(state.entries, expected))",
+                    sourceLocation: sourceLocation)
                 #expect(state.damage == nil, sourceLocation: sourceLocation)
             }
             let read = try reader.state(through: epoch)
-            #expect(read.entries == expected, "reader at epoch \(epoch): \(difference(read.entries, expected))", sourceLocation: sourceLocation)
+            #expect(
+                read.entries == expected, "reader at epoch \(epoch): \(difference(read.entries, expected))",
+                sourceLocation: sourceLocation)
         }
         let latest = try reader.state()
         #expect(latest.epoch?.epoch == model.epochs.last, sourceLocation: sourceLocation)
@@ -26,7 +32,8 @@ import Testing
         var seen: [UInt64] = []
         try reader.forEachEpoch { info, changes in
             seen.append(info.epoch)
-            #expect(changes == model.changes[info.epoch], "changes of epoch \(info.epoch)", sourceLocation: sourceLocation)
+            #expect(
+                changes == model.changes[info.epoch], "changes of epoch \(info.epoch)", sourceLocation: sourceLocation)
             return true
         }
         #expect(seen == model.epochs, sourceLocation: sourceLocation)
@@ -114,7 +121,11 @@ import Testing
         try journal.close()
         let history = try openReader(store).history()
         #expect(history.map(\.epoch) == [1, 2, 3, 4])
-        #expect(history.map(\.metadata) == [["bundleVersion": "1.0", "idiom": "desktop"], ["bundleVersion": "1.0", "idiom": "desktop"], ["bundleVersion": "1.1"], [:]])
+        #expect(
+            history.map(\.metadata) == [
+                ["bundleVersion": "1.0", "idiom": "desktop"], ["bundleVersion": "1.0", "idiom": "desktop"],
+                ["bundleVersion": "1.1"], [:],
+            ])
         #expect(history.map(\.entryCount) == [1, 1, 2, 0])
         #expect(try openReader(store).state().entries.isEmpty)
         #expect(try openReader(store).state(through: 2).entries == [path: [2]])

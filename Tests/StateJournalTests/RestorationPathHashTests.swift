@@ -1,9 +1,11 @@
-import StateJournal
 import StateJournalTestSupport
 import Testing
 
-/// A path hashes exactly as its components do, so equal paths (`==` compares components as
-/// `String` does, by canonical equivalence) always hash alike, whatever the components hold.
+@testable import StateJournal
+
+/// A path's stored hash is exactly its components' hash and its encoded form's, so equal paths
+/// (`==` compares components as `String` does, by canonical equivalence) always hash alike, whatever
+/// the components hold, and a path found by its bytes in a table is found by its value too.
 @Suite struct RestorationPathHashTests {
     private func componentsHash(_ path: RestorationPath) -> Int {
         var hasher = Hasher()
@@ -23,8 +25,23 @@ import Testing
             paths.append(RestorationPath((0..<depth).map { _ in pieces[Int(random.next() % UInt64(pieces.count))] }))
         }
         for path in paths {
-            #expect(path.hashValue == componentsHash(path), "\(path)")
+            #expect(path.pathHash == componentsHash(path), "\(path)")
+            var encoded = ByteWriter()
+            encoded.varint(path.components.count)
+            for component in path.components { encoded.lengthPrefixed(component) }
+            let fromBytes = encoded.bytes.withUnsafeBytes {
+                EncodedPath(start: $0.baseAddress!, count: $0.count).pathHashValue
+            }
+            #expect(path.pathHash == fromBytes, "\(path)")
         }
+    }
+
+    @Test func aPathWhoseComponentsChangeHashesAsANewPathWithThem() {
+        var path = RestorationPath("Main", "Inbox")
+        path.components.append("Message-42")
+        #expect(path == RestorationPath("Main", "Inbox", "Message-42"))
+        #expect(path.hashValue == RestorationPath("Main", "Inbox", "Message-42").hashValue)
+        #expect(Set([path, RestorationPath("Main", "Inbox", "Message-42")]).count == 1)
     }
 
     @Test func canonicallyEquivalentPathsAreEqualAndHashAlike() {

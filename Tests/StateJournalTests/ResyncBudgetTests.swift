@@ -17,7 +17,7 @@ import Testing
         let small: [JournalChange] = [.put(RestorationPath("Main"), [1])]
         model.commit(try journal.commit(small).epoch, small)
         let segment = store + "/" + (try Corruption.segmentNames(in: store))[0]
-        let before = try fileSize(segment)
+        let before = writtenEnd(of: journal)
         // An incompressible 6 MiB state: stored raw, in one large record.
         let big: [JournalChange] = [.put(RestorationPath("Big"), random.bytes(6 << 20))]
         model.commit(try journal.commit(big).epoch, big)

@@ -17,7 +17,9 @@ import Testing
         var options = JournalOptions(durability: .everyCommit, segmentSizeLimit: 200)
         options.compaction.isAutomatic = false
         let journal = try Journal.open(path: store, options: options, fileSystem: PosixFileSystem())
-        for index in 0..<5 { try journal.commit([.put(RestorationPath("Main", "Item-\(index)"), Array(repeating: 7, count: 100))]) }
+        for index in 0..<5 {
+            try journal.commit([.put(RestorationPath("Main", "Item-\(index)"), Array(repeating: 7, count: 100))])
+        }
         try journal.compact()
         try journal.close()
         #expect(try Self.mode(store) == 0o700)
@@ -41,13 +43,16 @@ import Testing
         // Plant links where the store will write next: the next segments and the temporary manifest.
         let manifest = try StoreDirectory(fileSystem: PosixFileSystem(), path: store).readManifest()
         for sequence in manifest.nextFileSequence..<manifest.nextFileSequence + 4 {
-            try FileManager.default.createSymbolicLink(atPath: store + "/" + FileNames.segment(sequence), withDestinationPath: victim)
+            try FileManager.default.createSymbolicLink(
+                atPath: store + "/" + FileNames.segment(sequence), withDestinationPath: victim)
         }
         try FileManager.default.createSymbolicLink(atPath: store + "/MANIFEST.tmp", withDestinationPath: victim)
 
         let journal = try Journal.open(path: store, options: options, fileSystem: PosixFileSystem())
         #expect(journal.recoveryReport.removedLeftovers.count == 5)
-        for index in 0..<6 { try journal.commit([.put(RestorationPath("Main", "\(index)"), Array(repeating: 2, count: 100))]) }
+        for index in 0..<6 {
+            try journal.commit([.put(RestorationPath("Main", "\(index)"), Array(repeating: 2, count: 100))])
+        }
         try journal.compact()
         try journal.close()
         #expect(try String(contentsOfFile: victim, encoding: .utf8) == "precious")
@@ -58,7 +63,8 @@ import Testing
         let directory = TemporaryDirectory()
         let store = directory.appending("store")
         do {
-            let journal = try Journal.open(path: store, options: JournalOptions(durability: .none), fileSystem: PosixFileSystem())
+            let journal = try Journal.open(
+                path: store, options: JournalOptions(durability: .none), fileSystem: PosixFileSystem())
             try journal.commit([.put(RestorationPath("Main"), [1])])
             try journal.close()
         }
@@ -66,6 +72,8 @@ import Testing
         try FileManager.default.moveItem(atPath: store + "/MANIFEST", toPath: elsewhere)
         try FileManager.default.createSymbolicLink(atPath: store + "/MANIFEST", withDestinationPath: elsewhere)
         #expect(throws: JournalError.self) { try JournalReader(at: URL(fileURLWithPath: store)).state() }
-        #expect(throws: JournalError.self) { try Journal.open(path: store, options: JournalOptions(durability: .none), fileSystem: PosixFileSystem()) }
+        #expect(throws: JournalError.self) {
+            try Journal.open(path: store, options: JournalOptions(durability: .none), fileSystem: PosixFileSystem())
+        }
     }
 }

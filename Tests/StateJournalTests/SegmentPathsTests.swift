@@ -27,7 +27,9 @@ import Testing
         return builder.encode(compressor: LZ4Compressor(), previousBody: [], dictionary: &dictionary).payload
     }
 
-    private static func decode(_ payload: [UInt8], with decoder: inout BatchDecoder, into assembler: inout EpochAssembler) throws {
+    private static func decode(
+        _ payload: [UInt8], with decoder: inout BatchDecoder, into assembler: inout EpochAssembler
+    ) throws {
         _ = try payload.withUnsafeBytes { try decoder.decode($0, into: &assembler) }
     }
 
@@ -53,7 +55,8 @@ import Testing
         #expect(throws: FormatViolation.self) { try Self.decode(damaged, with: &decoder, into: &assembler) }
         #expect(decoder.paths.restorationPaths == [RestorationPath("Main")])
         // The path it defined can be defined again, under the next number.
-        try Self.decode(Self.batch([.define(RestorationPath("Main", "List")), .refer(2)]), with: &decoder, into: &assembler)
+        try Self.decode(
+            Self.batch([.define(RestorationPath("Main", "List")), .refer(2)]), with: &decoder, into: &assembler)
         #expect(decoder.paths.restorationPaths == [RestorationPath("Main"), RestorationPath("Main", "List")])
         _ = assembler.commit()
         #expect(assembler.finish().count == 2)
@@ -64,7 +67,8 @@ import Testing
         var assembler = EpochAssembler(keepsChanges: false)
         let paths = (0..<5_000).map { RestorationPath("Main", "List-\($0 % 7)", "Item-\($0)") }
         for start in stride(from: 0, to: paths.count, by: 1_000) {
-            try Self.decode(Self.batch(paths[start..<start + 1_000].map { .define($0) }), with: &decoder, into: &assembler)
+            try Self.decode(
+                Self.batch(paths[start..<start + 1_000].map { .define($0) }), with: &decoder, into: &assembler)
         }
         try Self.decode(Self.batch([.refer(1), .refer(5_000)]), with: &decoder, into: &assembler)
         #expect(decoder.paths.restorationPaths == paths)

@@ -78,9 +78,12 @@ import Testing
         case .damagedHeader:
             header[20] ^= 0x40
         case .headerOfAnotherStore:
-            header = SegmentHeader(storeID: .random(), sequence: decoded.sequence, baseEpoch: decoded.baseEpoch).encoded()
+            header = SegmentHeader(storeID: .random(), sequence: decoded.sequence, baseEpoch: decoded.baseEpoch)
+                .encoded()
         case .headerWithAnotherBaseEpoch:
-            header = SegmentHeader(storeID: decoded.storeID, sequence: decoded.sequence, baseEpoch: decoded.baseEpoch - 1).encoded()
+            header = SegmentHeader(
+                storeID: decoded.storeID, sequence: decoded.sequence, baseEpoch: decoded.baseEpoch - 1
+            ).encoded()
         case .sealCutOff:
             let first = directory(store, FileNames.segment(1))
             let records = Corruption.records(ofSegment: try Corruption.readFile(first))
@@ -123,7 +126,9 @@ import Testing
             compaction.withLock { $0 = result }
         }
         thread.start()
-        #expect(fileSystem.waitForHeldCall(until: Date(timeIntervalSinceNow: 60)), "the compaction reaches its manifest write")
+        #expect(
+            fileSystem.waitForHeldCall(until: Date(timeIntervalSinceNow: 60)),
+            "the compaction reaches its manifest write")
 
         // The compaction has switched to a new segment and is waiting on the disk; writers are not.
         try commitEpochs(20, journal, &workload, &model)

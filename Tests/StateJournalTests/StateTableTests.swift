@@ -62,7 +62,9 @@ import Testing
             }
             let listed = state.paths
             #expect(zip(listed, listed.dropFirst()).allSatisfy { $0.0 < $0.1 }, "round \(round): paths out of order")
-            #expect(table.arenaBytes <= 2 * table.liveBytes + (1 << 20) + 64 << 10, "round \(round): replaced states pile up")
+            #expect(
+                table.arenaBytes <= 2 * table.liveBytes + (1 << 20) + 64 << 10,
+                "round \(round): replaced states pile up")
         }
     }
 
@@ -78,7 +80,9 @@ import Testing
             let sequence = journal.manifest.segments.last
             var filler = 0
             while journal.manifest.segments.last == sequence {
-                try journal.commit([.put(RestorationPath("Filler", "\(filler)"), [UInt8](repeating: UInt8(filler % 251), count: 900))])
+                try journal.commit([
+                    .put(RestorationPath("Filler", "\(filler)"), [UInt8](repeating: UInt8(filler % 251), count: 900))
+                ])
                 filler += 1
             }
             try journal.commit([.put(composed, Array("second".utf8))])
@@ -101,7 +105,8 @@ import Testing
         let parent = RestorationPath("Main", "caf\u{E9}")
         let child = RestorationPath("Main", "cafe\u{301}", "List")
         let sibling = RestorationPath("Main", "cafe\u{301}x")
-        let state = JournalState(epoch: nil, entries: [sibling: [3], child: [2], parent: [1], RestorationPath("Main"): [0]])
+        let state = JournalState(
+            epoch: nil, entries: [sibling: [3], child: [2], parent: [1], RestorationPath("Main"): [0]])
         #expect(state.paths == [RestorationPath("Main"), parent, child, sibling])
         #expect(state.paths == state.paths.sorted())
         let reordered = try Self.table([(sibling, [3]), (child, [2]), (parent, [1])])
@@ -114,7 +119,11 @@ import Testing
             (RestorationPath("Main", "a", "x"), [3]),
         ]
         let table = try Self.table(entries)
-        #expect(Self.paths(of: table) == [RestorationPath("A"), RestorationPath("Main"), RestorationPath("Main", "a", "x"), RestorationPath("Main", "b")])
+        #expect(
+            Self.paths(of: table) == [
+                RestorationPath("A"), RestorationPath("Main"), RestorationPath("Main", "a", "x"),
+                RestorationPath("Main", "b"),
+            ])
         let state = JournalState(epoch: nil, table: table, damage: nil, uncommittedTailBytes: 0)
         #expect(state[RestorationPath("Main", "a", "x")] == [3])
     }
@@ -130,7 +139,8 @@ import Testing
 
     @Test func aStateAnswersLookupsAndListsItsEntriesInPathOrder() {
         let model: [RestorationPath: [UInt8]] = [
-            RestorationPath("Main"): [1], RestorationPath("Main", "List"): [2, 2], RestorationPath("Main", "List", "Item-1"): [],
+            RestorationPath("Main"): [1], RestorationPath("Main", "List"): [2, 2],
+            RestorationPath("Main", "List", "Item-1"): [],
             RestorationPath("Settings"): Array("dark".utf8), RestorationPath("Main", "Editor"): [5],
         ]
         var state = JournalState(epoch: nil, entries: model)
@@ -157,7 +167,10 @@ import Testing
     @Test func anIteratorKeepsItsStatesAliveAfterTheStateIsGone() {
         var iterator: JournalState.Iterator
         do {
-            let table = StateTable().applying((0..<100).map { StateTable.Change(path: RestorationPath("Item-\($0)"), state: Array("state \($0)".utf8)) })
+            let table = StateTable().applying(
+                (0..<100).map {
+                    StateTable.Change(path: RestorationPath("Item-\($0)"), state: Array("state \($0)".utf8))
+                })
             iterator = JournalState(epoch: nil, table: table, damage: nil, uncommittedTailBytes: 0).makeIterator()
         }
         var count = 0

@@ -11,15 +11,19 @@ func testOptions(
     compressionCacheLimit: Int = 64 << 20, compaction: CompactionPolicy = CompactionPolicy(isAutomatic: false)
 ) -> JournalOptions {
     JournalOptions(
-        durability: durability, recovery: recovery, segmentSizeLimit: segmentSizeLimit, compressionCacheLimit: compressionCacheLimit,
+        durability: durability, recovery: recovery, segmentSizeLimit: segmentSizeLimit,
+        compressionCacheLimit: compressionCacheLimit,
         compaction: compaction)
 }
 
 /// Opens a writer. By default through a ``FaultInjectingFileSystem`` without faults whose syncs do
 /// not reach the disk: the sweeps open stores thousands of times, and what they check does not
 /// depend on the disk's own durability. `realFileSystem` opens through ``PosixFileSystem``.
-func openJournal(_ path: String, _ options: JournalOptions = testOptions(), realFileSystem: Bool = false) throws -> Journal {
-    try Journal.open(path: path, options: options, fileSystem: realFileSystem ? PosixFileSystem() : FaultInjectingFileSystem())
+func openJournal(_ path: String, _ options: JournalOptions = testOptions(), realFileSystem: Bool = false) throws
+    -> Journal
+{
+    try Journal.open(
+        path: path, options: options, fileSystem: realFileSystem ? PosixFileSystem() : FaultInjectingFileSystem())
 }
 
 func openReader(_ path: String, recovery: RecoveryMode = .stopAtDamage) throws -> JournalReader {
@@ -34,7 +38,9 @@ func journalError<T>(
 ) -> JournalError? {
     do {
         _ = try body()
-        Issue.record("expected a JournalError\(expected.map { " \($0)" } ?? ""), but nothing was thrown", sourceLocation: sourceLocation)
+        Issue.record(
+            "expected a JournalError\(expected.map { " \($0)" } ?? ""), but nothing was thrown",
+            sourceLocation: sourceLocation)
         return nil
     } catch let error as JournalError {
         if let expected, error.code != expected {
@@ -48,7 +54,9 @@ func journalError<T>(
 }
 
 /// Commits `count` epochs from `workload` into `journal`, recording them in `model`.
-func commitEpochs(_ count: Int, _ journal: Journal, _ workload: inout WorkloadGenerator, _ model: inout JournalModel) throws {
+func commitEpochs(_ count: Int, _ journal: Journal, _ workload: inout WorkloadGenerator, _ model: inout JournalModel)
+    throws
+{
     for index in 0..<count {
         let changes = workload.nextEpoch()
         let info = try journal.commit(changes, metadata: ["pass": "\(index)", "idiom": "terminal"])

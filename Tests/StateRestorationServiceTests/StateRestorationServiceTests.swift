@@ -44,7 +44,8 @@ struct StateRestorationServiceTests {
     /// Runs `service` in a task group, waits until its restoration at start is done, then runs `body`
     /// with the group.
     private func running(
-        _ service: StateRestorationService, _ body: @MainActor (inout ThrowingTaskGroup<Void, any Error>) async throws -> Void
+        _ service: StateRestorationService,
+        _ body: @MainActor (inout ThrowingTaskGroup<Void, any Error>) async throws -> Void
     ) async throws {
         try await withThrowingTaskGroup(of: Void.self) { group in
             group.addTask { try await service.run() }
@@ -119,7 +120,9 @@ struct StateRestorationServiceTests {
         let store = Store()
         let journal = try store.open()
         let app = MailApp(journal: journal)
-        let service = service(for: app, coalescingDelay: .seconds(3))
+        // Long enough that the burst below fits in it even on a loaded machine, where 50 yields
+        // have taken more than 3 s.
+        let service = service(for: app, coalescingDelay: .seconds(8))
 
         try await running(service) { group in
             app.perform(.openMailbox("Inbox"))

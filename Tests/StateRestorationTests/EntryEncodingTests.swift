@@ -25,7 +25,9 @@ import Testing
         #expect(entry.values["child"] == .reference(RestorationPath("Root", "Child")))
         #expect(
             entry.jsonText()
-                == #"{"kind":"controller","restorationClass":null,"type":"StateRestorationTests.Bag","values":{"blob":{"$data":"AQI="},"child":{"$ref":"Root/Child"},"map":{"a":2,"b":1},"when":{"$date":"1970-01-01T00:00:00.000Z"}}}"#
+                == #"{"kind":"controller","restorationClass":null,"type":"StateRestorationTests.Bag","values":{"#
+                + #""blob":{"$data":"AQI="},"child":{"$ref":"Root/Child"},"map":{"a":2,"b":1},"#
+                + #""when":{"$date":"1970-01-01T00:00:00.000Z"}}}"#
         )
         let childEntry = try RestorableEntry(decoding: try journal.state().entries[RestorationPath("Root", "Child")]!)
         #expect(childEntry.values == ["value": .int(2), "text": .string("")])

@@ -82,7 +82,10 @@ import Testing
         func problem(_ text: String) { if problems.count < 20 { problems.append(text) } }
 
         var summary: String {
-            "\(cases) cases: readers opened \(readerOpened), refused \(readerRefused); app restored \(restored), refused \(restoreRefused); verify flagged \(verifyFlagged), \(harmless) more changed nothing a reader sees"
+            """
+            \(cases) cases: readers opened \(readerOpened), refused \(readerRefused); app restored \(restored), \
+            refused \(restoreRefused); verify flagged \(verifyFlagged), \(harmless) more changed nothing a reader sees
+            """
         }
     }
 
@@ -210,7 +213,10 @@ import Testing
         }
         if Self.verbose {
             print(
-                "corruption sweep: the small store holds \(store.byteCount) bytes in \(store.files.count) files, \(store.states.count) epochs"
+                """
+                corruption sweep: the small store holds \(store.byteCount) bytes in \(store.files.count) files, \
+                \(store.states.count) epochs
+                """
             )
         }
         Self.finish(tally, "flipped bytes of the small store")
@@ -236,7 +242,10 @@ import Testing
         }
         if Self.verbose {
             print(
-                "corruption sweep: the larger store holds \(store.byteCount) bytes in \(store.files.count) files, \(store.states.count) epochs"
+                """
+                corruption sweep: the larger store holds \(store.byteCount) bytes in \(store.files.count) files, \
+                \(store.states.count) epochs
+                """
             )
         }
         Self.finish(tally, "random bytes of the larger store")

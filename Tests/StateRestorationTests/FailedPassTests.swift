@@ -7,7 +7,8 @@ import Testing
     @Test func aPassWhoseEpochIsAbortedLeavesThePreviousEpochExactly() throws {
         let store = TestStore()
         let fileSystem = FailingFileSystem()
-        let journal = try Journal.open(path: store.url.path, options: JournalOptions(durability: .none), fileSystem: fileSystem)
+        let journal = try Journal.open(
+            path: store.url.path, options: JournalOptions(durability: .none), fileSystem: fileSystem)
         let delegate = TestDelegate()
         let manager = store.manager(journal, delegate: delegate)
         let nodes = (0..<5).map { Node("N\($0)", value: $0) }

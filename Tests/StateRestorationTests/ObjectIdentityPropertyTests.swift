@@ -274,7 +274,10 @@ final class Attachment: StateRestoring {
             let linkValues = links.map { expected[ObjectIdentifier($0)].map(RestorableValue.reference) ?? .null }
             guard entry.values["value"] == .int(Int64(value)), entry.values["links"] == .array(linkValues) else {
                 Issue.record(
-                    "seed \(seed), pass \(pass): \(path) holds \(entry.values), expected value \(value), links \(linkValues)"
+                    """
+                    seed \(seed), pass \(pass): \(path) holds \(entry.values), expected value \(value), links \
+                    \(linkValues)
+                    """
                 )
                 return false
             }
@@ -297,7 +300,10 @@ final class Attachment: StateRestoring {
             guard let object = graph.objects.first(where: { ObjectIdentifier($0) == id }) else { continue }
             guard entry.values["value"] == .int(Int64(state(of: object).value)) else {
                 Issue.record(
-                    "seed \(seed), pass \(pass): \(path) holds \(entry.values), expected value \(state(of: object).value)"
+                    """
+                    seed \(seed), pass \(pass): \(path) holds \(entry.values), expected value \
+                    \(state(of: object).value)
+                    """
                 )
                 return false
             }
@@ -379,7 +385,10 @@ final class Attachment: StateRestoring {
                     && zip(decodedLinks, wanted).allSatisfy { $0 === $1 }
                 if !ok {
                     Issue.record(
-                        "seed \(seed): \(expected[ObjectIdentifier(object)].map { "\($0)" } ?? "?") restored value \(restoredValue) and \(decodedLinks.count) links, expected \(value) and \(wanted.count)"
+                        """
+                        seed \(seed): \(expected[ObjectIdentifier(object)].map { "\($0)" } ?? "?") restored value \
+                        \(restoredValue) and \(decodedLinks.count) links, expected \(value) and \(wanted.count)
+                        """
                     )
                     break
                 }

@@ -29,11 +29,12 @@ import Testing
         let objects = shown["objects"] as! [String: [String: Any]]
         let navigation = try #require(objects["Main"])
         #expect((navigation["type"] as? String)?.hasSuffix("MailNavigationController") == true)
-        let stack = (navigation["state"] as? [String: Any])?["stack"] as? [[String: String]]
-        #expect(stack?.first?["$ref"] == "Main/Mailboxes")
+        let stackValue = (navigation["state"] as? [String: Any])?["stack"] as? [String: Any]
+        let stack = stackValue?["value"] as? [[String: String]]
+        #expect(stack?.first == ["type": "reference", "value": "Main/Mailboxes"])
         #expect((shown["metadata"] as? [String: String])?["bundleVersion"] == "42")
 
-        let log = try ToolRunner.json(try ToolRunner.run(["log", store, "--json"])) as! [[String: Any]]
+        let log = try ToolRunner.epochs(try ToolRunner.run(["log", store, "--json"]))
         #expect(log.count >= 10)
         let diff = try ToolRunner.json(try ToolRunner.run(["diff", store, "1", "10", "--json"])) as! [String: Any]
         let changed = diff["changed"] as? [String: [String: Any]] ?? [:]
@@ -42,5 +43,27 @@ import Testing
         #expect(history.status == 0)
         let text = try ToolRunner.run(["show", store, "--path", "Main"])
         #expect(text.standardOutput.contains("MailNavigationController"))
+    }
+}
+
+/// What the demo suggests runs, on paths and epochs that exist.
+@Suite struct DemoSuggestionTests {
+    @Test func everyCommandTheDemoSuggestsSucceedsOnTheStoreItLeft() throws {
+        let directory = TemporaryDirectory()
+        let store = directory.appending("demo")
+        let run = try ToolRunner.run(["demo", "--dir", store])
+        #expect(run.status == 0, "\(run.standardError)")
+        #expect(!run.standardOutput.contains("(statejournal log \(store)):"), "the abridged table is not log's output")
+        let suggested = run.standardOutput.split(separator: "\n").map { $0.trimmingCharacters(in: .whitespaces) }
+            .filter { $0.hasPrefix("statejournal ") }
+        #expect(suggested.count >= 4)
+        for line in suggested {
+            // The command, without a remark after it.
+            let command = line.components(separatedBy: "  ").first!
+            let arguments = command.split(separator: " ").dropFirst().map(String.init)
+            let result = try ToolRunner.run(arguments)
+            #expect(result.status == 0, "\(line): \(result.standardError)")
+            #expect(!result.standardOutput.isEmpty, "\(line)")
+        }
     }
 }

@@ -6,7 +6,10 @@ import Testing
 @Suite struct FuzzCorpusTests {
     static let binary = ToolRunner.binary.deletingLastPathComponent().appendingPathComponent("StateJournalFuzz")
 
-    @Test(.enabled(if: FileManager.default.isExecutableFile(atPath: FuzzCorpusTests.binary.path), "StateJournalFuzz is not built"))
+    @Test(
+        .enabled(
+            if: FileManager.default.isExecutableFile(atPath: FuzzCorpusTests.binary.path),
+            "StateJournalFuzz is not built"))
     func everyCorpusInputReplaysWithoutACrash() throws {
         let process = Process()
         process.executableURL = Self.binary

@@ -3,7 +3,7 @@ import StateJournalTestSupport
 import Testing
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// Guarantee 2: after a kill at any instant, the store opens to a consistent epoch no older than the
@@ -42,9 +42,11 @@ import Glibc
             let check = try ToolRunner.run(["soak", store, "--check"])
             #expect(check.status == 0, "after kill \(kills): \(check.standardOutput)\(check.standardError)")
             let log = try ToolRunner.run(["log", store, "--json"])
-            let epochs = try ToolRunner.json(log) as? [[String: Any]] ?? []
+            let epochs = try ToolRunner.epochs(log)
             let latest = (epochs.last?["epoch"] as? NSNumber)?.uint64Value ?? 0
-            #expect(latest >= highestAcknowledged, "after kill \(kills): the store ends at epoch \(latest), but \(highestAcknowledged) was acknowledged")
+            #expect(
+                latest >= highestAcknowledged,
+                "after kill \(kills): the store ends at epoch \(latest), but \(highestAcknowledged) was acknowledged")
         }
         #expect(kills == Self.killsPerPolicy)
     }

@@ -68,7 +68,7 @@ import Testing
             #expect(committed.first == kept + 1, "\(label): soak went on with \(String(describing: committed.first))")
             let check = try ToolRunner.run(["soak", image, "--check"])
             #expect(check.status == 0, "\(label): \(check.standardOutput)\(check.standardError)")
-            let log = try ToolRunner.json(try ToolRunner.run(["log", image, "--json"])) as? [[String: Any]] ?? []
+            let log = try ToolRunner.epochs(try ToolRunner.run(["log", image, "--json"]))
             let epochs = log.compactMap { ($0["epoch"] as? NSNumber)?.uint64Value }
             #expect(epochs.last == committed.last, "\(label)")
             #expect(zip(epochs, epochs.dropFirst()).allSatisfy { $1 == $0 + 1 }, "\(label): a gap in \(epochs)")

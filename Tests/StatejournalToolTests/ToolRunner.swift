@@ -7,7 +7,8 @@ struct ToolRunner {
         let candidates = [
             Bundle.main.bundleURL.appendingPathComponent("statejournal"),
             Bundle.main.bundleURL.deletingLastPathComponent().appendingPathComponent("statejournal"),
-            URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent().appendingPathComponent("statejournal"),
+            URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent().appendingPathComponent(
+                "statejournal"),
         ]
         return candidates.first { FileManager.default.isExecutableFile(atPath: $0.path) } ?? candidates[0]
     }()
@@ -40,5 +41,10 @@ struct ToolRunner {
     /// Parses JSON output.
     static func json(_ output: Output) throws -> Any {
         try JSONSerialization.jsonObject(with: Data(output.standardOutput.utf8))
+    }
+
+    /// The `epochs` of `log --json` or `history --json` output.
+    static func epochs(_ output: Output) throws -> [[String: Any]] {
+        (try json(output) as? [String: Any])?["epochs"] as? [[String: Any]] ?? []
     }
 }

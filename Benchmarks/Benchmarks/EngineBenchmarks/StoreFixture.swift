@@ -23,7 +23,8 @@ final class StoreFixture: @unchecked Sendable {
 
     /// Creates the store and writes the first full pass and the `passes` passes.
     func create() throws {
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("statejournal-bench-\(UUID().uuidString)")
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent(
+            "statejournal-bench-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         self.directory = directory
         states = ObjectStates(count: objects)
@@ -104,7 +105,11 @@ struct ObjectStates {
         var chosen = Set<Int>()
         for _ in 0..<count {
             let index = Int(nextRandom() % UInt64(offsets.count))
-            if nextRandom() % 4 == 0 { selections[index] = Int(nextRandom() % 500) } else { offsets[index] = Int(nextRandom() % 20_000) }
+            if nextRandom() % 4 == 0 {
+                selections[index] = Int(nextRandom() % 500)
+            } else {
+                offsets[index] = Int(nextRandom() % 20_000)
+            }
             chosen.insert(index)
         }
         return chosen.sorted()

@@ -1,9 +1,9 @@
 import CLZ4
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #elseif canImport(Darwin)
-import Darwin
+    import Darwin
 #endif
 
 /// The LZ4 frame format (what the `lz4` tool reads and writes), with a content checksum and linked

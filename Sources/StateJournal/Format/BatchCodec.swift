@@ -82,21 +82,50 @@ struct BatchBuilder {
         entryCount += 1
     }
 
-    /// Encodes the record payload and returns it with the raw body (the next batch's dictionary source).
-    func encode(compressor: LZ4Compressor, previousBody: [UInt8], dictionary: inout [UInt8]) -> (payload: [UInt8], body: [UInt8]) {
-        let body = headers.bytes + states
+    /// Empties the builder for the next batch, keeping the room of its buffers unless a large
+    /// epoch grew them beyond ``EpochBuffers/retainedCapacity``.
+    mutating func reset() {
+        entryCount = 0
+        previousCount = 0
+        EpochBuffers.empty(&previousReferences.bytes)
+        EpochBuffers.empty(&headers.bytes)
+        EpochBuffers.empty(&states)
+        EpochBuffers.empty(&previousVersions)
+    }
+
+    /// Appends the record payload to `record`, and leaves the raw body (the next batch's
+    /// dictionary source) in `body`. `dictionary` is scratch space.
+    func encode(
+        into record: inout ByteWriter, compressor: LZ4Compressor, previousBody: [UInt8], dictionary: inout [UInt8],
+        body: inout [UInt8]
+    ) {
+        body.removeAll(keepingCapacity: true)
+        body.append(contentsOf: headers.bytes)
+        body.append(contentsOf: states)
         BatchCodec.assembleDictionary(previousBody: previousBody, previousVersions: previousVersions, into: &dictionary)
-        let compressed = body.withUnsafeBytes { input in
+        let compressedCount = body.withUnsafeBytes { input in
             dictionary.withUnsafeBytes { compressor.compress(input, dictionary: $0) }
         }
-        var writer = ByteWriter(capacity: previousReferences.bytes.count + 24 + (compressed?.count ?? body.count))
-        writer.varint(entryCount)
-        writer.varint(previousCount)
-        writer.raw(previousReferences.bytes)
-        writer.u8(compressed == nil ? 0 : 1)
-        writer.varint(body.count)
-        writer.u32(CRC32C.checksum(body))
-        writer.raw(compressed ?? body)
-        return (writer.bytes, body)
+        record.varint(entryCount)
+        record.varint(previousCount)
+        record.raw(previousReferences.bytes)
+        record.u8(compressedCount == nil ? 0 : 1)
+        record.varint(body.count)
+        record.u32(CRC32C.checksum(body))
+        if let compressedCount {
+            compressor.appendOutput(count: compressedCount, to: &record)
+        } else {
+            record.raw(body)
+        }
+    }
+
+    /// The record payload and the raw body, in arrays of their own.
+    func encode(compressor: LZ4Compressor, previousBody: [UInt8], dictionary: inout [UInt8]) -> (
+        payload: [UInt8], body: [UInt8]
+    ) {
+        var record = ByteWriter()
+        var body: [UInt8] = []
+        encode(into: &record, compressor: compressor, previousBody: previousBody, dictionary: &dictionary, body: &body)
+        return (record.bytes, body)
     }
 }

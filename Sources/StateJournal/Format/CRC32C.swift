@@ -43,7 +43,8 @@ enum CRC32C {
             var index = 0
             let count = bytes.count
             while count - index >= 8 {
-                let low = UInt32(bytes[index]) | UInt32(bytes[index + 1]) << 8 | UInt32(bytes[index + 2]) << 16
+                let low =
+                    UInt32(bytes[index]) | UInt32(bytes[index + 1]) << 8 | UInt32(bytes[index + 2]) << 16
                     | UInt32(bytes[index + 3]) << 24
                 let word = crc ^ low
                 crc =

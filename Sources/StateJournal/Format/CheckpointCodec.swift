@@ -75,7 +75,10 @@ struct CheckpointContent: Sendable {
         let version = try reader.u16()
         guard FormatVersion.isReadable(version) else {
             throw FormatViolation(
-                "checkpoint format version \(version) is not supported (this library reads \(FormatVersion.readableDescription))"
+                """
+                checkpoint format version \(version) is not supported (this library reads \
+                \(FormatVersion.readableDescription))
+                """
             )
         }
         _ = try reader.u16()

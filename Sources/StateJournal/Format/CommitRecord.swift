@@ -33,6 +33,13 @@ struct CommitRecord: Equatable, Sendable {
     /// Encodes the fields; `previousTimestamp` is the segment's previous commit's, if any.
     func encoded(previousTimestamp: UInt64?, inlineBatch: [UInt8]) -> [UInt8] {
         var writer = ByteWriter(capacity: 32 + inlineBatch.count)
+        encodeFields(into: &writer, previousTimestamp: previousTimestamp)
+        writer.raw(inlineBatch)
+        return writer.bytes
+    }
+
+    /// Appends the fields, everything but the inline batch, to `writer`.
+    func encodeFields(into writer: inout ByteWriter, previousTimestamp: UInt64?) {
         writer.varint(epoch)
         writer.varint(entryCount)
         writer.varint(batchCount)
@@ -54,8 +61,6 @@ struct CommitRecord: Equatable, Sendable {
         } else {
             writer.u8(0)
         }
-        writer.raw(inlineBatch)
-        return writer.bytes
     }
 
     /// Decodes the fields of a record of a segment of format `version` and returns where the inline

@@ -1,7 +1,7 @@
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #elseif canImport(Darwin)
-import Darwin
+    import Darwin
 #endif
 
 /// A restoration path in the form checkpoints and batches store it (a component count, then each
@@ -91,7 +91,9 @@ struct EncodedPath {
             let rightBytes = UnsafeRawBufferPointer(start: other.start + right, count: rightLength)
             left += leftLength
             right += rightLength
-            if let offset = firstDifference(leftBytes.baseAddress!, rightBytes.baseAddress!, min(leftLength, rightLength)) {
+            if let offset = firstDifference(
+                leftBytes.baseAddress!, rightBytes.baseAddress!, min(leftLength, rightLength))
+            {
                 if isASCII(leftBytes) && isASCII(rightBytes) { return leftBytes[offset] < rightBytes[offset] ? -1 : 1 }
                 if let order = compareAsStrings(leftBytes, rightBytes) { return order }
                 continue
@@ -133,7 +135,7 @@ struct EncodedPath {
         return true
     }
 
-    /// The same hash value as the equal `RestorationPath`'s `hashValue`: the component count, then
+    /// The same hash value as the equal `RestorationPath`'s `pathHash`: the component count, then
     /// each component as `String` hashes itself (ASCII bytes and a 0xFF terminator, gathered and
     /// fed together).
     var pathHashValue: Int {
@@ -148,7 +150,9 @@ struct EncodedPath {
                 let component = UnsafeRawBufferPointer(start: start + offset, count: length)
                 offset += length
                 if length < buffer.count - used, Self.isASCII(component) {
-                    if length > 0 { (buffer.baseAddress! + used).copyMemory(from: component.baseAddress!, byteCount: length) }
+                    if length > 0 {
+                        (buffer.baseAddress! + used).copyMemory(from: component.baseAddress!, byteCount: length)
+                    }
                     buffer[used + length] = 0xFF
                     used += length + 1
                     continue

@@ -76,7 +76,10 @@ struct Manifest: Equatable, Sendable {
         let version = try reader.u16()
         guard FormatVersion.isReadable(version) else {
             throw FormatViolation(
-                "manifest format version \(version) is not supported (this library reads \(FormatVersion.readableDescription))"
+                """
+                manifest format version \(version) is not supported (this library reads \
+                \(FormatVersion.readableDescription))
+                """
             )
         }
         _ = try reader.u16()

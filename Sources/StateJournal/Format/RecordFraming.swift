@@ -14,6 +14,28 @@ enum RecordType: UInt8, Sendable {
 enum RecordFraming {
     static let headerSize = 9
 
+    /// Starts a record at the end of `writer`: reserves its header, which ``finishRecord(_:in:from:)``
+    /// fills once the payload follows it. Returns where the record starts.
+    static func beginRecord(in writer: inout ByteWriter) -> Int {
+        let start = writer.bytes.count
+        for _ in 0..<headerSize { writer.bytes.append(0) }
+        return start
+    }
+
+    /// Fills the header of the record that starts at `start` and runs to the end of `writer`;
+    /// returns its checksum.
+    @discardableResult
+    static func finishRecord(_ type: RecordType, in writer: inout ByteWriter, from start: Int) -> UInt32 {
+        writer.bytes.withUnsafeMutableBytes { record in
+            let length = UInt32(record.count - start - headerSize)
+            for index in 0..<4 { record[start + 4 + index] = UInt8(truncatingIfNeeded: length >> UInt32(8 * index)) }
+            record[start + 8] = type.rawValue
+            let crc = CRC32C.checksum(UnsafeRawBufferPointer(rebasing: record[(start + 4)...]))
+            for index in 0..<4 { record[start + index] = UInt8(truncatingIfNeeded: crc >> UInt32(8 * index)) }
+            return crc
+        }
+    }
+
     /// The framed record: header and payload.
     static func frame(_ type: RecordType, payload: [UInt8]) -> [UInt8] {
         var record = [UInt8](repeating: 0, count: headerSize)

@@ -38,7 +38,10 @@ struct SegmentHeader: Equatable, Sendable {
         let version = try reader.u16()
         guard FormatVersion.isReadable(version) else {
             throw FormatViolation(
-                "segment format version \(version) is not supported (this library reads \(FormatVersion.readableDescription))"
+                """
+                segment format version \(version) is not supported (this library reads \
+                \(FormatVersion.readableDescription))
+                """
             )
         }
         _ = try reader.u16()

@@ -41,7 +41,8 @@ extension FileSystem {
         try bytes.withUnsafeBytes { buffer in
             var done = 0
             while done < buffer.count {
-                let written = try write(descriptor, UnsafeRawBufferPointer(rebasing: buffer[done...]), at: offset + Int64(done))
+                let written = try write(
+                    descriptor, UnsafeRawBufferPointer(rebasing: buffer[done...]), at: offset + Int64(done))
                 guard written > 0 else { throw SystemError(call: "write", errno: 5) }
                 done += written
             }
@@ -54,7 +55,9 @@ extension FileSystem {
         var done = 0
         try bytes.withUnsafeMutableBytes { buffer in
             while done < count {
-                let got = try read(descriptor, into: UnsafeMutableRawBufferPointer(rebasing: buffer[done...]), at: offset + Int64(done))
+                let got = try read(
+                    descriptor, into: UnsafeMutableRawBufferPointer(rebasing: buffer[done...]), at: offset + Int64(done)
+                )
                 if got == 0 { break }
                 done += got
             }

@@ -19,7 +19,9 @@ extension StoreInspector {
     package func rewind(to epoch: UInt64, into target: URL, fileSystem: any FileSystem) throws -> EpochInfo {
         let state = try reader.state(through: epoch)
         if let names = try? FileManager.default.contentsOfDirectory(atPath: target.path), !names.isEmpty {
-            throw JournalError(.notAStore, "\(target.path) is not empty; rewind writes a new store, so choose a new directory.", file: target.path)
+            throw JournalError(
+                .notAStore, "\(target.path) is not empty; rewind writes a new store, so choose a new directory.",
+                file: target.path)
         }
         let journal = try Journal.open(
             path: target.path, options: JournalOptions(durability: .everyCommit), fileSystem: fileSystem)

@@ -33,7 +33,11 @@ public struct StoreInspector: Sendable {
         guard let epoch = try log().last(where: { milliseconds($0.timestamp) <= limit })?.epoch else {
             throw JournalError(
                 .noSuchEpoch,
-                "No retained epoch was committed at or before \(time.formatted(Date.ISO8601FormatStyle(includingFractionalSeconds: true))); see the log for the retained range."
+                """
+                No retained epoch was committed at or before \
+                \(time.formatted(Date.ISO8601FormatStyle(includingFractionalSeconds: true))); see the log for the \
+                retained range.
+                """
             )
         }
         return epoch

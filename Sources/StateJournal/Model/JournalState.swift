@@ -1,8 +1,9 @@
 /// The state of a store as of one epoch: every live path with its latest state.
 ///
 /// A state is a sequence of its paths and their state bytes, in path order (`RestorationPath`'s
-/// `<`: component by component, so that a parent comes immediately before its descendants). It keeps paths and states in their stored form, in a few large blocks, and builds
-/// a `RestorationPath` or a state's array only when one is asked for. Look a path up with
+/// `<`: component by component, so that a parent comes immediately before its descendants). It
+/// keeps paths and states in their stored form, in a few large blocks, and builds a
+/// `RestorationPath` or a state's array only when one is asked for. Look a path up with
 /// ``subscript(_:)``, walk every entry with ``forEachEntry(_:)`` or `for (path, state) in state`,
 /// or take a dictionary with ``entries``.
 public struct JournalState: Sendable, Sequence {

@@ -3,7 +3,7 @@
 ///
 /// Each bucket holds the high 32 bits of the path's hash and its number plus one (0 when empty), so
 /// that most probes that miss compare no path; the full hashes are kept by number for growing. The
-/// hash must be `RestorationPath`'s `hashValue` or ``EncodedPath/pathHashValue``, which agree.
+/// hash must be `RestorationPath`'s `pathHash` or ``EncodedPath/pathHashValue``, which agree.
 struct PathHashIndex: Sendable {
     private var buckets: [UInt64]
     private var hashes: [Int] = []

@@ -7,16 +7,26 @@
 /// Paths order component by component, so that a parent sorts immediately before its descendants.
 public struct RestorationPath: Hashable, Comparable, Sendable, CustomStringConvertible {
     /// The identifiers from the root to the object, outermost first.
-    public var components: [String]
+    public var components: [String] {
+        didSet { pathHash = Self.hash(of: components) }
+    }
+
+    /// The path's hash, computed once when its components are set: paths are hashed several times
+    /// per entry (the segment's path table, the writer's cache, the epoch's sets), and hashing
+    /// strings is most of what those lookups cost. Equal to ``EncodedPath/pathHashValue`` of the
+    /// path's encoded form.
+    private(set) var pathHash: Int
 
     /// Creates a path from its components, outermost first.
     public init(_ components: [String]) {
         self.components = components
+        self.pathHash = Self.hash(of: components)
     }
 
     /// Creates a path from its components, outermost first.
     public init(_ components: String...) {
         self.components = components
+        self.pathHash = Self.hash(of: components)
     }
 
     /// Parses the textual form produced by ``description``.
@@ -30,7 +40,9 @@ public struct RestorationPath: Hashable, Comparable, Sendable, CustomStringConve
         for character in text {
             if escaping {
                 guard character == "/" || character == "\\" else {
-                    throw JournalError(.invalidPath, "The path \"\(text)\" escapes \"\(character)\"; only \"/\" and \"\\\" can be escaped.")
+                    throw JournalError(
+                        .invalidPath,
+                        "The path \"\(text)\" escapes \"\(character)\"; only \"/\" and \"\\\" can be escaped.")
                 }
                 current.append(character)
                 escaping = false
@@ -48,6 +60,7 @@ public struct RestorationPath: Hashable, Comparable, Sendable, CustomStringConve
         }
         if !text.isEmpty { components.append(current) }
         self.components = components
+        self.pathHash = Self.hash(of: components)
     }
 
     /// The path with `/` between components and `/` or `\` inside a component escaped with `\`.
@@ -79,17 +92,30 @@ public struct RestorationPath: Hashable, Comparable, Sendable, CustomStringConve
             && zip(prefix.components, components).allSatisfy { $0 == $1 }
     }
 
-    /// Feeds `hasher` exactly what hashing ``components`` feeds it (the count, then each component
-    /// as `String` hashes itself: its NFC UTF-8 bytes and a 0xFF terminator), so a path hashes to the
-    /// same value as its components and stays consistent with `==`. ASCII components, NFC as they
-    /// are, go to the hasher together in one call instead of one call or more each.
+    /// Two paths are equal when their components are (as `String`s compare: canonically equivalent
+    /// spellings are equal).
+    public static func == (lhs: RestorationPath, rhs: RestorationPath) -> Bool {
+        lhs.pathHash == rhs.pathHash && lhs.components == rhs.components
+    }
+
+    /// Feeds `hasher` the path's hash, computed once from its components.
     public func hash(into hasher: inout Hasher) {
+        hasher.combine(pathHash)
+    }
+
+    /// What hashing `components` gives with an unseeded `Hasher`: the count, then each component as
+    /// `String` hashes itself (its NFC UTF-8 bytes and a 0xFF terminator). ASCII components, NFC as
+    /// they are, go to the hasher together in one call instead of one call or more each.
+    static func hash(of components: [String]) -> Int {
+        var hasher = Hasher()
         hasher.combine(components.count)
         withUnsafeTemporaryAllocation(byteCount: 256, alignment: 1) { buffer in
             var used = 0
             for component in components {
                 let gathered = component.utf8.withContiguousStorageIfAvailable { utf8 -> Bool in
-                    guard utf8.count < buffer.count - used, EncodedPath.isASCII(UnsafeRawBufferPointer(utf8)) else { return false }
+                    guard utf8.count < buffer.count - used, EncodedPath.isASCII(UnsafeRawBufferPointer(utf8)) else {
+                        return false
+                    }
                     UnsafeMutableRawBufferPointer(rebasing: buffer[used..<used + utf8.count]).copyMemory(
                         from: UnsafeRawBufferPointer(utf8))
                     buffer[used + utf8.count] = 0xFF
@@ -106,6 +132,7 @@ public struct RestorationPath: Hashable, Comparable, Sendable, CustomStringConve
             }
             if used > 0 { hasher.combine(bytes: UnsafeRawBufferPointer(rebasing: buffer[..<used])) }
         }
+        return hasher.finalize()
     }
 
     /// Orders paths component by component, comparing components as `String`s compare (by their

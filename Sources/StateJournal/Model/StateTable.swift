@@ -140,7 +140,7 @@ struct StateTable: Sendable {
 
     /// The slot number of `path`, or `nil` when the state has no such path.
     func slotNumber(of path: RestorationPath) -> Int? {
-        slotNumber(hash: path.hashValue) { $0.matches(path) }
+        slotNumber(hash: path.pathHash) { $0.matches(path) }
     }
 
     /// The slot number of `path`, or `nil` when the state has no such path.
@@ -216,7 +216,8 @@ struct StateTable: Sendable {
             Self.sortInPathOrder(&inserted)
             slots = Self.merge(slots, inserted)
         }
-        let table = StateTable(storage: Storage(arenas: storage.arenas + [arena], slots: slots, liveBytes: liveBytes, index: index))
+        let table = StateTable(
+            storage: Storage(arenas: storage.arenas + [arena], slots: slots, liveBytes: liveBytes, index: index))
         return table.storage.arenaBytes > 2 * liveBytes + (1 << 20) ? table.compacted() : table
     }
 
@@ -237,7 +238,8 @@ struct StateTable: Sendable {
             slots[index].path = UnsafeRawPointer(arena.base + offsets[index].path)
             slots[index].value = UnsafeRawPointer(arena.base + offsets[index].value)
         }
-        return StateTable(storage: Storage(arenas: [arena], slots: slots, liveBytes: storage.liveBytes, index: storage.builtIndex))
+        return StateTable(
+            storage: Storage(arenas: [arena], slots: slots, liveBytes: storage.liveBytes, index: storage.builtIndex))
     }
 
     /// Sorts slots in path order.

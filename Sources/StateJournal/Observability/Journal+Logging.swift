@@ -24,7 +24,10 @@ extension Journal {
         }
         if let damage = report.damage {
             logger.warning(
-                "Found damage in the journal; replay stops at the last consistent epoch and the damaged part was set aside",
+                """
+                Found damage in the journal; replay stops at the last consistent epoch and the damaged part was set \
+                aside
+                """,
                 metadata: Self.metadata(of: damage).merging(
                     ["quarantined": .array(report.quarantinedFiles.map { .string($0) })], uniquingKeysWith: { $1 }))
         }
@@ -55,6 +58,7 @@ extension Journal {
     /// `condition` locked.
     func poison(with error: JournalError) {
         poison = error
+        releaseDurabilityWaiters(failure: error)
         logger.error(
             "The journal refuses further commits until it is reopened",
             metadata: ["error": "\(error)"])

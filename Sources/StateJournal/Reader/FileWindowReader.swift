@@ -16,6 +16,37 @@ struct FileWindowReader {
         self.limit = limit
     }
 
+    /// Whether every byte from `offset` to the limit is zero: the space a writer wrote ahead of its
+    /// records (see ``Journal/preallocate(through:)``), not a torn record.
+    mutating func isZero(from offset: Int64) throws -> Bool {
+        var position = offset
+        while position < limit {
+            let count = Int(min(Int64(Self.chunk), limit - position))
+            guard let zero = try withBytes(at: position, count: count, { bytes in bytes.allSatisfy { $0 == 0 } }) else {
+                return true
+            }
+            guard zero else { return false }
+            position += Int64(count)
+        }
+        return true
+    }
+
+    /// How many bytes from `offset` run up to the last byte before the limit that is not zero: the
+    /// part of a tail that is not zeros written ahead.
+    mutating func lengthBeforeTrailingZeros(from offset: Int64) throws -> Int64 {
+        var position = offset
+        var end = offset
+        while position < limit {
+            let count = Int(min(Int64(Self.chunk), limit - position))
+            guard let last = try withBytes(at: position, count: count, { bytes in bytes.lastIndex { $0 != 0 } }) else {
+                break
+            }
+            if let last { end = position + Int64(last) + 1 }
+            position += Int64(count)
+        }
+        return end - offset
+    }
+
     /// Calls `body` with `count` bytes at `offset`; `nil` when they run past the limit.
     mutating func withBytes<Result>(
         at offset: Int64, count: Int, _ body: (UnsafeRawBufferPointer) throws -> Result
@@ -25,7 +56,9 @@ struct FileWindowReader {
             let length = Int(min(Int64(max(count, Self.chunk)), limit - offset))
             window = try fileSystem.read(descriptor, count: length, at: offset)
             windowStart = offset
-            guard window.count >= count else { throw SystemError(call: "pread", errno: 5) }
+            // The file is shorter than when it was opened: a writer cut the zeros it had written
+            // ahead of a segment it sealed, or an epoch it abandoned. Its data ends there.
+            guard window.count >= count else { return nil }
         }
         let start = Int(offset - windowStart)
         return try window.withUnsafeBytes { try body(UnsafeRawBufferPointer(rebasing: $0[start..<start + count])) }

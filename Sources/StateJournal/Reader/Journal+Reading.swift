@@ -54,8 +54,9 @@ enum JournalReading {
     ///
     /// When the manifest changed while the files were opened, they may belong to two generations
     /// (or be gone): they are closed and the manifest is read again. A file missing under a
-    /// manifest that did not change is damage, which the read reports. The bound only stops a writer that replaces the manifest faster than a reader can open
-    /// its files from keeping a reader busy for ever.
+    /// manifest that did not change is damage, which the read reports. The bound only stops a writer
+    /// that replaces the manifest faster than a reader can open its files from keeping a reader busy
+    /// for ever.
     static func consistently<T>(
         fileSystem: any FileSystem, directory: String,
         _ position: () throws -> (Manifest, Int64?), _ read: (Manifest, Int64?, any FileSystem) throws -> T
@@ -92,7 +93,11 @@ enum JournalReading {
         if let epoch, scan.lastEpoch?.epoch != epoch {
             throw JournalError(
                 .noSuchEpoch,
-                "Epoch \(epoch) is not in the store; the retained epochs end at \(scan.lastEpoch.map { String($0.epoch) } ?? "none"). List them with `statejournal log` (or `history()` in code)."
+                """
+                Epoch \(epoch) is not in the store; the retained epochs end at \
+                \(scan.lastEpoch.map { String($0.epoch) } ?? "none"). List them with `statejournal log` (or \
+                `history()` in code).
+                """
             )
         }
         return JournalState(

@@ -1,7 +1,7 @@
 import Foundation
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// A store opened read-only, beside a live writer or not.
@@ -51,7 +51,8 @@ public struct JournalReader: Sendable {
     public func history() throws -> [EpochInfo] {
         try retrying { manifest, files in
             try JournalReading.history(
-                fileSystem: files, directory: directory.path, manifest: manifest, lastSegmentLimit: nil, recovery: recovery)
+                fileSystem: files, directory: directory.path, manifest: manifest, lastSegmentLimit: nil,
+                recovery: recovery)
         }
     }
 
@@ -59,12 +60,15 @@ public struct JournalReader: Sendable {
     public func forEachEpoch(_ body: (EpochInfo, [JournalChange]) throws -> Bool) throws {
         try retrying { manifest, files in
             try JournalReading.forEachEpoch(
-                fileSystem: files, directory: directory.path, manifest: manifest, lastSegmentLimit: nil, recovery: recovery, body)
+                fileSystem: files, directory: directory.path, manifest: manifest, lastSegmentLimit: nil,
+                recovery: recovery, body)
         }
     }
 
     private func retrying<T>(_ read: (Manifest, any FileSystem) throws -> T) throws -> T {
-        try JournalReading.consistently(fileSystem: fileSystem, directory: directory.path, { (try store.readManifest(), nil) }) {
+        try JournalReading.consistently(
+            fileSystem: fileSystem, directory: directory.path, { (try store.readManifest(), nil) }
+        ) {
             manifest, _, files in try read(manifest, files)
         }
     }

@@ -143,7 +143,10 @@ struct JournalScanner {
                 if options.recovery == .strict {
                     throw JournalError(
                         .damaged,
-                        "The checkpoint \(name) is damaged: \(reason). Open the store without strict mode to fall back to an older checkpoint.",
+                        """
+                        The checkpoint \(name) is damaged: \(reason). Open the store without strict mode to fall back \
+                        to an older checkpoint.
+                        """,
                         file: store.file(name))
                 }
                 result.damagedCheckpoints.append(
@@ -159,14 +162,20 @@ struct JournalScanner {
         if result.damagedCheckpoints.isEmpty {
             throw JournalError(
                 .noSuchEpoch,
-                "Epoch \(options.through.map(String.init) ?? "0") is older than the history the store retains; list the retained epochs with `statejournal log` (or `history()` in code)."
+                """
+                Epoch \(options.through.map(String.init) ?? "0") is older than the history the store retains; list the \
+                retained epochs with `statejournal log` (or `history()` in code).
+                """
             )
         }
         let names = result.damagedCheckpoints.map { FileNames.checkpoint($0.reference.sequence) }.joined(
             separator: ", ")
         throw JournalError(
             .damaged,
-            "Nothing consistent is left to replay: the checkpoints \(names) are damaged and the segments before them were compacted away. Restore the store from a backup or start a new one.",
+            """
+            Nothing consistent is left to replay: the checkpoints \(names) are damaged and the segments before them \
+            were compacted away. Restore the store from a backup or start a new one.
+            """,
             file: store.file(names))
     }
 
@@ -224,7 +233,10 @@ struct JournalScanner {
             try reportDamage(
                 &result, index: index, offset: 0, committedEnd: 0, fileSize: fileSize,
                 reason:
-                    "segment continues epoch \(header.baseEpoch) but the journal before it ends at epoch \(expectedBase)"
+                    """
+                    segment continues epoch \(header.baseEpoch) but the journal before it ends at epoch \
+                    \(expectedBase)
+                    """
             )
             return true
         }
@@ -287,10 +299,21 @@ struct JournalScanner {
             case .invalid(let reason):
                 let offset = scanner.offset
                 if isLast {
+                    // Zeros a writer wrote ahead of its records end the segment cleanly: only an
+                    // epoch begun before them and never committed is a tail.
+                    var zeros = scanner.reader
+                    if try zeros.isZero(from: offset) {
+                        result.uncommittedTailBytes = offset - tail.committedEnd
+                        assembler.discard()
+                        tail.segmentPaths = decoder.paths
+                        result.tail = tail
+                        return false
+                    }
                     var budget = 4 * max(limit, 1 << 20)
                     var probe = scanner.reader
                     if try RecordScanner.resynchronize(in: &probe, after: offset, budget: &budget) == nil {
-                        result.uncommittedTailBytes = limit - tail.committedEnd
+                        // Up to the zeros written ahead, if any: they are not part of the tail.
+                        result.uncommittedTailBytes = try zeros.lengthBeforeTrailingZeros(from: tail.committedEnd)
                         assembler.discard()
                         tail.segmentPaths = decoder.paths
                         result.tail = tail
@@ -412,7 +435,10 @@ struct JournalScanner {
         if options.recovery == .strict {
             throw JournalError(
                 .damaged,
-                "The journal is damaged: \(reason). Open it without strict mode to recover the last consistent epoch, or restore the store from a backup.",
+                """
+                The journal is damaged: \(reason). Open it without strict mode to recover the last consistent epoch, \
+                or restore the store from a backup.
+                """,
                 file: directory + "/" + name, offset: offset)
         }
         var lost = 0

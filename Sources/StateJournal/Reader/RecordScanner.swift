@@ -36,7 +36,9 @@ struct RecordScanner {
     }
 
     /// The record at `offset` when it is whole and its checksum matches.
-    static func validRecord(in reader: inout FileWindowReader, at offset: Int64) throws -> Result<ScannedRecord, FormatViolation> {
+    static func validRecord(in reader: inout FileWindowReader, at offset: Int64) throws -> Result<
+        ScannedRecord, FormatViolation
+    > {
         let available = reader.limit - offset
         guard available >= Int64(RecordFraming.headerSize) else {
             return .failure(FormatViolation("\(available) bytes are too few for a record header"))
@@ -50,7 +52,8 @@ struct RecordScanner {
             return .failure(FormatViolation("unknown record type \(header[8])"))
         }
         guard length <= JournalLimits.maximumRecordLength else {
-            return .failure(FormatViolation("record length \(length) exceeds the limit \(JournalLimits.maximumRecordLength)"))
+            return .failure(
+                FormatViolation("record length \(length) exceeds the limit \(JournalLimits.maximumRecordLength)"))
         }
         guard Int64(length) <= available - Int64(RecordFraming.headerSize) else {
             return .failure(FormatViolation("record of \(length) bytes runs past the end of the file"))
@@ -75,7 +78,9 @@ struct RecordScanner {
         let lastStart = reader.limit - Int64(RecordFraming.headerSize)
         // Damage inside a payload leaves the bad record's length intact: look first where it says the
         // next record starts, so that a large damaged record cannot exhaust the budget of the scan below.
-        let claimed = try reader.withBytes(at: offset, count: RecordFraming.headerSize) { Int(ByteReader.littleEndianU32($0, at: 4)) }
+        let claimed = try reader.withBytes(at: offset, count: RecordFraming.headerSize) {
+            Int(ByteReader.littleEndianU32($0, at: 4))
+        }
         if let claimed, claimed <= JournalLimits.maximumRecordLength {
             let next = offset + Int64(RecordFraming.headerSize + claimed)
             if next <= lastStart, case .success(let record) = try validRecord(in: &reader, at: next) { return record }
@@ -101,11 +106,15 @@ struct RecordScanner {
                 let length = Int(ByteReader.littleEndianU32(header, at: 4))
                 return length <= JournalLimits.maximumRecordLength ? length : nil
             }
-            if let length = plausible ?? nil, Int64(length) <= reader.limit - candidate - Int64(RecordFraming.headerSize) {
+            if let length = plausible ?? nil,
+                Int64(length) <= reader.limit - candidate - Int64(RecordFraming.headerSize)
+            {
                 let end = candidate + Int64(RecordFraming.headerSize + length)
                 var followed = true
                 if chained && end < reader.limit {
-                    let next = try reader.withBytes(at: end, count: RecordFraming.headerSize) { RecordType(rawValue: $0[8]) != nil }
+                    let next = try reader.withBytes(at: end, count: RecordFraming.headerSize) {
+                        RecordType(rawValue: $0[8]) != nil
+                    }
                     followed = next ?? false
                 }
                 if followed {

@@ -34,7 +34,9 @@ enum CheckpointFile {
     ///
     /// Decompression stops at 255 times the file size (LZ4's largest ratio) plus a margin, so a
     /// damaged frame cannot make it allocate beyond what the file could hold.
-    static func load(_ reference: Manifest.CheckpointReference, storeID: StoreID, in store: StoreDirectory) throws -> CheckpointContent {
+    static func load(_ reference: Manifest.CheckpointReference, storeID: StoreID, in store: StoreDirectory) throws
+        -> CheckpointContent
+    {
         let fileSystem = store.fileSystem
         let descriptor = try fileSystem.open(store.file(FileNames.checkpoint(reference.sequence)), .read)
         defer { fileSystem.close(descriptor) }
@@ -55,7 +57,8 @@ enum CheckpointFile {
         }
         guard decompressor.finished else { throw FormatViolation("the checkpoint's LZ4 frame is cut short") }
         let content = try CheckpointContent.decode(decompressor.takeOutput())
-        guard content.storeID == storeID, content.sequence == reference.sequence, content.info.epoch == reference.epoch else {
+        guard content.storeID == storeID, content.sequence == reference.sequence, content.info.epoch == reference.epoch
+        else {
             throw FormatViolation("the checkpoint does not belong to this store or position")
         }
         return content
@@ -65,7 +68,8 @@ enum CheckpointFile {
 extension CheckpointContent.EpochInfoFields {
     var epochInfo: EpochInfo {
         EpochInfo(
-            epoch: epoch, timestamp: Date(timeIntervalSince1970: Double(timestampMilliseconds) / 1000), metadata: metadata,
+            epoch: epoch, timestamp: Date(timeIntervalSince1970: Double(timestampMilliseconds) / 1000),
+            metadata: metadata,
             entryCount: entryCount, bytes: bytes)
     }
 }

@@ -104,6 +104,9 @@ extension Journal {
             let sequence = manifest.segments[tail.segmentIndex]
             let descriptor = try fileSystem.open(store.file(FileNames.segment(sequence)), .readWrite)
             let size = try fileSystem.size(descriptor)
+            // Zeros a writer wrote ahead of its records are cut without being reported as a tail.
+            var tailReader = FileWindowReader(fileSystem: fileSystem, descriptor: descriptor, limit: size)
+            let torn = size > tail.committedEnd ? try tailReader.lengthBeforeTrailingZeros(from: tail.committedEnd) : 0
             // New epochs follow only bytes this writer made durable itself: a previous process may
             // have died before syncing them, or after a failed sync whose pages the kernel dropped
             // while still showing them to readers. A sync that fails here fails the open.
@@ -114,7 +117,7 @@ extension Journal {
                 fileSystem.close(descriptor)
                 throw error
             }
-            if size > tail.committedEnd { report.truncatedTailBytes = size - tail.committedEnd }
+            if torn > 0 { report.truncatedTailBytes = torn }
             var active = ActiveSegment(
                 descriptor: descriptor, header: tail.header, size: tail.committedEnd,
                 paths: tail.segmentPaths?.restorationPaths ?? [],
@@ -212,7 +215,10 @@ extension Journal {
         guard foreign.isEmpty else {
             throw JournalError(
                 .notAStore,
-                "\(store.path) is not a StateJournal store and is not empty (it holds \(foreign.prefix(3).joined(separator: ", "))). Choose an empty or new directory.",
+                """
+                \(store.path) is not a StateJournal store and is not empty (it holds \
+                \(foreign.prefix(3).joined(separator: ", "))). Choose an empty or new directory.
+                """,
                 file: store.path)
         }
         // A crash while creating the store can leave its first files without a manifest.
@@ -237,7 +243,11 @@ extension Journal {
             let parent = StoreDirectory.parent(of: path)
             throw JournalError(
                 .ioFailure,
-                "Could not create the store \(path): its parent directory \(parent) does not exist. A store creates only its own directory: create \(parent) first (as the app's installation would), then open the store again.",
+                """
+                Could not create the store \(path): its parent directory \(parent) does not exist. A store creates \
+                only its own directory: create \(parent) first (as the app's installation would), then open the store \
+                again.
+                """,
                 cause: error, file: parent)
         }
         try fileSystem.syncDirectory(StoreDirectory.parent(of: path))

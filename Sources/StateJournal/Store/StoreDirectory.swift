@@ -79,8 +79,14 @@ struct StoreDirectory {
             throw JournalError(
                 unsupported ? .unsupportedFormat : .damaged,
                 unsupported
-                    ? "The store was written by another format version (\(reason)); open it with a matching StateJournal release."
-                    : "The manifest is damaged (\(reason)); the store cannot be opened. Restore it from a backup or start a new store.",
+                    ? """
+                    The store was written by another format version (\(reason)); open it with a matching StateJournal \
+                    release.
+                    """
+                    : """
+                    The manifest is damaged (\(reason)); the store cannot be opened. Restore it from a backup or start \
+                    a new store.
+                    """,
                 cause: error, file: file(FileNames.manifest))
         }
     }

@@ -1,7 +1,7 @@
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #elseif canImport(Musl)
-import Musl
+    import Musl
 #endif
 
 /// The advisory lock that makes a writer the only one: `flock` on the store's `LOCK` file, which
@@ -28,12 +28,17 @@ struct StoreLock {
             throw error
         }
         guard locked else {
-            let holder = (try? fileSystem.read(descriptor, count: 32, at: 0)).flatMap { String(decoding: $0, as: UTF8.self).split(separator: "\n").first }
+            let holder = (try? fileSystem.read(descriptor, count: 32, at: 0)).flatMap {
+                String(decoding: $0, as: UTF8.self).split(separator: "\n").first
+            }
             fileSystem.close(descriptor)
             let who = holder.map { "process \($0)" } ?? "another writer"
             throw JournalError(
                 .storeLocked,
-                "The store at \(directory.path) is in use by \(who). Only one writer can open a store; open it read-only to inspect it.",
+                """
+                The store at \(directory.path) is in use by \(who). Only one writer can open a store; open it \
+                read-only to inspect it.
+                """,
                 file: path)
         }
         do {

@@ -4,6 +4,9 @@ struct ActiveSegment {
     var header: SegmentHeader
     /// Where the next record goes.
     var size: Int64
+    /// How far the file is known to hold zeros written ahead of ``size`` (see
+    /// ``Journal/preallocate(through:)``): at least ``size``.
+    var allocated: Int64
     /// Path numbers defined in this segment, from 1.
     var pathIDs: [RestorationPath: UInt64]
     var pathOrder: [RestorationPath]
@@ -14,10 +17,13 @@ struct ActiveSegment {
     /// Whether the segment ends with its seal record.
     var isSealed = false
 
-    init(descriptor: Int32, header: SegmentHeader, size: Int64, paths: [RestorationPath], lastMetadata: [String: String]?) {
+    init(
+        descriptor: Int32, header: SegmentHeader, size: Int64, paths: [RestorationPath], lastMetadata: [String: String]?
+    ) {
         self.descriptor = descriptor
         self.header = header
         self.size = size
+        self.allocated = size
         self.pathOrder = paths
         self.pathIDs = Dictionary(uniqueKeysWithValues: paths.enumerated().map { ($1, UInt64($0 + 1)) })
         self.lastMetadata = lastMetadata

@@ -14,15 +14,12 @@ public final class EpochWriter {
     public let epoch: UInt64
 
     private let journal: Journal
+    /// The journal's, lent to this epoch while it is open.
+    private let buffers: EpochBuffers
     private let startOffset: Int64
     private let pathCountAtStart: Int
-    private var builder = BatchBuilder()
     private var pathCountAtBatchStart: Int
-    private var touchedInBatch: Set<RestorationPath> = []
-    private var touchedInEpoch: Set<RestorationPath> = []
     private var clearedAll = false
-    private var previousBody: [UInt8] = []
-    private var dictionary: [UInt8] = []
     private var batches = 0
     private var entries = 0
     private var bytes = 0
@@ -37,6 +34,8 @@ public final class EpochWriter {
         self.startOffset = startOffset
         self.pathCountAtStart = pathCount
         self.pathCountAtBatchStart = pathCount
+        self.buffers = journal.epochBuffers
+        buffers.reset()
     }
 
     deinit { abort() }
@@ -51,10 +50,12 @@ public final class EpochWriter {
         try withJournal {
             let (reference, isNew) = journal.segment.reference(for: path)
             var previous: [UInt8]?
-            if !isNew && reference <= UInt64(pathCountAtBatchStart) && !touchedInBatch.contains(path) {
+            if !isNew && reference <= UInt64(pathCountAtBatchStart) && !buffers.touchedInBatch.contains(path) {
                 previous = journal.cache.value(for: path)
             }
-            state.withUnsafeBytes { builder.add(.put, path: path, reference: reference, state: $0, previous: previous) }
+            state.withUnsafeBytes {
+                buffers.builder.add(.put, path: path, reference: reference, state: $0, previous: previous)
+            }
             journal.cache.set(path, state)
             touch(path)
             try flushIfFull()
@@ -68,7 +69,7 @@ public final class EpochWriter {
         try Self.validate(path)
         try withJournal {
             let (reference, _) = journal.segment.reference(for: path)
-            builder.add(.remove, path: path, reference: reference, state: nil, previous: nil)
+            buffers.builder.add(.remove, path: path, reference: reference, state: nil, previous: nil)
             journal.cache.remove(path)
             touch(path)
             try flushIfFull()
@@ -80,7 +81,7 @@ public final class EpochWriter {
     /// - Throws: as ``put(_:_:)``.
     public func removeAll() throws {
         try withJournal {
-            builder.add(.removeAll, path: nil, reference: 0, state: nil, previous: nil)
+            buffers.builder.add(.removeAll, path: nil, reference: 0, state: nil, previous: nil)
             journal.cache.removeAll()
             clearedAll = true
             entries += 1
@@ -99,11 +100,21 @@ public final class EpochWriter {
     ///   a crash, and the journal accepts no more commits until reopened).
     @discardableResult
     public func commit(metadata: [String: String] = [:]) throws -> EpochInfo {
-        try Self.validate(metadata)
         let start = JournalMetrics.now()
+        let (info, end) = try commitWithoutWaiting(metadata: metadata)
+        // Waited for with the lock released, so that the commits behind this one write meanwhile
+        // and share the next sync.
+        if journal.options.durability == .everyCommit { try journal.waitForDurability(of: end) }
+        journal.metrics.recordCommit(bytes: info.bytes, since: start)
+        return info
+    }
+
+    /// Commits the epoch without waiting for a sync; returns its description and where it ends.
+    func commitWithoutWaiting(metadata: [String: String]) throws -> (EpochInfo, JournalPosition) {
+        try Self.validate(metadata)
+        var segmentSequence: UInt64 = 0
+        var endOffset: Int64 = 0
         let info = try withJournal {
-            // The last batch travels inside the commit record.
-            let inline = builder.isEmpty ? [] : makeBatchPayload()
             let now = UInt64(max(0, journal.options.clock().timeIntervalSince1970 * 1000))
             // What a sync confirmed of this segment so far: recovery trusts bytes before it as durable.
             let synced = journal.synced.segment == journal.segment.header.sequence ? journal.synced.offset : 0
@@ -111,24 +122,30 @@ public final class EpochWriter {
                 epoch: epoch, entryCount: entries, batchCount: batches, digest: digest,
                 syncedEnd: UInt64(max(0, synced)), timestampMilliseconds: now,
                 metadata: metadata == journal.segment.lastMetadata ? nil : metadata)
-            let payload = record.encoded(previousTimestamp: journal.segment.lastTimestamp, inlineBatch: inline)
-            let framed = RecordFraming.frame(.commit, payload: payload)
-            try append(framed, doing: "write the commit of epoch \(epoch)")
+            buffers.record.bytes.removeAll(keepingCapacity: true)
+            let start = RecordFraming.beginRecord(in: &buffers.record)
+            record.encodeFields(into: &buffers.record, previousTimestamp: journal.segment.lastTimestamp)
+            // The last batch travels inside the commit record.
+            if !buffers.builder.isEmpty { appendBatchPayload() }
+            RecordFraming.finishRecord(.commit, in: &buffers.record, from: start)
+            let recordSize = buffers.record.bytes.count
+            try appendRecord(doing: "write the commit of epoch")
+            segmentSequence = journal.segment.header.sequence
+            endOffset = journal.segment.size
             journal.segment.lastMetadata = metadata
             journal.segment.lastTimestamp = now
             journal.committedSize = journal.segment.size
             let info = EpochInfo(
                 epoch: epoch, timestamp: Date(timeIntervalSince1970: Double(now) / 1000), metadata: metadata,
-                entryCount: entries, bytes: bytes + framed.count)
+                entryCount: entries, bytes: bytes + recordSize)
             journal.lastCommittedInfo = info
             journal.nextEpoch = epoch + 1
+            journal.commitsSinceSyncStart += 1
             finish()
             journal.startCompactionIfDue()
-            if journal.options.durability == .everyCommit { try journal.waitUntilDurable(journal.written) }
             return info
         }
-        journal.metrics.recordCommit(bytes: info.bytes, since: start)
-        return info
+        return (info, JournalPosition(segment: segmentSequence, offset: endOffset))
     }
 
     /// Abandons the epoch: what it wrote is cut from the segment and the next epoch reuses its number.
@@ -152,46 +169,57 @@ public final class EpochWriter {
     }
 
     private func touch(_ path: RestorationPath) {
-        touchedInBatch.insert(path)
-        touchedInEpoch.insert(path)
+        buffers.touchedInBatch.insert(path)
+        buffers.touchedInEpoch.insert(path)
         entries += 1
     }
 
     private func flushIfFull() throws {
-        if builder.bodySize >= Self.batchTarget || builder.entryCount >= JournalLimits.maximumBatchEntries {
+        if buffers.builder.bodySize >= Self.batchTarget
+            || buffers.builder.entryCount >= JournalLimits.maximumBatchEntries
+        {
             try flushBatch()
         }
     }
 
     private func flushBatch() throws {
-        let framed = RecordFraming.frame(.batch, payload: makeBatchPayload())
-        try append(framed, doing: "write entries of epoch \(epoch)")
-        digest = JournalScanner.extendDigest(digest, with: RecordFraming.storedChecksum(of: framed))
+        buffers.record.bytes.removeAll(keepingCapacity: true)
+        let start = RecordFraming.beginRecord(in: &buffers.record)
+        appendBatchPayload()
+        let checksum = RecordFraming.finishRecord(.batch, in: &buffers.record, from: start)
+        let recordSize = buffers.record.bytes.count
+        try appendRecord(doing: "write entries of epoch")
+        digest = JournalScanner.extendDigest(digest, with: checksum)
         batches += 1
-        bytes += framed.count
+        bytes += recordSize
     }
 
-    /// Encodes the pending entries as a batch payload and starts the next batch.
-    private func makeBatchPayload() -> [UInt8] {
-        let (payload, body) = builder.encode(
-            compressor: journal.compressor, previousBody: previousBody, dictionary: &dictionary)
-        previousBody = body
-        builder = BatchBuilder()
-        touchedInBatch.removeAll(keepingCapacity: true)
+    /// Appends the pending entries, as a batch payload, to the record being built, and starts the
+    /// next batch.
+    private func appendBatchPayload() {
+        buffers.builder.encode(
+            into: &buffers.record, compressor: journal.compressor, previousBody: buffers.previousBody,
+            dictionary: &buffers.dictionary, body: &buffers.body)
+        swap(&buffers.previousBody, &buffers.body)
+        buffers.builder.reset()
+        EpochBuffers.empty(&buffers.touchedInBatch)
         pathCountAtBatchStart = journal.segment.pathOrder.count
-        return payload
     }
 
-    private func append(_ framed: [UInt8], doing: String) throws {
+    /// Writes the record built in the buffers at the end of the segment.
+    private func appendRecord(doing: StaticString) throws {
         do {
-            try journal.fileSystem.writeAll(journal.segment.descriptor, framed, at: journal.segment.size)
+            try journal.preallocate(through: journal.segment.size + Int64(buffers.record.bytes.count))
+            try journal.fileSystem.writeAll(journal.segment.descriptor, buffers.record.bytes, at: journal.segment.size)
         } catch {
             abandon()
             throw Journal.ioError(
-                error, doing, file: journal.store.file(FileNames.segment(journal.segment.header.sequence)))
+                error, "\(doing) \(epoch)", file: journal.store.file(FileNames.segment(journal.segment.header.sequence))
+            )
         }
-        journal.segment.size += Int64(framed.count)
-        journal.bytesSinceCheckpoint += Int64(framed.count)
+        let count = Int64(buffers.record.bytes.count)
+        journal.segment.size += count
+        journal.bytesSinceCheckpoint += count
         journal.written = JournalPosition(segment: journal.segment.header.sequence, offset: journal.segment.size)
     }
 
@@ -199,11 +227,12 @@ public final class EpochWriter {
     private func abandon() {
         journal.segment.rollBackPaths(to: pathCountAtStart)
         if clearedAll { journal.cache.removeAll() }
-        for path in touchedInEpoch { journal.cache.remove(path) }
+        for path in buffers.touchedInEpoch { journal.cache.remove(path) }
         if journal.segment.size > startOffset {
             do {
                 try journal.fileSystem.truncate(journal.segment.descriptor, to: startOffset)
                 journal.segment.size = startOffset
+                journal.segment.allocated = startOffset
                 let position = JournalPosition(segment: journal.segment.header.sequence, offset: startOffset)
                 journal.written = position
                 if journal.synced > position { journal.synced = position }
@@ -220,6 +249,7 @@ public final class EpochWriter {
         finished = true
         journal.epochOpen = false
         journal.backgroundEpochOpen = false
+        journal.wakeEpochWaiters(all: false)
         journal.condition.broadcast()
     }
 
@@ -230,13 +260,19 @@ public final class EpochWriter {
         guard path.components.count <= JournalLimits.maximumPathDepth else {
             throw JournalError(
                 .limitExceeded,
-                "The path \(path) has \(path.components.count) components; at most \(JournalLimits.maximumPathDepth) are allowed."
+                """
+                The path \(path) has \(path.components.count) components; at most \(JournalLimits.maximumPathDepth) \
+                are allowed.
+                """
             )
         }
         for component in path.components where component.utf8.count > JournalLimits.maximumComponentLength {
             throw JournalError(
                 .limitExceeded,
-                "A component of \(path) is \(component.utf8.count) bytes; at most \(JournalLimits.maximumComponentLength) are allowed."
+                """
+                A component of \(path) is \(component.utf8.count) bytes; at most \
+                \(JournalLimits.maximumComponentLength) are allowed.
+                """
             )
         }
     }
@@ -246,7 +282,10 @@ public final class EpochWriter {
         guard state.count <= JournalLimits.maximumStateSize else {
             throw JournalError(
                 .limitExceeded,
-                "The state for \(path) is \(state.count) bytes; an entry holds at most \(JournalLimits.maximumStateSize). Store large data elsewhere and keep a reference to it in the state."
+                """
+                The state for \(path) is \(state.count) bytes; an entry holds at most \
+                \(JournalLimits.maximumStateSize). Store large data elsewhere and keep a reference to it in the state.
+                """
             )
         }
     }

@@ -134,7 +134,9 @@ extension Journal {
             // The bytes kept when history starts at checkpoint `index`.
             func retainedBytes(from index: Int) -> Int64 {
                 checkpointSizes[index...].reduce(0, +)
-                    + next.segments.filter { bases[$0]! >= checkpoints[index].epoch }.reduce(0) { $0 + segmentSizes[$1]! }
+                    + next.segments.filter { bases[$0]! >= checkpoints[index].epoch }.reduce(0) {
+                        $0 + segmentSizes[$1]!
+                    }
             }
             while keepFrom < checkpoints.count - 1 && retainedBytes(from: keepFrom) > budget { keepFrom += 1 }
         }
@@ -149,7 +151,8 @@ extension Journal {
     /// Folds the segments `sealed` names into the state as of `epoch` and writes it as the checkpoint
     /// `sequence`: the part of a compaction that takes time, and needs nothing from the writer.
     private static func fold(
-        _ sealed: Manifest, through epoch: UInt64, into sequence: UInt64, fileSystem: any FileSystem, store: StoreDirectory
+        _ sealed: Manifest, through epoch: UInt64, into sequence: UInt64, fileSystem: any FileSystem,
+        store: StoreDirectory
     ) throws -> (EpochInfo, CheckpointContent, Int64) {
         let scan: ScanResult
         do {
@@ -166,7 +169,8 @@ extension Journal {
         let content = CheckpointContent(
             storeID: sealed.storeID, sequence: sequence,
             info: .init(
-                epoch: last.epoch, timestampMilliseconds: UInt64(max(0, last.timestamp.timeIntervalSince1970 * 1000).rounded()),
+                epoch: last.epoch,
+                timestampMilliseconds: UInt64(max(0, last.timestamp.timeIntervalSince1970 * 1000).rounded()),
                 entryCount: last.entryCount, bytes: last.bytes, metadata: last.metadata),
             entries: scan.state)
         do {

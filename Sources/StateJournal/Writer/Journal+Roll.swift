@@ -102,6 +102,7 @@ extension Journal {
         rolling = true
         defer {
             rolling = false
+            wakeEpochWaiters(all: true)
             condition.broadcast()
         }
         func abandon() {
@@ -128,7 +129,8 @@ extension Journal {
             throw Self.ioError(error, "start the segment \(name)")
         }
         if !segment.isSealed {
-            let seal = RecordFraming.frame(.seal, payload: SealRecord(lastEpoch: lastEpoch, nextSegment: sequence).encoded())
+            let seal = RecordFraming.frame(
+                .seal, payload: SealRecord(lastEpoch: lastEpoch, nextSegment: sequence).encoded())
             do {
                 try fileSystem.writeAll(segment.descriptor, seal, at: segment.size)
             } catch {
@@ -140,6 +142,15 @@ extension Journal {
             }
             segment.size += Int64(seal.count)
             segment.isSealed = true
+        }
+        do {
+            // A sealed segment ends with its seal: the zeros written ahead of it go before its sync.
+            try cutPreallocation(of: &segment)
+        } catch {
+            let failure = Self.ioError(error, "cut \(FileNames.segment(segment.header.sequence)) to its seal")
+            poison(with: failure)
+            abandon()
+            throw failure
         }
         var next = manifest
         next.nextFileSequence = sequence + (reservingCheckpoint ? 2 : 1)
@@ -154,7 +165,11 @@ extension Journal {
         committedSize = segment.size
         // `synced` stays behind `written`: neither the seal nor the new header is durable yet.
         written = JournalPosition(segment: sequence, offset: segment.size)
-        return (SegmentRoll(sealedThrough: sealedThrough, checkpointSequence: reservingCheckpoint ? sequence + 1 : nil, manifest: next), sealedSegment)
+        return (
+            SegmentRoll(
+                sealedThrough: sealedThrough, checkpointSequence: reservingCheckpoint ? sequence + 1 : nil,
+                manifest: next), sealedSegment
+        )
     }
 
     /// Makes the manifest in memory durable, unless one as new already is. Called with `condition`

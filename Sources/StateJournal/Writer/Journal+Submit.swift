@@ -37,7 +37,10 @@ extension Journal {
                     .failure(
                         JournalError(
                             .precedingEpochFailed,
-                            "The epoch submitted before this one failed, and this one depends on it, so it was not written. Write the changes again in a new epoch.",
+                            """
+                            The epoch submitted before this one failed, and this one depends on it, so it was not \
+                            written. Write the changes again in a new epoch.
+                            """,
                             cause: failure)))
                 return
             }

@@ -1,22 +1,105 @@
 import Foundation
 
 extension Journal {
+    /// Returns once everything up to `target` is synced: the wait of a commit under
+    /// ``Durability/everyCommit``. Called with `condition` unlocked.
+    ///
+    /// With no sync running, the caller syncs (``waitUntilDurable(_:)``). Otherwise it waits on a
+    /// ``DurabilityWaiter`` of its own until the running sync ends, which either covers its epoch
+    /// or wakes it to lead the next sync.
+    func waitForDurability(of target: JournalPosition) throws {
+        condition.lock()
+        if synced >= target {
+            condition.unlock()
+            return
+        }
+        if let poison {
+            condition.unlock()
+            throw poison
+        }
+        if !syncInProgress && !syncGathering {
+            defer { condition.unlock() }
+            try waitUntilDurable(target)
+            return
+        }
+        let waiter = DurabilityWaiter(target: target)
+        durabilityWaiters.append(waiter)
+        condition.unlock()
+        switch waiter.wait() {
+        case .durable: return
+        case .failed(let error): throw error
+        case .lead:
+            condition.lock()
+            defer { condition.unlock() }
+            try waitUntilDurable(target)
+        }
+    }
+
+    /// Wakes the waiters a sync that just ended covered, or all of them with `failure`, and one of
+    /// those left to lead the next sync. Called with `condition` locked.
+    func releaseDurabilityWaiters(failure: JournalError?) {
+        guard !durabilityWaiters.isEmpty else { return }
+        var waiting: [DurabilityWaiter] = []
+        for waiter in durabilityWaiters {
+            if let failure {
+                waiter.wake(.failed(failure))
+            } else if waiter.target <= synced {
+                waiter.wake(.durable)
+            } else {
+                waiting.append(waiter)
+            }
+        }
+        if !waiting.isEmpty { waiting.removeFirst().wake(.lead) }
+        durabilityWaiters = waiting
+    }
+
     /// Waits until everything up to `target` is synced, syncing itself when no other thread is.
     ///
     /// Called with `condition` locked; unlocks it during the `fdatasync`, so that other commits can
     /// write meanwhile and share the next sync (group commit). A failed sync poisons the journal:
     /// it is never retried as if it had worked.
+    ///
+    /// Before it syncs, the thread gathers the commits that are about to come: when the last sync
+    /// covered several commits, it waits until as many are written again (at most about as long as
+    /// the last sync took), so that one sync covers them all. Without that, the committers a sync
+    /// released would come back one by one, and the first of them would start the next sync alone:
+    /// batches would alternate between nearly all the committers and one. A lone committer's last
+    /// sync covered one commit, so it never waits.
     func waitUntilDurable(_ target: JournalPosition) throws {
+        var gathered = false
         while true {
             if let poison { throw poison }
             if synced >= target { return }
-            if syncInProgress {
+            if syncInProgress || syncGathering {
                 condition.wait()
+                continue
+            }
+            if !gathered && lastSyncBatch > 1 && commitsSinceSyncStart < lastSyncBatch && lastSyncNanoseconds > 0 {
+                gatherCommitsBeforeSync()
+                gathered = true
                 continue
             }
             try syncWrittenBytes()
         }
     }
+
+    /// Waits, with `condition` unlocked meanwhile, until as many commits wait for a sync as the last
+    /// sync covered, or until about one sync's time has passed.
+    private func gatherCommitsBeforeSync() {
+        syncGathering = true
+        defer {
+            syncGathering = false
+            condition.broadcast()
+        }
+        let patience = min(lastSyncNanoseconds, Self.longestGathering)
+        let deadline = Date(timeIntervalSinceNow: Double(patience) / 1e9)
+        while commitsSinceSyncStart < lastSyncBatch && poison == nil && !isClosed {
+            guard condition.wait(until: deadline) else { return }
+        }
+    }
+
+    /// The longest a sync waits for commits to join it: 2 ms.
+    static let longestGathering: UInt64 = 2_000_000
 
     /// Syncs the active segment up to what is written. Called with `condition` locked and no sync running.
     ///
@@ -27,6 +110,8 @@ extension Journal {
     ///   which makes a new segment's header durable).
     func syncWrittenBytes(fully: Bool = false) throws {
         syncInProgress = true
+        lastSyncBatch = commitsSinceSyncStart
+        commitsSinceSyncStart = 0
         let descriptor = segment.descriptor
         let predecessor = sealedPredecessor
         let upTo = written
@@ -34,12 +119,15 @@ extension Journal {
         let committedThrough = lastCommittedInfo
         condition.unlock()
         var failure: (any Error)?
+        let started = DispatchTime.now().uptimeNanoseconds
         do {
             if let predecessor { try fileSystem.fullSync(predecessor) }
             if fully { try fileSystem.fullSync(descriptor) } else { try fileSystem.dataSync(descriptor) }
         } catch { failure = error }
+        let duration = DispatchTime.now().uptimeNanoseconds &- started
         condition.lock()
         syncInProgress = false
+        lastSyncNanoseconds = duration
         defer { condition.broadcast() }
         if failure == nil, let predecessor, sealedPredecessor == predecessor {
             fileSystem.close(predecessor)
@@ -49,7 +137,9 @@ extension Journal {
             let system = failure as? SystemError
             let error = JournalError(
                 .storePoisoned,
-                "Syncing the journal to disk failed, so the commits after epoch \(lastDurableEpochDescription) may not be durable and were cut from the journal. The store refuses further commits; reopen it to continue from what reached the disk. "
+                "Syncing the journal to disk failed, so the commits after epoch \(lastDurableEpochDescription) "
+                    + "may not be durable and were cut from the journal. The store refuses further commits; reopen "
+                    + "it to continue from what reached the disk. "
                     + Self.advice(for: system?.errno),
                 cause: system, file: store.file(FileNames.segment(segment.header.sequence)))
             poison(with: error)
@@ -57,7 +147,10 @@ extension Journal {
             throw error
         }
         if upTo > synced { synced = upTo }
-        if let committedThrough, committedThrough.epoch > (lastDurableInfo?.epoch ?? 0) { lastDurableInfo = committedThrough }
+        if let committedThrough, committedThrough.epoch > (lastDurableInfo?.epoch ?? 0) {
+            lastDurableInfo = committedThrough
+        }
+        releaseDurabilityWaiters(failure: nil)
     }
 
     /// Starts the background thread of ``Durability/interval(seconds:)``.
@@ -95,6 +188,7 @@ extension Journal {
         }
         if durable.segment == segment.header.sequence {
             segment.size = durable.offset
+            segment.allocated = durable.offset
             committedSize = min(committedSize, durable.offset)
         }
         written = durable

@@ -1,9 +1,9 @@
 import Foundation
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #elseif canImport(Musl)
-import Musl
+    import Musl
 #endif
 
 /// Runs CPU-heavy background work (folding the journal into a checkpoint) on a thread of its own
@@ -32,8 +32,8 @@ enum LowPriorityWork {
 
     private static func lowerPriority() {
         #if os(Linux)
-        // On Linux the nice value belongs to each thread: `who` 0 is the calling thread alone.
-        _ = setpriority(__priority_which_t(PRIO_PROCESS.rawValue), 0, niceness)
+            // On Linux the nice value belongs to each thread: `who` 0 is the calling thread alone.
+            _ = setpriority(__priority_which_t(PRIO_PROCESS.rawValue), 0, niceness)
         #endif
     }
 

@@ -47,7 +47,10 @@ public struct RestorableEntry: Sendable, Hashable {
         guard version == EntryFormatVersion.current else {
             throw RestorationError(
                 .unsupportedEntryVersion,
-                "The entry has format version \(version); this library reads version \(EntryFormatVersion.current). Update the library to read it."
+                """
+                The entry has format version \(version); this library reads version \(EntryFormatVersion.current). \
+                Update the library to read it.
+                """
             )
         }
         let kindByte = try reader.readByte()

@@ -76,7 +76,10 @@ public final class RestorationCoder {
         guard let value = values[key] else {
             throw RestorationError(
                 .keyNotFound,
-                "The state of \(restorationPath) has no value for \"\(key)\"; check containsValue(forKey:) first for optional keys.",
+                """
+                The state of \(restorationPath) has no value for \"\(key)\"; check containsValue(forKey:) first for \
+                optional keys.
+                """,
                 path: restorationPath, key: key)
         }
         return value

@@ -24,6 +24,11 @@ public enum EpochMetadataKey: Sendable {
     public static let restoredBundleVersion = "restoredBundleVersion"
     /// On restoration markers: the interface idiom that saved the restored state.
     public static let restoredInterfaceIdiom = "restoredInterfaceIdiom"
+    /// On `restorationCompleted` markers: what the restoration did (what was restored, what was
+    /// skipped and why, its diagnostics), in the compact, versioned text encoding of
+    /// ``RecordedRestorationReport``, at most ``RecordedRestorationReport/maximumEncodedSize``
+    /// bytes. Markers written before this key existed have no such item.
+    public static let restorationReport = "restorationReport"
 }
 
 /// What an epoch written by ``RestorationManager`` is, as its ``EpochMetadataKey/kind`` says.

@@ -41,7 +41,10 @@ public struct PendingPreservation: Sendable {
             } catch {
                 throw JournalError(
                     .precedingEpochFailed,
-                    "The pass found nothing changed since a pass submitted before it, which failed; the next pass is full and writes the changes again.",
+                    """
+                    The pass found nothing changed since a pass submitted before it, which failed; the next pass is \
+                    full and writes the changes again.
+                    """,
                     cause: error)
             }
         }

@@ -88,10 +88,16 @@ public enum PreservationProblem: Sendable, Hashable, CustomStringConvertible {
             "a \(type) is at \(kept) and at \(dropped); saved at \(kept) only"
         case .encodingFailed(let path, let message): "encoding \(path) failed: \(message)"
         case .unregisteredReference(let type, let path):
-            "\(path) references an unregistered \(type); register it with registerObject(forStateRestoration:restorationIdentifier:)"
+            """
+            \(path) references an unregistered \(type); register it with \
+            registerObject(forStateRestoration:restorationIdentifier:)
+            """
         case .reservedIdentifier(let path): "\(path) uses a reserved identifier (starting with @)"
         case .referenceOutsideHierarchy(let type, let path):
-            "\(path) references a \(type) that has no place in the saved hierarchy; give it and its ancestors restoration identifiers"
+            """
+            \(path) references a \(type) that has no place in the saved hierarchy; give it and its ancestors \
+            restoration identifiers
+            """
         }
     }
 

@@ -21,6 +21,9 @@ public struct RestoredObject: Sendable, Hashable {
     /// Whether its `decodeRestorableState(with:)` ran without throwing (false on a class mismatch
     /// or a decode error; see ``RestorationReport/diagnostics``).
     public var decoded: Bool
+    /// Whether registered migrations rewrote its saved values before it was decoded (the state
+    /// was saved by another bundle version).
+    public var migrated = false
 
     /// Creates a description of a restored object.
     ///
@@ -29,11 +32,15 @@ public struct RestoredObject: Sendable, Hashable {
     ///   - savedTypeName: The saved type name.
     ///   - source: How it was obtained.
     ///   - decoded: Whether it decoded its state.
-    public init(path: RestorationPath, savedTypeName: String, source: RestorationSource, decoded: Bool) {
+    ///   - migrated: Whether registered migrations rewrote its saved values.
+    public init(
+        path: RestorationPath, savedTypeName: String, source: RestorationSource, decoded: Bool, migrated: Bool = false
+    ) {
         self.path = path
         self.savedTypeName = savedTypeName
         self.source = source
         self.decoded = decoded
+        self.migrated = migrated
     }
 }
 
@@ -104,14 +111,26 @@ public enum RestorationDiagnostic: Sendable, Hashable, CustomStringConvertible {
     public var description: String {
         switch self {
         case .classMismatch(let path, let saved, let obtained):
-            "\(path) was saved as \(saved) but restored as \(obtained), which is not a subclass; its state was not decoded"
+            """
+            \(path) was saved as \(saved) but restored as \(obtained), which is not a subclass; its state was not \
+            decoded
+            """
         case .decodeFailed(let path, let message): "decoding \(path) failed: \(message)"
         case .createdObjectWithoutParent(let path):
-            "\(path) was created by its restoration class but nothing was restored at its parent path; it is not registered"
+            """
+            \(path) was created by its restoration class but nothing was restored at its parent path; it is not \
+            registered
+            """
         case .unfinishedRestoration(let epoch, let attempts):
-            "restoring epoch \(epoch) began \(attempts) time(s) before and never completed: the app exited or crashed first, or extendStateRestoration() was not balanced by completeStateRestoration()"
+            """
+            restoring epoch \(epoch) began \(attempts) time(s) before and never completed: the app exited or crashed \
+            first, or extendStateRestoration() was not balanced by completeStateRestoration()
+            """
         case .restoredControllerOutsideHierarchy(let path):
-            "\(path) was restored but no parent holds it, so the next pass drops its state; attach it in its parent's decode"
+            """
+            \(path) was restored but no parent holds it, so the next pass drops its state; attach it in its parent's \
+            decode
+            """
         }
     }
 }

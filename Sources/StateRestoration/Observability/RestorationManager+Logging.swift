@@ -39,7 +39,10 @@ extension RestorationManager {
                     metadata: ["path": "\(path)"])
             case .unfinishedRestoration(let epoch, let attempts):
                 logger.warning(
-                    "Restoring this state began before and never completed: the app exited or crashed first, or extendStateRestoration() was not balanced by completeStateRestoration()",
+                    """
+                    Restoring this state began before and never completed: the app exited or crashed first, or \
+                    extendStateRestoration() was not balanced by completeStateRestoration()
+                    """,
                     metadata: ["restoring_epoch": "\(epoch)", "attempts": "\(attempts)"])
             case .restoredControllerOutsideHierarchy(let path):
                 logger.warning(
@@ -98,7 +101,10 @@ extension RestorationManager {
         progress.loggedSkippedPass = true
         restoration = progress
         configuration.logger.notice(
-            "A preservation pass was skipped: a restoration is still in progress; nothing is saved until completeStateRestoration() balances every extendStateRestoration()",
+            """
+            A preservation pass was skipped: a restoration is still in progress; nothing is saved until \
+            completeStateRestoration() balances every extendStateRestoration()
+            """,
             metadata: ["holds": "\(progress.count)", "restoring_epoch": "\(progress.epoch)"])
     }
 
@@ -106,7 +112,10 @@ extension RestorationManager {
     func logReleasedDuringRestoration() {
         guard let progress = restoration else { return }
         configuration.logger.warning(
-            "The restoration manager was released while a restoration was in progress: extendStateRestoration() was not balanced by completeStateRestoration()",
+            """
+            The restoration manager was released while a restoration was in progress: extendStateRestoration() was not \
+            balanced by completeStateRestoration()
+            """,
             metadata: ["holds": "\(progress.count)", "restoring_epoch": "\(progress.epoch)"])
     }
 }

@@ -1,8 +1,8 @@
 import StateJournal
 
 /// One preservation pass: settles where each object sits, then encodes the objects to save into
-/// an ``EntrySink`` (an open epoch, or a snapshot committed later), compares each entry with the digest of what the journal holds, and records the
-/// structure it saw in a ``StateTree``.
+/// an ``EntrySink`` (an open epoch, or a snapshot committed later), compares each entry with the
+/// digest of what the journal holds, and records the structure it saw in a ``StateTree``.
 ///
 /// An object's path is its place in the hierarchy: the chain of embedded and presented controllers
 /// from a root, or a registered object's parent's path, plus its identifier. The pass settles the

@@ -28,6 +28,8 @@ final class RestorationPass: ReferenceResolving {
     private var suppliedControllers: [(path: RestorationPath, controller: any RestorableController)] = []
     /// Objects that a decode obtained through a reference: the referrer may hold them.
     private var referenced: Set<ObjectIdentifier> = []
+    /// Paths whose saved values registered migrations rewrote.
+    private var migrated: Set<RestorationPath> = []
 
     init(_ input: Input, report: RestorationReport) {
         self.input = input
@@ -60,7 +62,9 @@ final class RestorationPass: ReferenceResolving {
                         .classMismatch(path, savedType: entry.typeName, obtainedType: input.typeNames.name(of: object)))
                 }
                 report.restored.append(
-                    RestoredObject(path: path, savedTypeName: entry.typeName, source: source, decoded: matches))
+                    RestoredObject(
+                        path: path, savedTypeName: entry.typeName, source: source, decoded: matches,
+                        migrated: migrated.contains(path)))
                 if source != .existing, let controller = object as? any RestorableController {
                     suppliedControllers.append((path, controller))
                 }
@@ -113,7 +117,7 @@ final class RestorationPass: ReferenceResolving {
                     throw RestorationError(
                         .corruptEntry, "An application entry is only allowed at \(RestorationManager.applicationPath).")
                 }
-                try migrate(&entry, at: path)
+                if try migrate(&entry, at: path) { migrated.insert(path) }
                 result.append((path, entry))
             } catch let error as MigrationFailure {
                 skip(path, error.typeName, .migrationFailed("\(error.underlying)"))
@@ -129,10 +133,12 @@ final class RestorationPass: ReferenceResolving {
         let underlying: any Error
     }
 
-    private func migrate(_ entry: inout RestorableEntry, at path: RestorationPath) throws {
+    /// Applies the migrations registered for the entry's restoration class, when it was saved by
+    /// another bundle version; returns whether any ran.
+    private func migrate(_ entry: inout RestorableEntry, at path: RestorationPath) throws -> Bool {
         guard input.savedBundleVersion != input.currentBundleVersion, let name = entry.restorationClassName,
-            let migrations = input.registry.migrations[name]
-        else { return }
+            let migrations = input.registry.migrations[name], !migrations.isEmpty
+        else { return false }
         var state = MigratingState(
             path: path, typeName: entry.typeName, savedBundleVersion: input.savedBundleVersion,
             currentBundleVersion: input.currentBundleVersion, values: entry.values)
@@ -142,6 +148,7 @@ final class RestorationPass: ReferenceResolving {
             throw MigrationFailure(typeName: entry.typeName, underlying: error)
         }
         entry.values = state.values
+        return true
     }
 
     private func skip(_ path: RestorationPath, _ typeName: String?, _ reason: RestorationSkipReason) {

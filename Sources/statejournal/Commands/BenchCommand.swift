@@ -30,7 +30,8 @@ struct BenchCommand: ParsableCommand {
             throw ValidationError("bench takes no arguments; run it as 'statejournal bench [--quick] [--json]'.")
         }
         if let probeRestore, RestoreProbe.Kind(rawValue: probeRestore) == nil || probePath == nil {
-            throw ValidationError("--probe-restore takes one of \(RestoreProbe.Kind.allCases.map(\.rawValue)) and a path.")
+            throw ValidationError(
+                "--probe-restore takes one of \(RestoreProbe.Kind.allCases.map(\.rawValue)) and a path.")
         }
     }
 
@@ -48,9 +49,7 @@ struct BenchCommand: ParsableCommand {
             })
         if showProgress { StandardStream.writeError("\r\u{1B}[K") }
         if json {
-            let encoder = JSONEncoder()
-            encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
-            print(String(decoding: try encoder.encode(report), as: UTF8.self))
+            try printJSON(report)
         } else {
             print(report.text)
         }
@@ -58,7 +57,9 @@ struct BenchCommand: ParsableCommand {
 
     /// This executable, run as a restore probe: `statejournal bench --probe-restore KIND PATH`.
     private static func probeCommand() -> [String]? {
-        guard let executable = try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe") else { return nil }
+        guard let executable = try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe") else {
+            return nil
+        }
         return [executable, "bench", "--probe-restore"]
     }
 }

@@ -18,17 +18,25 @@ struct CompactCommand: ParsableCommand {
             try journal.close()
             progress.finish()
             if store.json {
-                return try printJSON(
-                    report.map { [
-                        "checkpointEpoch": "\($0.checkpointEpoch)", "checkpointFile": $0.checkpointFile, "checkpointBytes": "\($0.checkpointBytes)",
-                        "liveEntries": "\($0.liveEntries)", "removedFiles": $0.removedFiles.joined(separator: ","),
-                    ] } ?? [:])
+                return try printJSON(document: [
+                    "compacted": .bool(report != nil), "checkpointEpoch": .int(report?.checkpointEpoch),
+                    "checkpointFile": .string(report?.checkpointFile), "checkpointBytes": .int(report?.checkpointBytes),
+                    "liveEntries": .int(report?.liveEntries),
+                    "removedFiles": .array((report?.removedFiles ?? []).map(JSON.string)),
+                ])
             }
-            guard let report else { return print("Nothing to compact: no epoch was committed since the current checkpoint.") }
+            guard let report else {
+                return print("Nothing to compact: no epoch was committed since the current checkpoint.")
+            }
             print(
-                "Checkpoint \(report.checkpointFile) holds \(report.liveEntries) paths as of epoch \(report.checkpointEpoch) in \(report.checkpointBytes) bytes."
+                """
+                Checkpoint \(report.checkpointFile) holds \(report.liveEntries) paths as of epoch \
+                \(report.checkpointEpoch) in \(report.checkpointBytes) bytes.
+                """
             )
-            if !report.removedFiles.isEmpty { print("Removed by retention: \(report.removedFiles.joined(separator: ", "))") }
+            if !report.removedFiles.isEmpty {
+                print("Removed by retention: \(report.removedFiles.joined(separator: ", "))")
+            }
         }
     }
 }

@@ -5,13 +5,18 @@ import StateRestoration
 import StateRestorationExample
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 struct DemoCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "demo",
-        abstract: "Run the example mail app: it saves its state as you use it, is killed, restarts, restores, and shows its history.")
+        abstract:
+            """
+            Run the example mail app: it saves its state as you use it, is killed, restarts, restores, and shows its \
+            history.
+            """
+    )
 
     @Option(help: "Where to keep the store (default: a new temporary directory).", completion: .directory)
     var dir: String?
@@ -30,7 +35,8 @@ struct DemoCommand: ParsableCommand {
 
     /// The app's first life: act, save after every action, report each save, until killed.
     private func runApp(store: String) throws {
-        let journal = try Journal.open(at: URL(fileURLWithPath: store), options: JournalOptions(durability: .everyCommit))
+        let journal = try Journal.open(
+            at: URL(fileURLWithPath: store), options: JournalOptions(durability: .everyCommit))
         let app = MailApp(journal: journal, bundleVersion: "42", interfaceIdiom: "desktop")
         try app.launch()
         var step: UInt64 = 0
@@ -42,14 +48,19 @@ struct DemoCommand: ParsableCommand {
                 let line = "saved \(epoch.epoch) \(report.writtenPaths.count + report.removedPaths.count) \(action)\n"
                 try StandardStream.write(line)
                 try StandardStream.write(
-                    "screen \(epoch.epoch) " + app.snapshot.description.replacingOccurrences(of: "\n", with: " | ") + "\n")
+                    "screen \(epoch.epoch) " + app.snapshot.description.replacingOccurrences(of: "\n", with: " | ")
+                        + "\n")
             }
             usleep(40_000)
         }
     }
 
     private func runDemo() throws {
-        let store = dir ?? FileManager.default.temporaryDirectory.appendingPathComponent("statejournal-demo-\(UUID().uuidString.prefix(8))").path
+        let store =
+            dir
+            ?? FileManager.default.temporaryDirectory.appendingPathComponent(
+                "statejournal-demo-\(UUID().uuidString.prefix(8))"
+            ).path
         print("StateJournal demo: a mail app that comes back where you left it.")
         print("Store: \(store)\n")
 
@@ -80,7 +91,12 @@ struct DemoCommand: ParsableCommand {
                 if fields.first == "saved", fields.count == 4, let epoch = UInt64(fields[1]) {
                     saves += 1
                     lastAcknowledged = epoch
-                    print("   epoch \(String(epoch).leftPadded(3))  \(fields[2]) \(fields[2] == "1" ? "entry  " : "entries")  \(fields[3])")
+                    print(
+                        """
+                           epoch \(String(epoch).leftPadded(3))  \(fields[2]) \
+                        \(fields[2] == "1" ? "entry  " : "entries")  \(fields[3])
+                        """
+                    )
                 } else if fields.first == "screen", fields.count >= 2, let epoch = UInt64(fields[1]) {
                     screens[epoch] = line.split(separator: " ", maxSplits: 2).last.map(String.init)
                 }
@@ -94,17 +110,30 @@ struct DemoCommand: ParsableCommand {
         if let screen = screens[lastAcknowledged] { print("   It was showing: \(screen)") }
 
         // 3. Restart and restore.
-        let journal = try Journal.open(at: URL(fileURLWithPath: store), options: JournalOptions(durability: .everyCommit))
+        let journal = try Journal.open(
+            at: URL(fileURLWithPath: store), options: JournalOptions(durability: .everyCommit))
         let recovery = journal.recoveryReport
-        print("\n3. The app restarts. Opening the store: " + (recovery.isClean ? "clean." : "repaired (\(recovery.truncatedTailBytes) bytes of an unfinished epoch cut off)."))
+        print(
+            "\n3. The app restarts. Opening the store: "
+                + (recovery.isClean
+                    ? "clean." : "repaired (\(recovery.truncatedTailBytes) bytes of an unfinished epoch cut off)."))
         let app = MailApp(journal: journal, bundleVersion: "42", interfaceIdiom: "desktop")
         let report = try app.launch()
         let restoredEpoch = report.epoch?.epoch ?? 0
-        print("   Restored epoch \(restoredEpoch) (\(report.reason.map { "\($0)" } ?? "nothing to restore")): \(report.restored.count) objects restored, \(report.skipped.count) skipped.")
+        print(
+            """
+               Restored epoch \(restoredEpoch) (\(report.reason.map { "\($0)" } ?? "nothing to restore")): \
+            \(report.restored.count) objects restored, \(report.skipped.count) skipped.
+            """
+        )
         let screen = app.snapshot.description.replacingOccurrences(of: "\n", with: " | ")
         print("   It shows: \(screen)")
         if let before = screens[restoredEpoch] {
-            print("   " + (before == screen ? "Identical to what it showed when epoch \(restoredEpoch) was saved." : "DIFFERENT from what it showed when epoch \(restoredEpoch) was saved."))
+            print(
+                "   "
+                    + (before == screen
+                        ? "Identical to what it showed when epoch \(restoredEpoch) was saved."
+                        : "DIFFERENT from what it showed when epoch \(restoredEpoch) was saved."))
         } else if restoredEpoch > lastAcknowledged {
             print("   (epoch \(restoredEpoch) was saved after the last line the app printed, just before the kill.)")
         }
@@ -112,18 +141,26 @@ struct DemoCommand: ParsableCommand {
         try journal.close()
 
         // 4. The history it left.
-        print("\n4. The history it left (statejournal log \(store)):")
+        print("\n4. The history it left (abridged: statejournal log \(store) prints every epoch with its metadata):")
         let epochs = try StoreInspector(at: URL(fileURLWithPath: store)).log()
         let rows = epochs.suffix(14).map { info in
             [
-                String(info.epoch), info.timestamp.iso8601, info.metadata["kind"] ?? "", String(info.entryCount), String(info.bytes),
+                String(info.epoch), info.timestamp.iso8601, info.metadata["kind"] ?? "", String(info.entryCount),
+                String(info.bytes),
             ]
         }
-        print(table(["EPOCH", "TIME (UTC)", "KIND", "ENTRIES", "BYTES"], rows, rightAligned: [0, 3, 4]).split(separator: "\n").map { "   " + $0 }.joined(separator: "\n"))
+        print(
+            table(["EPOCH", "TIME (UTC)", "KIND", "ENTRIES", "BYTES"], rows, rightAligned: [0, 3, 4]).split(
+                separator: "\n"
+            ).map { "   " + $0 }.joined(separator: "\n"))
         print("\nLook closer:")
         print("   statejournal show \(store)")
         print("   statejournal diff \(store) 1 \(max(2, lastAcknowledged))")
-        print("   statejournal history \(store) Navigation")
+        print("   statejournal history \(store) \(try Self.mostWrittenPath(in: store))")
         print("   statejournal verify \(store)")
+        // The same history as a page to open in a browser.
+        let timeline = try TimelineWriter.write(
+            store: URL(fileURLWithPath: store), to: URL(fileURLWithPath: store + "-timeline.html"))
+        print("   statejournal timeline \(store) --html \(timeline.path)   (written: open it in a browser)")
     }
 }

@@ -66,14 +66,34 @@ func runReplication(_ body: @escaping @Sendable () async throws -> Void) throws 
     switch outcome.error {
     case nil: return
     case let error as ReplicationError:
+        if let cause = error.cause as? JournalError, error.code == .store {
+            printError(ExitStatus.message(for: cause))
+            throw ExitCode(ExitStatus(for: cause).rawValue)
+        }
         printError(error.message)
-        if let cause = error.cause as? JournalError, cause.code == .notAStore { throw ExitCode(2) }
-        throw ExitCode(1)
+        throw ExitCode(ExitStatus(for: error).rawValue)
     case let error as JournalError:
-        printError(error.message)
-        throw ExitCode(error.code == .notAStore ? 2 : 1)
+        printError(ExitStatus.message(for: error))
+        throw ExitCode(ExitStatus(for: error).rawValue)
     case let error?:
         throw error
+    }
+}
+
+extension ExitStatus {
+    /// The status for a replication error: the store's meanings carried over to the replica (no
+    /// replica is no input, an unreadable one is a data error, a refused key or credential is a
+    /// permission error, a server that cannot be reached is an I/O error).
+    init(for error: ReplicationError) {
+        switch error.code {
+        case .invalidArgument, .missingCredentials, .noSuchEpoch: self = .usage
+        case .noSuchBucket, .nothingShipped: self = .noInput
+        case .accessDenied, .wrongKey, .missingKey: self = .noPermission
+        case .notS3, .unavailable, .unexpectedResponse: self = .ioError
+        case .foreignPrefix, .otherStore, .damagedObject: self = .dataError
+        case .targetNotEmpty: self = .cannotCreate
+        default: self = .software
+        }
     }
 }
 
@@ -170,7 +190,7 @@ struct RestoreCommand: ParsableCommand {
 
     func validate() throws {
         if epoch != nil && at != nil { throw ValidationError("Give --epoch or --at, not both.") }
-        if let at, Date(commandLine: at) == nil { throw ValidationError("\(at) is not an RFC 3339 time.") }
+        if let at { _ = try parseTime(at, option: "--at") }
     }
 
     func run() throws {
@@ -185,7 +205,7 @@ struct RestoreCommand: ParsableCommand {
             throw ValidationError(error.message)
         }
         let target: RestoreTarget =
-            epoch.map { .epoch($0) } ?? at.flatMap(Date.init(commandLine:)).map { .time($0) } ?? .latest
+            try epoch.map { .epoch($0) } ?? at.map { .time(try parseTime($0, option: "--at")) } ?? .latest
         let directory = URL(fileURLWithPath: into)
         let json = json
         let damaged = OutcomeFlag()
@@ -197,7 +217,7 @@ struct RestoreCommand: ParsableCommand {
                 damaged.set()
             }
             if json {
-                try printJSON(RestoreJSON(report, directory: directory.path))
+                try printJSON(document: restoreDocument(report, directory: directory.path))
             } else {
                 print(
                     "Restored \(directory.path): epoch \(report.epoch.epoch) (\(report.epoch.timestamp.iso8601)) from generation \(report.generation) of \(location), \(report.objectsDownloaded) objects, \(report.bytesDownloaded) bytes; verified clean."
@@ -215,36 +235,19 @@ private final class OutcomeFlag: @unchecked Sendable {
     var isSet: Bool { lock.withLock { value } }
 }
 
-/// What `restore --json` prints.
-struct RestoreJSON: Encodable {
-    var schemaVersion = 1
-    var directory: String
-    var epoch: EpochJSON
-    var generation: UInt64
-    var objectsDownloaded: Int
-    var bytesDownloaded: Int64
-    var verified: String
-    var damagedObjects: [Damaged]
-
-    struct Damaged: Encodable {
-        var key: String
-        var file: String
-        var reason: String
-        var firstEpochLost: UInt64?
-        var lastEpochLost: UInt64?
-    }
-
-    init(_ report: RestoreReport, directory: String) {
-        self.directory = directory
-        epoch = EpochJSON(report.epoch)
-        generation = report.generation
-        objectsDownloaded = report.objectsDownloaded
-        bytesDownloaded = report.bytesDownloaded
-        verified = "clean"
-        damagedObjects = report.damage.map {
-            Damaged(
-                key: $0.key, file: $0.file, reason: $0.reason, firstEpochLost: $0.epochsLost?.lowerBound,
-                lastEpochLost: $0.epochsLost?.upperBound)
-        }
-    }
+/// What `restore --json` prints (see the CommandLineJSON article).
+func restoreDocument(_ report: RestoreReport, directory: String) -> [String: JSON] {
+    [
+        "directory": .string(directory), "epoch": .epoch(report.epoch), "generation": .int(report.generation),
+        "objectsDownloaded": .int(report.objectsDownloaded), "bytesDownloaded": .int(report.bytesDownloaded),
+        "verified": .string("clean"),
+        "damagedObjects": .array(
+            report.damage.map { damage in
+                .object([
+                    "key": .string(damage.key), "file": .string(damage.file.isEmpty ? nil : damage.file),
+                    "reason": .string(damage.reason), "firstEpochLost": .int(damage.epochsLost?.lowerBound),
+                    "lastEpochLost": .int(damage.epochsLost?.upperBound),
+                ])
+            }),
+    ]
 }

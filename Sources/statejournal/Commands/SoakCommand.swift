@@ -45,7 +45,11 @@ struct SoakCommand: ParsableCommand {
                 // The object count is part of the workload; the store records it with every epoch.
                 let recorded = try JournalReader(at: url).history().last?.metadata["soak.objects"].flatMap { Int($0) }
                 let workload = SoakWorkload(objects: recorded ?? objects, seed: seed)
-                switch try workload.check(url) {
+                let progress = Progress()
+                progress.update("checking every retained epoch of \(directory)…")
+                let result = try workload.check(url)
+                progress.finish()
+                switch result {
                 case .success(let epochs):
                     print("ok: \(epochs) retained epochs match the workload")
                 case .failure(let mismatch):
@@ -67,15 +71,23 @@ struct SoakCommand: ParsableCommand {
                 case "none": .none
                 default: .interval(seconds: 0.05)
                 }
-            var options = JournalOptions(durability: policy, segmentSizeLimit: 32 << 10, retention: RetentionPolicy(checkpoints: 2))
+            var options = JournalOptions(
+                durability: policy, segmentSizeLimit: 32 << 10, retention: RetentionPolicy(checkpoints: 2))
             options.compaction = CompactionPolicy(isAutomatic: true, growthRatio: 1, minimumJournalBytes: 64 << 10)
             let journal = try Journal.open(at: url, options: options)
             var epoch = (journal.lastCommitted?.epoch ?? 0) + 1
             let deadline = Date(timeIntervalSinceNow: seconds)
             while Date() < deadline {
-                let info = try journal.commit(workload.changes(at: epoch), metadata: ["soak.seed": String(seed), "soak.objects": String(objects)])
+                let info = try journal.commit(
+                    workload.changes(at: epoch), metadata: ["soak.seed": String(seed), "soak.objects": String(objects)])
                 guard info.epoch == epoch else {
-                    throw JournalError(.damaged, "The store committed epoch \(info.epoch) where the soak expected \(epoch); it was not written by this soak.")
+                    throw JournalError(
+                        .damaged,
+                        """
+                        The store committed epoch \(info.epoch) where the soak expected \(epoch); it was not written \
+                        by this soak.
+                        """
+                    )
                 }
                 // Written straight to the descriptor, so a kill right after cannot lose the line.
                 do {

@@ -11,21 +11,27 @@ struct StoreOptions: ParsableArguments {
     @Argument(help: "The store directory.", completion: .directory)
     var directory: String
 
-    @Flag(help: "Print JSON (field names are stable and documented in the README).")
+    @Flag(help: "Print one JSON document (schemaVersion 1; see the CommandLineJSON documentation article).")
     var json = false
 
     var url: URL { URL(fileURLWithPath: directory) }
 }
 
-/// Runs a command body, turning a `JournalError` into one clear sentence on standard error and an
-/// exit status: 2 when the directory holds no store, 1 otherwise.
+/// Runs a command body, turning its errors into one sentence on standard error and the exit
+/// status of ``ExitStatus``.
 func reportingErrors(_ body: () throws -> Void) throws {
     StandardStream.prepare()
     do {
         try body()
     } catch let error as JournalError {
-        printError(error.message)
-        throw ExitCode(error.code == .notAStore || error.code == .unsupportedFormat ? 2 : 1)
+        printError(ExitStatus.message(for: error))
+        throw ExitCode(ExitStatus(for: error).rawValue)
+    } catch let failure as CommandFailure {
+        printError(failure.message)
+        throw ExitCode(failure.status.rawValue)
+    } catch let error as StandardOutputError {
+        printError("\(error).")
+        throw ExitCode(ExitStatus.ioError.rawValue)
     }
 }
 
@@ -33,7 +39,9 @@ func printError(_ message: String) {
     StandardStream.writeError("statejournal: " + message + "\n")
 }
 
-/// Prints a value as pretty, key-sorted JSON.
+/// Prints an `Encodable` value (`bench`'s report) as pretty, key-sorted JSON with
+/// `schemaVersion`: added to the value's own fields when it encodes as an object, and beside it,
+/// under `value`, when it does not.
 func printJSON<Value: Encodable>(_ value: Value) throws {
     let encoder = JSONEncoder()
     encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
@@ -41,34 +49,32 @@ func printJSON<Value: Encodable>(_ value: Value) throws {
         var container = encoder.singleValueContainer()
         try container.encode(date.iso8601)
     }
-    print(String(decoding: try encoder.encode(value), as: UTF8.self))
-}
-
-/// Progress lines for long work, on standard error, only when it is a terminal.
-struct Progress {
-    let enabled = isatty(STDERR_FILENO) != 0
-
-    func update(_ text: String) {
-        guard enabled else { return }
-        StandardStream.writeError("\r\u{1B}[2K" + text)
-    }
-
-    func finish() {
-        guard enabled else { return }
-        StandardStream.writeError("\r\u{1B}[2K")
+    let text = String(decoding: try encoder.encode(value), as: UTF8.self)
+    let version = "\"schemaVersion\" : \(jsonSchemaVersion)"
+    if text.hasPrefix("{\n") {
+        print("{\n  " + version + ",\n" + text.dropFirst(2))
+    } else if text == "{}" || text == "{\n\n}" {
+        print("{\n  " + version + "\n}")
+    } else {
+        let indented = text.split(separator: "\n", omittingEmptySubsequences: false).joined(separator: "\n  ")
+        print("{\n  " + version + ",\n  \"value\" : " + indented + "\n}")
     }
 }
 
-/// Formats rows as an aligned table; numbers align right.
-func table(_ header: [String], _ rows: [[String]], rightAligned: Set<Int> = []) -> String {
+/// Formats rows as an aligned table; numbers align right. `styles` colour whole columns.
+func table(
+    _ header: [String], _ rows: [[String]], rightAligned: Set<Int> = [], styles: [Int: Style] = [:]
+) -> String {
     let widths = header.indices.map { column in ([header] + rows).map { $0[column].count }.max() ?? 0 }
-    func line(_ cells: [String]) -> String {
-        cells.enumerated().map { column, cell in
+    func line(_ cells: [String], isHeader: Bool) -> String {
+        let text = cells.enumerated().map { column, cell in
             let padding = String(repeating: " ", count: widths[column] - cell.count)
-            return rightAligned.contains(column) ? padding + cell : cell + padding
-        }.joined(separator: "  ").replacingOccurrences(of: "\\s+$", with: "", options: .regularExpression)
+            let styled = isHeader ? Style.bold.apply(cell) : styles[column].map { $0.apply(cell) } ?? cell
+            return rightAligned.contains(column) ? padding + styled : styled + padding
+        }.joined(separator: "  ")
+        return String(text.reversed().drop { $0 == " " }.reversed())
     }
-    return ([line(header)] + rows.map(line)).joined(separator: "\n")
+    return ([line(header, isHeader: true)] + rows.map { line($0, isHeader: false) }).joined(separator: "\n")
 }
 
 extension Date {
@@ -86,17 +92,40 @@ extension Date {
 
     static let rfc3339 = Date.ISO8601FormatStyle(includingFractionalSeconds: true)
 
-    /// Parses a time given on the command line: RFC 3339 with or without fractional seconds, as
-    /// the commands print it; `nil` when it is neither.
-    init?(commandLine text: String) {
-        if let date = try? Date(text, strategy: Self.rfc3339) {
+    /// Parses a time given on the command line: RFC 3339 with or without fractional seconds (with
+    /// `Z` or an offset), as the commands print it; `now`; or a time relative to now: a minus sign,
+    /// a number and a unit, `s`, `m`, `h`, `d` or `w` (`-30s`, `-5m`, `-2h`, `-1d`, `-1.5h`).
+    /// `nil` when it is none of these.
+    init?(commandLine text: String, now: Date = Date()) {
+        if text == "now" {
+            self = now
+        } else if let date = try? Date(text, strategy: Self.rfc3339) {
             self = date
         } else if let date = try? Date(text, strategy: .iso8601) {
             self = date
+        } else if text.hasPrefix("-"), let unit = text.last,
+            let seconds = ["s": 1.0, "m": 60, "h": 3600, "d": 86400, "w": 604_800][String(unit)],
+            let amount = Double(text.dropFirst().dropLast()), amount.isFinite, amount >= 0,
+            text.dropFirst().dropLast().allSatisfy({ $0.isNumber || $0 == "." })
+        {
+            self = now.addingTimeInterval(-amount * seconds)
         } else {
             return nil
         }
     }
+
+    /// What a time option takes, for its help and its error message.
+    static let commandLineForms =
+        "an RFC 3339 time as log prints it (2026-11-21T10:00:00.250Z), or a time before now such as -30s, -5m, "
+        + "-2h or -1d"
+}
+
+/// Parses a time option's value, or throws a usage error naming the option.
+func parseTime(_ text: String, option: String) throws -> Date {
+    guard let date = Date(commandLine: text) else {
+        throw ValidationError("\(option) takes \(Date.commandLineForms), not \"\(text)\".")
+    }
+    return date
 }
 
 /// Parses a restoration path given on the command line.

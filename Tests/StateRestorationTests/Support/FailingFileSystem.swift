@@ -2,7 +2,7 @@ import Foundation
 import StateJournal
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// The real file system, except that writes fail with `ENOSPC` while armed.
