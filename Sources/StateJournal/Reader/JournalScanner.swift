@@ -54,6 +54,10 @@ struct ScanOptions {
     /// precedes ``through``.
     var fromOldest = false
     var recovery: RecoveryMode = .stopAtDamage
+    /// Start after the newest checkpoint without reading it, taking its epoch from the manifest:
+    /// for scans that check only framing and commits (``decode`` off, no ``through``), such as the
+    /// committed lengths ``JournalReader/fileSet()`` reports. The checkpoint is not checked.
+    var skipsCheckpoint = false
 }
 
 /// Reads the segments a manifest names, in order, epoch by epoch.
@@ -70,8 +74,18 @@ struct JournalScanner {
         var result = ScanResult()
         var assembler = EpochAssembler(keepsChanges: options.keepsChanges)
         result.highestEpochSeen = manifest.newestCheckpointEpoch
-        let start = try chooseStart(&result)
-        let startEpoch = start?.info.epoch ?? 0
+        let start: CheckpointContent?
+        let startEpoch: UInt64
+        if options.skipsCheckpoint, !options.decode, options.through == nil, !options.fromOldest,
+            let newest = manifest.checkpoints.last
+        {
+            start = nil
+            startEpoch = newest.epoch
+            result.startCheckpoint = newest
+        } else {
+            start = try chooseStart(&result)
+            startEpoch = start?.info.epoch ?? 0
+        }
         var previousLastEpoch = startEpoch
         do {
             if let info = start?.info.epochInfo, let entries = start?.entries {

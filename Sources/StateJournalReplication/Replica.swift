@@ -1,0 +1,97 @@
+import Foundation
+import StateJournal
+
+/// A replica's objects in a bucket: reading and writing them through the envelope, and the
+/// identity check that keeps two stores out of one prefix.
+struct Replica: Sendable {
+    let client: S3Client
+    let location: S3Location
+    let keyring: ReplicationKeyring?
+
+    func fullKey(_ name: String) -> String { location.prefix + name }
+
+    /// Writes an object's payload, sealed; with `createOnly`, an existing object is left as it is.
+    @discardableResult
+    func put(_ name: String, payload: [UInt8], createOnly: Bool, encrypted: Bool = true) async throws -> S3PutOutcome {
+        let bytes = try ObjectEnvelope.seal(payload, name: name, keyring: encrypted ? keyring : nil)
+        if bytes.count > S3Client.multipartPartSize && !createOnly {
+            try await client.putMultipart(bucket: location.bucket, key: fullKey(name), body: bytes)
+            return .created
+        }
+        return try await client.put(bucket: location.bucket, key: fullKey(name), body: bytes, createOnly: createOnly)
+    }
+
+    /// An object's payload, checked and decrypted; `nil` when it is not there.
+    func get(_ name: String) async throws -> [UInt8]? {
+        guard let bytes = try await client.get(bucket: location.bucket, key: fullKey(name)) else { return nil }
+        return try ObjectEnvelope.open(bytes, name: name, keyring: keyring)
+    }
+
+    func delete(_ name: String) async throws {
+        try await client.delete(bucket: location.bucket, key: fullKey(name))
+    }
+
+    /// The names (under the prefix) of the objects whose names start with `folder`.
+    func list(_ folder: String = "") async throws -> [S3Object] {
+        try await client.list(bucket: location.bucket, prefix: fullKey(folder)).map {
+            S3Object(key: String($0.key.dropFirst(location.prefix.count)), size: $0.size)
+        }
+    }
+
+    /// The store id the prefix replicates, or `nil` when the prefix holds no replica.
+    ///
+    /// - Throws: ``ReplicationError/Code/foreignPrefix`` when it holds other objects.
+    func identity() async throws -> ReplicaIdentity? {
+        guard let payload = try await get(ReplicaLayout.identity) else {
+            let present = try await client.list(bucket: location.bucket, prefix: location.prefix, pageSize: 10)
+            if let other = present.first {
+                throw ReplicationError(
+                    .foreignPrefix,
+                    "\(location) holds objects that are not a StateJournal replica (such as \(other.key)); choose an empty prefix.",
+                    key: other.key)
+            }
+            return nil
+        }
+        guard let identity = try? JSONDecoder().decode(ReplicaIdentity.self, from: Data(payload)),
+            identity.format == "statejournal-replica"
+        else {
+            throw ReplicationError(
+                .foreignPrefix, "\(location)\(ReplicaLayout.identity) is not a StateJournal replica's identity.",
+                key: fullKey(ReplicaLayout.identity))
+        }
+        return identity
+    }
+
+    /// Makes the prefix the replica of `storeID`, or checks that it is.
+    ///
+    /// - Throws: ``ReplicationError/Code/otherStore`` when it replicates another store,
+    ///   ``ReplicationError/Code/foreignPrefix`` when it holds something else.
+    func claim(storeID: String) async throws {
+        for _ in 0..<2 {
+            if let identity = try await identity() {
+                guard identity.storeID == storeID else {
+                    throw ReplicationError(
+                        .otherStore,
+                        "\(location) is the replica of another store (\(identity.storeID)); this store is \(storeID). Ship each store to its own prefix.",
+                        key: fullKey(ReplicaLayout.identity))
+                }
+                return
+            }
+            let payload = Array(try JSONEncoder().encode(ReplicaIdentity(storeID: storeID)))
+            if try await put(ReplicaLayout.identity, payload: payload, createOnly: true, encrypted: false) == .created {
+                return
+            }
+        }
+    }
+
+    /// The generation numbers present, oldest first.
+    func generationNumbers() async throws -> [UInt64] {
+        try await list(ReplicaLayout.generationsFolder).compactMap { ReplicaLayout.generationNumber($0.key) }.sorted()
+    }
+
+    func generation(_ number: UInt64) async throws -> ReplicaGeneration? {
+        let name = ReplicaLayout.generation(number)
+        guard let payload = try await get(name) else { return nil }
+        return try ReplicaGeneration.decode(payload, key: fullKey(name))
+    }
+}

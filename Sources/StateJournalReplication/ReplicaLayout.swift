@@ -1,0 +1,141 @@
+import Crypto
+import Foundation
+import StateJournal
+
+/// The names of a replica's objects under its prefix. Every name sorts by epoch (or generation)
+/// when listed, and none is ever used for two different contents.
+///
+/// | name | what it is |
+/// |---|---|
+/// | `replica.json` | the replica's identity: the store id; written once, create-only |
+/// | `checkpoints/<epoch>-<sequence>-<sha256 prefix>.lz4` | a checkpoint file, whole |
+/// | `segments/<base epoch>-<sequence>-<sha256 prefix>.sjl` | a sealed segment file, whole |
+/// | `tail/<sequence>/<start>-<end>-<sha256 prefix>` | bytes `start..<end` of the live segment |
+/// | `generations/<generation>.json` | a generation: every object a restore needs, with checksums |
+///
+/// Numbers are 16 hex digits; the SHA-256 prefix (8 hex digits, of the object's content) keeps a
+/// name from ever standing for two contents, even when a power cut made the store rewrite the end of
+/// a segment it had already shipped. A generation is written after every object it names.
+enum ReplicaLayout {
+    static let identity = "replica.json"
+    static let generationsFolder = "generations/"
+
+    static func hex16(_ value: UInt64) -> String {
+        let hex = String(value, radix: 16)
+        return String(repeating: "0", count: max(0, 16 - hex.count)) + hex
+    }
+
+    static func checkpoint(epoch: UInt64, sequence: UInt64, sha256: String) -> String {
+        "checkpoints/\(hex16(epoch))-\(hex16(sequence))-\(sha256.prefix(8)).lz4"
+    }
+
+    static func segment(baseEpoch: UInt64, sequence: UInt64, sha256: String) -> String {
+        "segments/\(hex16(baseEpoch))-\(hex16(sequence))-\(sha256.prefix(8)).sjl"
+    }
+
+    static func piece(sequence: UInt64, start: Int64, end: Int64, sha256: String) -> String {
+        "tail/\(hex16(sequence))/\(hex16(UInt64(start)))-\(hex16(UInt64(end)))-\(sha256.prefix(8))"
+    }
+
+    static func generation(_ number: UInt64) -> String { generationsFolder + hex16(number) + ".json" }
+
+    static func generationNumber(_ name: String) -> UInt64? {
+        guard name.hasPrefix(generationsFolder), name.hasSuffix(".json") else { return nil }
+        return UInt64(name.dropFirst(generationsFolder.count).dropLast(5), radix: 16)
+    }
+
+    static func sha256Hex(_ bytes: [UInt8]) -> String { SignatureV4.hex(SHA256.hash(data: bytes)) }
+}
+
+/// What `replica.json` holds: which store the prefix replicates.
+struct ReplicaIdentity: Codable, Equatable {
+    var format = "statejournal-replica"
+    var version = 1
+    var storeID: String
+}
+
+/// One generation of a replica: the files of the store as of one pass of the shipper, each as the
+/// objects that hold its bytes.
+struct ReplicaGeneration: Codable, Equatable, Sendable {
+    struct Object: Codable, Equatable, Sendable {
+        /// The object's name under the prefix.
+        var key: String
+        /// The file's bytes `start..<end` are the object's payload.
+        var start: Int64
+        var end: Int64
+        /// SHA-256 of the payload (before encryption), hex.
+        var sha256: String
+        /// For live-segment pieces: how many merges made it (pieces are merged four at a time).
+        var level: Int
+    }
+
+    struct File: Codable, Equatable, Sendable {
+        var name: String
+        var kind: String
+        var sequence: UInt64
+        var baseEpoch: UInt64
+        var lastEpoch: UInt64
+        var timestampMilliseconds: UInt64
+        var sealed: Bool
+        var length: Int64
+        var objects: [Object]
+
+        var isCheckpoint: Bool { kind == "checkpoint" }
+        /// The first epoch the file holds.
+        var firstEpoch: UInt64 { isCheckpoint ? lastEpoch : baseEpoch + 1 }
+    }
+
+    var format = "statejournal-replica-generation"
+    var version = 1
+    var storeID: String
+    var generation: UInt64
+    /// When the shipper wrote it, in milliseconds since 1970 UTC.
+    var writtenMilliseconds: UInt64
+    var storeGeneration: UInt64
+    var nextFileSequence: UInt64
+    var epochFloor: UInt64
+    var lastEpoch: UInt64?
+    var lastEpochMilliseconds: UInt64?
+    var files: [File]
+
+    /// The oldest epoch a restore from this generation can reach.
+    var firstEpoch: UInt64? {
+        if let checkpoint = files.first(where: \.isCheckpoint) { return checkpoint.lastEpoch }
+        return files.first.map { $0.baseEpoch == 0 ? 1 : $0.baseEpoch + 1 }
+    }
+
+    /// Whether every epoch a restore from `self` reaches, `other` reaches too: the same files, each
+    /// at least as long, with more possibly added.
+    func isCovered(by other: ReplicaGeneration) -> Bool {
+        let later = Dictionary(other.files.map { ($0.name, $0) }, uniquingKeysWith: { first, _ in first })
+        return files.allSatisfy { file in later[file.name].map { $0.length >= file.length } ?? false }
+    }
+
+    /// The description the store's library assembles a store from.
+    func fileSet(lengths: [String: Int64] = [:]) -> StoreFileSet {
+        StoreFileSet(
+            storeID: storeID, generation: storeGeneration, nextFileSequence: nextFileSequence, epochFloor: epochFloor,
+            files: files.map { file in
+                StoreFileSet.File(
+                    name: file.name, kind: file.isCheckpoint ? .checkpoint : .segment, sequence: file.sequence,
+                    baseEpoch: file.baseEpoch, lastEpoch: file.lastEpoch,
+                    timestampMilliseconds: file.timestampMilliseconds, isSealed: file.sealed,
+                    length: lengths[file.name] ?? file.length)
+            }, lastEpoch: nil)
+    }
+
+    static func encode(_ generation: ReplicaGeneration) throws -> [UInt8] {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys]
+        return Array(try encoder.encode(generation))
+    }
+
+    static func decode(_ bytes: [UInt8], key: String) throws -> ReplicaGeneration {
+        do {
+            return try JSONDecoder().decode(ReplicaGeneration.self, from: Data(bytes))
+        } catch {
+            throw ReplicationError(
+                .damagedObject, "The generation \(key) is not a valid generation document.", key: key)
+        }
+    }
+}

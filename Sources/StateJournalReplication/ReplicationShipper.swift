@@ -1,0 +1,393 @@
+import Foundation
+import Logging
+import StateJournal
+
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Musl)
+    import Musl
+#endif
+
+/// How a shipper works.
+public struct ReplicationOptions: Sendable {
+    /// How often the shipper looks for new commits; the replica is at most about this much behind
+    /// a commit (plus the time the upload takes). Defaults to one second.
+    public var interval: Duration
+    /// How long generations that a later one does not cover (those from before a compaction) are
+    /// kept, so that a restore can reach epochs the store itself no longer retains. Defaults to 24 hours.
+    public var retention: Duration
+    /// How often old generations and the objects only they name are deleted. Defaults to one minute.
+    public var retentionCheckInterval: Duration
+    /// The keys objects are encrypted with; `nil` ships them unencrypted.
+    public var keyring: ReplicationKeyring?
+    /// Where the shipper logs: each generation it writes (info), failures it retries (warning).
+    public var logger: Logger
+
+    /// Creates options; every parameter has a default.
+    public init(
+        interval: Duration = .seconds(1), retention: Duration = .seconds(24 * 3600),
+        retentionCheckInterval: Duration = .seconds(60), keyring: ReplicationKeyring? = nil,
+        logger: Logger = Logger(label: "StateJournalReplication", factory: { _ in SwiftLogNoOpLogHandler() })
+    ) {
+        self.interval = interval
+        self.retention = retention
+        self.retentionCheckInterval = retentionCheckInterval
+        self.keyring = keyring
+        self.logger = logger
+    }
+}
+
+/// What one pass of a shipper did.
+public struct ShipmentReport: Sendable, Hashable {
+    /// The replica generation that is current after the pass (`nil` when nothing is shipped yet).
+    public var generation: UInt64?
+    /// Whether the pass wrote a new generation.
+    public var wroteGeneration: Bool
+    /// The last epoch the replica holds.
+    public var lastEpoch: UInt64?
+    /// Objects uploaded in the pass, and their payload bytes.
+    public var objectsUploaded: Int
+    /// Payload bytes uploaded in the pass.
+    public var bytesUploaded: Int64
+}
+
+/// Ships a store to S3-compatible object storage, continuously: checkpoints and sealed segments as
+/// whole objects, the live segment's committed tail in pieces as it grows, and after them a new
+/// generation naming them all.
+///
+/// The shipper opens the store read-only (like the inspection commands), so it runs beside the
+/// app's writer, in the app's process or in another (`statejournal replicate`). It claims the
+/// prefix for the store: a shipper of another store at the same prefix throws
+/// ``ReplicationError/Code/otherStore``. Two shippers of the same store at one prefix are safe:
+/// every object name is create-only and content-addressed, and a generation number is taken by
+/// exactly one of them.
+public actor ReplicationShipper {
+    /// The store directory.
+    public nonisolated let store: URL
+    /// Where the replica lives.
+    public nonisolated let location: S3Location
+    /// How the shipper works.
+    public nonisolated let options: ReplicationOptions
+    private let replica: Replica
+
+    /// The HTTP requests the shipper has sent, retries included.
+    public nonisolated var requestsSent: Int { replica.client.requestsSent }
+    private var reader: JournalReader?
+    private var claimedStoreID: String?
+    private var latest: ReplicaGeneration?
+    private var lastRetention = ContinuousClock.now
+    /// Generations this shipper knows the contents of, by number.
+    private var knownGenerations: [UInt64: ReplicaGeneration] = [:]
+    /// Objects this shipper uploaded that no generation it wrote names (pieces merged in the pass
+    /// that uploaded them): deleted by retention unless a generation names them by then.
+    private var unnamedUploads: Set<String> = []
+    /// The live segment's name at the last pass, and what the files looked like before it.
+    private var liveSegment: String?
+    private var shippedFingerprint: [Int64]?
+
+    /// Creates a shipper; nothing is read or sent before ``shipOnce()`` or ``run()``.
+    public init(
+        store: URL, to location: S3Location, configuration: S3Configuration,
+        options: ReplicationOptions = ReplicationOptions()
+    ) {
+        self.store = store
+        self.location = location
+        self.options = options
+        self.replica = Replica(
+            client: S3Client(configuration: configuration), location: location, keyring: options.keyring)
+    }
+
+    /// Ships until the task is cancelled, one pass per ``ReplicationOptions/interval``; when
+    /// cancelled, runs one last pass, so that every epoch committed before the cancellation is
+    /// shipped, and returns.
+    ///
+    /// A pass that fails because the server is unavailable is logged and retried at the next
+    /// interval; failures that retrying cannot fix (another store's prefix, refused credentials, a
+    /// missing bucket) end the run with their error.
+    public func run() async throws {
+        while !Task.isCancelled {
+            do {
+                try await shipOnceLogged()
+            } catch let error as ReplicationError where error.code == .cancelled {
+                break
+            }
+            do {
+                try await Task.sleep(for: options.interval)
+            } catch {
+                break
+            }
+        }
+        // The last pass runs in a task of its own, which the cancellation does not reach.
+        try await Task { try await self.shipOnceLogged(final: true) }.value
+    }
+
+    private func shipOnceLogged(final: Bool = false) async throws {
+        do {
+            let report = try await shipOnce()
+            if report.wroteGeneration {
+                options.logger.info(
+                    "shipped generation \(report.generation ?? 0) through epoch \(report.lastEpoch.map(String.init) ?? "none")",
+                    metadata: [
+                        "objects": "\(report.objectsUploaded)", "bytes": "\(report.bytesUploaded)",
+                        "store": "\(store.path)", "replica": "\(location)",
+                    ])
+            }
+        } catch let error as ReplicationError
+            where error.code == .unavailable || error.code == .store || error.code == .unexpectedResponse
+        {
+            options.logger.warning("shipping failed, retrying at the next interval: \(error.message)")
+            if final { throw error }
+        }
+    }
+
+    /// Ships what the store has committed now, and writes a generation when anything changed.
+    ///
+    /// - Throws: ``ReplicationError``: ``ReplicationError/Code/otherStore``,
+    ///   ``ReplicationError/Code/foreignPrefix``, ``ReplicationError/Code/accessDenied``,
+    ///   ``ReplicationError/Code/noSuchBucket``, ``ReplicationError/Code/notS3``,
+    ///   ``ReplicationError/Code/unavailable``, or ``ReplicationError/Code/store`` when the store
+    ///   cannot be read.
+    @discardableResult
+    public func shipOnce() async throws -> ShipmentReport {
+        // Nothing to do when neither the manifest nor the live segment changed since a pass that
+        // shipped everything: a pass on an idle store reads two inodes and sends nothing.
+        let fingerprint = filesFingerprint()
+        // Modification times are kept at the kernel's tick, so a write just after the fingerprint
+        // can leave it the same: files changed in the last second are always read.
+        let newest = stride(from: 2, to: fingerprint.count, by: 4).map { fingerprint[$0] }.max() ?? 0
+        let settled = Int64(Date().timeIntervalSince1970) - newest >= 2
+        if settled, let shippedFingerprint, shippedFingerprint == fingerprint, latest != nil {
+            return ShipmentReport(
+                generation: latest?.generation, wroteGeneration: false, lastEpoch: latest?.lastEpoch,
+                objectsUploaded: 0, bytesUploaded: 0)
+        }
+        let set: StoreFileSet
+        do {
+            if reader == nil { reader = try JournalReader(at: store) }
+            set = try reader!.fileSet()
+        } catch let error as JournalError {
+            throw ReplicationError(.store, "Could not read the store at \(store.path): \(error.message)", cause: error)
+        }
+        if claimedStoreID != set.storeID {
+            try await replica.claim(storeID: set.storeID)
+            claimedStoreID = set.storeID
+            try await loadLatest()
+        }
+        var report = ShipmentReport(
+            generation: latest?.generation, wroteGeneration: false, lastEpoch: latest?.lastEpoch, objectsUploaded: 0,
+            bytesUploaded: 0)
+        let previous = Dictionary((latest?.files ?? []).map { ($0.name, $0) }, uniquingKeysWith: { first, _ in first })
+        var files: [ReplicaGeneration.File] = []
+        do {
+            for file in set.files {
+                files.append(try await ship(file, previous: previous[file.name], report: &report))
+            }
+        } catch let error as FileGone {
+            // Compaction removed a file between the listing and the read: the next pass sees the new files.
+            options.logger.debug("\(error.name) went away during the pass; shipping again at the next interval")
+            return report
+        }
+        liveSegment = set.files.last { !$0.isSealed }?.name
+        if let latest, latest.files == files {
+            shippedFingerprint = fingerprint
+            return report
+        }
+        let next = ReplicaGeneration(
+            storeID: set.storeID, generation: (latest?.generation ?? 0) + 1,
+            writtenMilliseconds: UInt64(Date().timeIntervalSince1970 * 1000), storeGeneration: set.generation,
+            nextFileSequence: set.nextFileSequence, epochFloor: set.epochFloor, lastEpoch: set.lastEpoch?.epoch,
+            lastEpochMilliseconds: set.lastEpoch.map { UInt64(($0.timestamp.timeIntervalSince1970 * 1000).rounded()) },
+            files: files)
+        let outcome = try await replica.put(
+            ReplicaLayout.generation(next.generation), payload: try ReplicaGeneration.encode(next), createOnly: true)
+        guard outcome == .created else {
+            // Another shipper of this store took the number: build on its generation next time.
+            options.logger.notice("generation \(next.generation) was written by another shipper; continuing from it")
+            try await loadLatest()
+            return report
+        }
+        latest = next
+        shippedFingerprint = fingerprint
+        knownGenerations[next.generation] = next
+        report.generation = next.generation
+        report.lastEpoch = next.lastEpoch
+        report.wroteGeneration = true
+        if ContinuousClock.now - lastRetention >= options.retentionCheckInterval {
+            try await applyRetention()
+        }
+        return report
+    }
+
+    /// Deletes generations that a newer one covers, and those older than the retention period
+    /// except the newest, then the objects only deleted generations named.
+    public func applyRetention() async throws {
+        lastRetention = ContinuousClock.now
+        let numbers = try await replica.generationNumbers()
+        guard !numbers.isEmpty else { return }
+        var generations: [(UInt64, ReplicaGeneration)] = []
+        for number in numbers {
+            if let known = knownGenerations[number] {
+                generations.append((number, known))
+            } else if let loaded = try await replica.generation(number) {
+                knownGenerations[number] = loaded
+                generations.append((number, loaded))
+            }
+        }
+        let now = UInt64(Date().timeIntervalSince1970 * 1000)
+        let retentionMilliseconds = UInt64(options.retention.components.seconds * 1000)
+        var kept: [ReplicaGeneration] = []
+        var dropped: [ReplicaGeneration] = []
+        for (index, (_, generation)) in generations.enumerated() {
+            let isNewest = index == generations.count - 1
+            let covered = !isNewest && generation.isCovered(by: generations[index + 1].1)
+            let expired = generation.writtenMilliseconds + retentionMilliseconds < now
+            if isNewest || (!covered && !expired) { kept.append(generation) } else { dropped.append(generation) }
+        }
+        let referenced = Set(kept.flatMap { $0.files.flatMap { $0.objects.map(\.key) } })
+        for generation in dropped {
+            try await replica.delete(ReplicaLayout.generation(generation.generation))
+            knownGenerations[generation.generation] = nil
+        }
+        let garbage = Set(dropped.flatMap { $0.files.flatMap { $0.objects.map(\.key) } }).union(unnamedUploads)
+            .subtracting(referenced)
+        unnamedUploads = []
+        for key in garbage.sorted() { try await replica.delete(key) }
+    }
+
+    private func loadLatest() async throws {
+        latest = nil
+        if let newest = try await replica.generationNumbers().last,
+            let generation = try await replica.generation(newest)
+        {
+            guard generation.storeID == claimedStoreID else {
+                throw ReplicationError(
+                    .otherStore, "\(location) holds generations of another store (\(generation.storeID)).",
+                    key: replica.fullKey(ReplicaLayout.generation(newest)))
+            }
+            latest = generation
+            knownGenerations[newest] = generation
+        }
+    }
+
+    private struct FileGone: Error { var name: String }
+
+    /// Identity, size and modification time of the manifest and of the live segment of the last
+    /// pass: any commit, roll or compaction changes one of them.
+    private func filesFingerprint() -> [Int64] {
+        var result: [Int64] = []
+        for name in ["MANIFEST", liveSegment].compactMap({ $0 }) {
+            var info = stat()
+            guard stat(store.appendingPathComponent(name).path, &info) == 0 else {
+                result += [-1, -1, -1, -1]
+                continue
+            }
+            result += [
+                Int64(info.st_ino), Int64(info.st_size), Int64(info.st_mtim.tv_sec), Int64(info.st_mtim.tv_nsec),
+            ]
+        }
+        return result
+    }
+
+    /// Ships what is new of one file and returns how the generation describes it.
+    private func ship(
+        _ file: StoreFileSet.File, previous: ReplicaGeneration.File?, report: inout ShipmentReport
+    ) async throws -> ReplicaGeneration.File {
+        var described = ReplicaGeneration.File(
+            name: file.name, kind: file.kind == .checkpoint ? "checkpoint" : "segment", sequence: file.sequence,
+            baseEpoch: file.baseEpoch, lastEpoch: file.lastEpoch, timestampMilliseconds: file.timestampMilliseconds,
+            sealed: file.isSealed, length: file.length, objects: [])
+        if file.isSealed {
+            if let previous, previous.sealed, previous.length == file.length, previous.objects.count == 1 {
+                described.objects = previous.objects
+                return described
+            }
+            let bytes = try read(file.name, 0..<file.length)
+            let hash = ReplicaLayout.sha256Hex(bytes)
+            let name =
+                file.kind == .checkpoint
+                ? ReplicaLayout.checkpoint(epoch: file.lastEpoch, sequence: file.sequence, sha256: hash)
+                : ReplicaLayout.segment(baseEpoch: file.baseEpoch, sequence: file.sequence, sha256: hash)
+            described.objects = [
+                try await upload(name, bytes: bytes, start: 0, level: Int.max, createOnly: true, report: &report)
+            ]
+            return described
+        }
+        // The live segment: pieces, merged four at a time so that there are few of them.
+        var pieces = previous.map { $0.sealed ? [] : $0.objects } ?? []
+        let shippedEnd = pieces.last?.end ?? 0
+        if file.length < shippedEnd {
+            // The segment is shorter than what was shipped (a power cut lost bytes never synced):
+            // ship it again from the start, under new names.
+            pieces = []
+        } else if let last = pieces.last, file.length >= last.end,
+            ReplicaLayout.sha256Hex(try read(file.name, last.start..<last.end)) != last.sha256
+        {
+            // The bytes shipped last are not the file's any more: the store cut its unsynced end
+            // after a power cut and wrote new epochs there. Ship the segment again from the start.
+            options.logger.warning("\(file.name) no longer holds the bytes shipped last; shipping it again")
+            pieces = []
+        }
+        let start = pieces.last?.end ?? 0
+        if file.length > start {
+            let bytes = try read(file.name, start..<file.length)
+            pieces.append(
+                try await upload(
+                    ReplicaLayout.piece(
+                        sequence: file.sequence, start: start, end: file.length, sha256: ReplicaLayout.sha256Hex(bytes)),
+                    bytes: bytes, start: start, level: 0, createOnly: true, report: &report))
+            while pieces.count >= 4, Set(pieces.suffix(4).map(\.level)).count == 1 {
+                let merged = pieces.suffix(4)
+                let range = merged.first!.start..<merged.last!.end
+                let bytes = try read(file.name, range)
+                let piece = try await upload(
+                    ReplicaLayout.piece(
+                        sequence: file.sequence, start: range.lowerBound, end: range.upperBound,
+                        sha256: ReplicaLayout.sha256Hex(bytes)),
+                    bytes: bytes, start: range.lowerBound, level: merged.first!.level + 1, createOnly: true,
+                    report: &report)
+                for replaced in merged where !(previous?.objects.contains(replaced) ?? false) {
+                    unnamedUploads.insert(replaced.key)
+                }
+                pieces.removeLast(4)
+                pieces.append(piece)
+            }
+        }
+        described.objects = pieces
+        return described
+    }
+
+    private func upload(
+        _ name: String, bytes: [UInt8], start: Int64, level: Int, createOnly: Bool, report: inout ShipmentReport
+    ) async throws -> ReplicaGeneration.Object {
+        // Immutable objects too large for one PUT go up in parts (which cannot be create-only; their
+        // content is the same whoever writes them).
+        let large = bytes.count > S3Client.multipartPartSize
+        try await replica.put(name, payload: bytes, createOnly: createOnly && !large)
+        report.objectsUploaded += 1
+        report.bytesUploaded += Int64(bytes.count)
+        return ReplicaGeneration.Object(
+            key: name, start: start, end: start + Int64(bytes.count), sha256: ReplicaLayout.sha256Hex(bytes),
+            level: level == Int.max ? 0 : level)
+    }
+
+    /// Bytes `range` of a store file; ``FileGone`` when the file is not there any more.
+    private func read(_ name: String, _ range: Range<Int64>) throws -> [UInt8] {
+        let path = store.appendingPathComponent(name).path
+        guard let handle = FileHandle(forReadingAtPath: path) else { throw FileGone(name: name) }
+        defer { try? handle.close() }
+        do {
+            try handle.seek(toOffset: UInt64(range.lowerBound))
+            let data = try handle.read(upToCount: Int(range.upperBound - range.lowerBound)) ?? Data()
+            guard data.count == range.count else {
+                throw ReplicationError(
+                    .store,
+                    "\(path) is shorter than the store said (\(range.upperBound) bytes); it changed while shipping.")
+            }
+            return [UInt8](data)
+        } catch let error as ReplicationError {
+            throw error
+        } catch {
+            throw ReplicationError(.store, "Could not read \(path).", cause: error)
+        }
+    }
+}

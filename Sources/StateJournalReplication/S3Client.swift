@@ -1,0 +1,349 @@
+import Crypto
+import Foundation
+
+#if canImport(FoundationNetworking)
+    import FoundationNetworking
+#endif
+
+/// One object in a listing.
+public struct S3Object: Sendable, Hashable {
+    /// The object's full key.
+    public var key: String
+    /// Its size in bytes.
+    public var size: Int64
+}
+
+/// The outcome of a create-only PUT.
+public enum S3PutOutcome: Sendable, Hashable {
+    /// The object was written.
+    case created
+    /// An object with that key was already there; nothing was written.
+    case alreadyExists
+}
+
+/// A small client for S3-compatible object storage: path-style requests signed with
+/// ``SignatureV4``, over Foundation's `URLSession`.
+///
+/// Every request is retried on connection errors, 5xx statuses and throttling according to the
+/// configuration's ``RetryPolicy``; when the attempts are used up it throws
+/// ``ReplicationError/Code/unavailable``. Other failures become typed errors at once:
+/// ``ReplicationError/Code/accessDenied``, ``ReplicationError/Code/noSuchBucket``,
+/// ``ReplicationError/Code/notS3``.
+public final class S3Client: Sendable {
+    /// Where and how requests are sent.
+    public let configuration: S3Configuration
+    private let session: URLSession
+    private let signer: SignatureV4
+    private let counter = RequestCounter()
+
+    /// The HTTP requests this client has sent, retries included: what a bill counts.
+    public var requestsSent: Int { counter.value }
+
+    /// Parts of a multipart upload, except the last, are this large (S3's smallest is 5 MiB).
+    public static let multipartPartSize = 8 << 20
+
+    /// Creates a client.
+    public init(configuration: S3Configuration) {
+        self.configuration = configuration
+        let sessionConfiguration = URLSessionConfiguration.ephemeral
+        sessionConfiguration.timeoutIntervalForRequest = 30
+        sessionConfiguration.requestCachePolicy = .reloadIgnoringLocalCacheData
+        sessionConfiguration.urlCache = nil
+        session = URLSession(configuration: sessionConfiguration)
+        signer = SignatureV4(credentials: configuration.credentials, region: configuration.region)
+    }
+
+    deinit { session.finishTasksAndInvalidate() }
+
+    /// A response: status, headers (names lower-cased), body.
+    struct Response: Sendable {
+        var status: Int
+        var headers: [String: String]
+        var body: [UInt8]
+        var errorCode: String? { S3XML.firstValue(of: "Code", in: body) }
+    }
+
+    // MARK: Operations
+
+    /// Writes an object. With `createOnly`, sends `If-None-Match: *` so that an existing object is
+    /// never replaced. Sends `Content-MD5`, which the server checks.
+    @discardableResult
+    public func put(
+        bucket: String, key: String, body: [UInt8], createOnly: Bool = false, metadata: [String: String] = [:]
+    ) async throws -> S3PutOutcome {
+        var headers = ["content-md5": Data(Insecure.MD5.hash(data: body)).base64EncodedString()]
+        if createOnly { headers["if-none-match"] = "*" }
+        for (name, value) in metadata { headers["x-amz-meta-" + name.lowercased()] = value }
+        let response = try await send(
+            "PUT", bucket: bucket, key: key, headers: headers, body: body, accept: [200, 412])
+        return response.status == 412 ? .alreadyExists : .created
+    }
+
+    /// Reads an object, or the bytes `range` of it; `nil` when there is no such object.
+    public func get(bucket: String, key: String, range: Range<Int64>? = nil) async throws -> [UInt8]? {
+        var headers: [String: String] = [:]
+        if let range { headers["range"] = "bytes=\(range.lowerBound)-\(range.upperBound - 1)" }
+        let response = try await send("GET", bucket: bucket, key: key, headers: headers, accept: [200, 206, 404])
+        if response.status == 404 {
+            if response.errorCode == "NoSuchBucket" { throw noSuchBucket(bucket) }
+            return nil
+        }
+        return response.body
+    }
+
+    /// Every object whose key starts with `prefix`, in key order, following continuation tokens.
+    public func list(bucket: String, prefix: String, startAfter: String? = nil, pageSize: Int? = nil) async throws
+        -> [S3Object]
+    {
+        var objects: [S3Object] = []
+        var token: String?
+        repeat {
+            var query = [("list-type", "2"), ("prefix", prefix)]
+            if let token { query.append(("continuation-token", token)) }
+            if token == nil, let startAfter { query.append(("start-after", startAfter)) }
+            if let pageSize { query.append(("max-keys", "\(pageSize)")) }
+            let response = try await send("GET", bucket: bucket, key: nil, query: query, accept: [200])
+            guard String(decoding: response.body.prefix(512), as: UTF8.self).contains("ListBucketResult") else {
+                throw ReplicationError(
+                    .notS3,
+                    "\(configuration.endpoint) answered a bucket listing without a ListBucketResult; it does not look like an S3 server."
+                )
+            }
+            for contents in S3XML.elements("Contents", in: response.body) {
+                guard let key = S3XML.firstValue(of: "Key", in: contents) else { continue }
+                objects.append(S3Object(key: key, size: Int64(S3XML.firstValue(of: "Size", in: contents) ?? "") ?? 0))
+            }
+            token =
+                S3XML.firstValue(of: "IsTruncated", in: response.body) == "true"
+                ? S3XML.firstValue(of: "NextContinuationToken", in: response.body) : nil
+        } while token != nil
+        return objects
+    }
+
+    /// Deletes an object; deleting one that is not there succeeds.
+    public func delete(bucket: String, key: String) async throws {
+        _ = try await send("DELETE", bucket: bucket, key: key, accept: [200, 204, 404])
+    }
+
+    /// Writes a large object in parts of ``multipartPartSize`` bytes (a single PUT when it is
+    /// smaller), aborting the upload when a part fails. A multipart upload always replaces an
+    /// existing object: S3-compatible servers ignore `If-None-Match` on its completion.
+    public func putMultipart(bucket: String, key: String, body: [UInt8], metadata: [String: String] = [:]) async throws
+    {
+        guard body.count > Self.multipartPartSize else {
+            try await put(bucket: bucket, key: key, body: body, metadata: metadata)
+            return
+        }
+        var headers: [String: String] = [:]
+        for (name, value) in metadata { headers["x-amz-meta-" + name.lowercased()] = value }
+        let created = try await send(
+            "POST", bucket: bucket, key: key, query: [("uploads", "")], headers: headers, accept: [200])
+        guard let uploadID = S3XML.firstValue(of: "UploadId", in: created.body) else {
+            throw ReplicationError(.notS3, "The server started a multipart upload without an UploadId.", key: key)
+        }
+        do {
+            var parts: [(Int, String)] = []
+            var number = 1
+            for start in stride(from: 0, to: body.count, by: Self.multipartPartSize) {
+                let part = Array(body[start..<min(body.count, start + Self.multipartPartSize)])
+                let response = try await send(
+                    "PUT", bucket: bucket, key: key, query: [("partNumber", "\(number)"), ("uploadId", uploadID)],
+                    headers: ["content-md5": Data(Insecure.MD5.hash(data: part)).base64EncodedString()], body: part,
+                    accept: [200])
+                parts.append((number, response.headers["etag"] ?? ""))
+                number += 1
+            }
+            let document =
+                "<CompleteMultipartUpload>"
+                + parts.map { "<Part><PartNumber>\($0.0)</PartNumber><ETag>\(S3XML.escape($0.1))</ETag></Part>" }
+                .joined()
+                + "</CompleteMultipartUpload>"
+            let completed = try await send(
+                "POST", bucket: bucket, key: key, query: [("uploadId", uploadID)], body: Array(document.utf8),
+                accept: [200])
+            // A completion can fail after a 200 status: the error is then in the body.
+            if S3XML.elements("Error", in: completed.body).first != nil {
+                throw ReplicationError(
+                    .unexpectedResponse,
+                    "Completing the multipart upload failed: \(completed.errorCode ?? "unknown error").",
+                    key: key)
+            }
+        } catch {
+            _ = try? await send(
+                "DELETE", bucket: bucket, key: key, query: [("uploadId", uploadID)], accept: [204, 200, 404])
+            throw error
+        }
+    }
+
+    /// Creates a bucket (tests and first-time setup); an existing bucket of the same owner is fine.
+    public func createBucket(_ bucket: String) async throws {
+        _ = try await send("PUT", bucket: bucket, key: nil, accept: [200, 409])
+    }
+
+    /// Deletes an empty bucket.
+    public func deleteBucket(_ bucket: String) async throws {
+        _ = try await send("DELETE", bucket: bucket, key: nil, accept: [200, 204, 404])
+    }
+
+    // MARK: Requests
+
+    private func noSuchBucket(_ bucket: String) -> ReplicationError {
+        ReplicationError(
+            .noSuchBucket, "The bucket \(bucket) does not exist at \(configuration.endpoint); create it first.")
+    }
+
+    /// Sends one signed request, retrying as the policy says, and returns a response whose status
+    /// is in `accept`.
+    func send(
+        _ method: String, bucket: String, key: String?, query: [(String, String)] = [], headers: [String: String] = [:],
+        body: [UInt8] = [], accept: Set<Int>
+    ) async throws -> Response {
+        var lastFailure: (any Error & Sendable)?
+        let target = "\(method) \(bucket)/\(key ?? "")"
+        for attempt in 1...configuration.retry.attempts {
+            if attempt > 1 {
+                do {
+                    try await Task.sleep(for: configuration.retry.delay(beforeRetry: attempt - 1))
+                } catch {
+                    throw ReplicationError(.cancelled, "Cancelled while retrying \(target).")
+                }
+            }
+            if Task.isCancelled { throw ReplicationError(.cancelled, "Cancelled before \(target).") }
+            let response: Response
+            do {
+                response = try await once(method, bucket: bucket, key: key, query: query, headers: headers, body: body)
+            } catch let error as URLError {
+                if error.code == .cancelled && Task.isCancelled {
+                    throw ReplicationError(.cancelled, "Cancelled during \(target).")
+                }
+                lastFailure = error
+                continue
+            }
+            if accept.contains(response.status) { return response }
+            let code = response.errorCode
+            switch response.status {
+            case 500...599, 429:
+                lastFailure = ReplicationError(
+                    .unavailable, "\(target) failed with HTTP \(response.status) \(code ?? "")")
+                continue
+            case 400 where code == "RequestTimeout" || code == "SlowDown":
+                lastFailure = ReplicationError(.unavailable, "\(target) failed with \(code!)")
+                continue
+            default: break
+            }
+            throw classify(response, target: target, bucket: bucket, key: key)
+        }
+        throw ReplicationError(
+            .unavailable,
+            "\(configuration.endpoint) could not be reached or kept failing: \(target) failed \(configuration.retry.attempts) times.",
+            cause: lastFailure, key: key)
+    }
+
+    private func classify(_ response: Response, target: String, bucket: String, key: String?) -> ReplicationError {
+        let code = response.errorCode
+        let isXML = String(decoding: response.body.prefix(256), as: UTF8.self).contains("<Error")
+        if !isXML && response.status != 403 && response.status != 404 {
+            return ReplicationError(
+                .notS3,
+                "\(configuration.endpoint) answered \(target) with HTTP \(response.status) and no S3 error document; it does not look like an S3 server.",
+                key: key)
+        }
+        switch (response.status, code) {
+        case (404, "NoSuchBucket"):
+            return noSuchBucket(bucket)
+        case (404, _) where !isXML:
+            return ReplicationError(
+                .notS3,
+                "\(configuration.endpoint) answered \(target) with HTTP 404 and no S3 error document; it does not look like an S3 server.",
+                key: key)
+        case (403, _):
+            return ReplicationError(
+                .accessDenied,
+                "\(configuration.endpoint) refused \(target) (\(code ?? "HTTP 403")): check the access key id (\(configuration.credentials.accessKeyID.prefix(4))…), the secret key and the bucket's permissions.",
+                key: key)
+        default:
+            return ReplicationError(
+                .unexpectedResponse, "\(target) failed with HTTP \(response.status) \(code ?? "")", key: key)
+        }
+    }
+
+    private func once(
+        _ method: String, bucket: String, key: String?, query: [(String, String)], headers: [String: String],
+        body: [UInt8]
+    ) async throws -> Response {
+        var path = configuration.endpoint.path
+        while path.hasSuffix("/") { path.removeLast() }
+        path += "/" + SignatureV4.encode(bucket)
+        if let key { path += "/" + SignatureV4.encode(key, keepingSlash: true) }
+        let queryText = query.map { "\(SignatureV4.encode($0.0))=\(SignatureV4.encode($0.1))" }.joined(separator: "&")
+        var components = "\(configuration.endpoint.scheme!)://\(configuration.endpoint.host!)"
+        if let port = configuration.endpoint.port { components += ":\(port)" }
+        guard let url = URL(string: components + path + (queryText.isEmpty ? "" : "?" + queryText)) else {
+            throw ReplicationError(.invalidArgument, "Could not form a URL for \(bucket)/\(key ?? "").")
+        }
+        var host = configuration.endpoint.host!
+        if let port = configuration.endpoint.port { host += ":\(port)" }
+        var signed = headers
+        signed["host"] = host
+        let payloadHash = SignatureV4.hex(SHA256.hash(data: body))
+        signed["x-amz-content-sha256"] = payloadHash
+        let authorization = signer.signedHeaders(
+            method: method, path: path, query: query, headers: signed, payloadHash: payloadHash, date: Date())
+        var request = URLRequest(url: url)
+        request.httpMethod = method
+        for (name, value) in signed.merging(authorization, uniquingKeysWith: { $1 }) where name != "host" {
+            request.setValue(value, forHTTPHeaderField: name)
+        }
+        if !body.isEmpty || method == "PUT" || method == "POST" { request.httpBody = Data(body) }
+        counter.increment()
+        let (data, urlResponse) = try await session.data(for: request)
+        guard let http = urlResponse as? HTTPURLResponse else {
+            throw ReplicationError(.notS3, "\(configuration.endpoint) did not answer over HTTP.")
+        }
+        var responseHeaders: [String: String] = [:]
+        for (name, value) in http.allHeaderFields {
+            if let name = name as? String, let value = value as? String { responseHeaders[name.lowercased()] = value }
+        }
+        return Response(status: http.statusCode, headers: responseHeaders, body: [UInt8](data))
+    }
+}
+
+/// Just enough XML for S3's answers: the text of elements by name, entities decoded.
+enum S3XML {
+    /// The inner bytes of every `<name>…</name>` element, in order (not nested in itself).
+    static func elements(_ name: String, in body: [UInt8]) -> [[UInt8]] {
+        let text = String(decoding: body, as: UTF8.self)
+        var result: [[UInt8]] = []
+        var rest = text[...]
+        while let open = rest.range(of: "<\(name)>") {
+            guard let close = rest[open.upperBound...].range(of: "</\(name)>") else { break }
+            result.append(Array(rest[open.upperBound..<close.lowerBound].utf8))
+            rest = rest[close.upperBound...]
+        }
+        return result
+    }
+
+    /// The decoded text of the first `<name>` element.
+    static func firstValue(of name: String, in body: [UInt8]) -> String? {
+        elements(name, in: body).first.map { unescape(String(decoding: $0, as: UTF8.self)) }
+    }
+
+    static func unescape(_ text: String) -> String {
+        guard text.contains("&") else { return text }
+        return text.replacingOccurrences(of: "&lt;", with: "<").replacingOccurrences(of: "&gt;", with: ">")
+            .replacingOccurrences(of: "&quot;", with: "\"").replacingOccurrences(of: "&apos;", with: "'")
+            .replacingOccurrences(of: "&#34;", with: "\"").replacingOccurrences(of: "&amp;", with: "&")
+    }
+
+    static func escape(_ text: String) -> String {
+        text.replacingOccurrences(of: "&", with: "&amp;").replacingOccurrences(of: "<", with: "&lt;")
+            .replacingOccurrences(of: ">", with: "&gt;").replacingOccurrences(of: "\"", with: "&quot;")
+    }
+}
+
+private final class RequestCounter: @unchecked Sendable {
+    private let lock = NSLock()
+    private var count = 0
+    func increment() { lock.withLock { count += 1 } }
+    var value: Int { lock.withLock { count } }
+}

@@ -1,0 +1,253 @@
+import ArgumentParser
+import Dispatch
+import Foundation
+import Logging
+import StateJournal
+import StateJournalReplication
+
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+/// The options every command that talks to object storage takes.
+struct ObjectStorageOptions: ParsableArguments {
+    @Option(
+        help:
+            "The S3 endpoint, such as http://127.0.0.1:7480 (default: AWS_ENDPOINT_URL, else AWS's regional endpoint).")
+    var endpoint: String?
+
+    @Option(help: "The region requests are signed for (default: AWS_REGION, else us-east-1).")
+    var region: String?
+
+    @Option(
+        help: ArgumentHelp(
+            "A file of ID:KEY lines (KEY: 64 hex digits or base64 of 32 bytes), the first being the key new objects are encrypted with (default: the key in STATEJOURNAL_REPLICATION_KEY, else no encryption).",
+            valueName: "path"))
+    var keyFile: String?
+
+    func configuration() throws -> S3Configuration {
+        try S3Configuration.fromEnvironment(endpoint: endpoint, region: region)
+    }
+
+    func keyring() throws -> ReplicationKeyring? {
+        if let keyFile { return try ReplicationKeyring(contentsOfFile: keyFile) }
+        if let text = ProcessInfo.processInfo.environment["STATEJOURNAL_REPLICATION_KEY"], !text.isEmpty {
+            return ReplicationKeyring(current: try ReplicationKey(parsing: text))
+        }
+        return nil
+    }
+}
+
+/// Runs async replication work from a synchronous command: turns a `ReplicationError` or a
+/// `JournalError` into one sentence on standard error and exit status 1 (2 when the directory holds
+/// no store), and cancels the work on SIGTERM or SIGINT.
+func runReplication(_ body: @escaping @Sendable () async throws -> Void) throws {
+    StandardStream.prepare()
+    let done = DispatchSemaphore(value: 0)
+    let outcome = OutcomeBox()
+    let task = Task {
+        do {
+            try await body()
+        } catch {
+            outcome.set(error)
+        }
+        done.signal()
+    }
+    var sources: [any DispatchSourceSignal] = []
+    for number in [SIGTERM, SIGINT] {
+        signal(number, SIG_IGN)
+        let source = DispatchSource.makeSignalSource(signal: number, queue: .global())
+        source.setEventHandler { task.cancel() }
+        source.resume()
+        sources.append(source)
+    }
+    done.wait()
+    for source in sources { source.cancel() }
+    switch outcome.error {
+    case nil: return
+    case let error as ReplicationError:
+        if let cause = error.cause as? JournalError, error.code == .store {
+            printError(ExitStatus.message(for: cause))
+            throw ExitCode(ExitStatus(for: cause).rawValue)
+        }
+        printError(error.message)
+        throw ExitCode(ExitStatus(for: error).rawValue)
+    case let error as JournalError:
+        printError(ExitStatus.message(for: error))
+        throw ExitCode(ExitStatus(for: error).rawValue)
+    case let error?:
+        throw error
+    }
+}
+
+extension ExitStatus {
+    /// The status for a replication error: the store's meanings carried over to the replica (no
+    /// replica is no input, an unreadable one is a data error, a refused key or credential is a
+    /// permission error, a server that cannot be reached is an I/O error).
+    init(for error: ReplicationError) {
+        switch error.code {
+        case .invalidArgument, .missingCredentials, .noSuchEpoch: self = .usage
+        case .noSuchBucket, .nothingShipped: self = .noInput
+        case .accessDenied, .wrongKey, .missingKey: self = .noPermission
+        case .notS3, .unavailable, .unexpectedResponse: self = .ioError
+        case .foreignPrefix, .otherStore, .damagedObject: self = .dataError
+        case .targetNotEmpty: self = .cannotCreate
+        default: self = .software
+        }
+    }
+}
+
+private final class OutcomeBox: @unchecked Sendable {
+    private let lock = NSLock()
+    private var stored: (any Error)?
+    func set(_ error: any Error) { lock.withLock { stored = error } }
+    var error: (any Error)? { lock.withLock { stored } }
+}
+
+struct ReplicateCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "replicate",
+        abstract: "Ship a store to S3-compatible object storage, continuously, until SIGTERM or SIGINT.",
+        discussion: """
+            Opens the store read-only, beside the app's writer. Sealed segments and checkpoints go up whole, the live \
+            segment's committed tail in pieces (at most about --interval behind), and after them a generation naming \
+            them. On SIGTERM or SIGINT it ships what is committed, then exits 0. Credentials come from \
+            AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY (and AWS_SESSION_TOKEN), or the shared credentials file \
+            (~/.aws/credentials, profile AWS_PROFILE).
+            """)
+
+    @Argument(help: "The store directory.", completion: .directory)
+    var directory: String
+
+    @Option(help: "Where to ship: s3://BUCKET/PREFIX.")
+    var to: String
+
+    @OptionGroup var storage: ObjectStorageOptions
+
+    @Option(help: "Seconds between passes.")
+    var interval: Double = 1
+
+    @Option(help: "Hours that generations from before a compaction are kept, for restores to older epochs.")
+    var retentionHours: Double = 24
+
+    func run() throws {
+        let location: S3Location
+        let configuration: S3Configuration
+        let keyring: ReplicationKeyring?
+        do {
+            location = try S3Location(parsing: to)
+            configuration = try storage.configuration()
+            keyring = try storage.keyring()
+        } catch let error as ReplicationError {
+            throw ValidationError(error.message)
+        }
+        var logger = Logger(
+            label: "statejournal.replicate", factory: { label in StreamLogHandler.standardError(label: label) })
+        logger.logLevel = .info
+        let options = ReplicationOptions(
+            interval: .milliseconds(Int64(max(interval, 0.01) * 1000)),
+            retention: .seconds(Int64(retentionHours * 3600)), keyring: keyring, logger: logger)
+        let store = URL(fileURLWithPath: directory)
+        let interval = interval
+        try runReplication { [logger] in
+            logger.info(
+                "replicating \(store.path) to \(location) at \(configuration.endpoint) every \(interval) s\(keyring.map { ", encrypting with key \($0.current.id)" } ?? "")"
+            )
+            let shipper = ReplicationShipper(store: store, to: location, configuration: configuration, options: options)
+            try await shipper.run()
+            logger.info("stopped; the replica holds every epoch committed before the signal")
+        }
+    }
+}
+
+struct RestoreCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "restore",
+        abstract:
+            "Write a local store from a replica in S3-compatible object storage, as of its latest epoch, an epoch or a time.",
+        discussion: """
+            Every object is checked; the store written is verified before the command says it is done. When an object \
+            is damaged the store stops at the latest consistent epoch before it; the command names the object and the \
+            epochs lost and exits 1.
+            """)
+
+    @Argument(help: "The replica: s3://BUCKET/PREFIX.")
+    var replica: String
+
+    @Option(help: "The new store's directory (must not exist, or be empty).", completion: .directory)
+    var into: String
+
+    @Option(help: "The epoch the restored store ends at (default: the latest).")
+    var epoch: UInt64?
+
+    @Option(help: "Restore the latest epoch committed at or before this time (RFC 3339, as `log` prints it).")
+    var at: String?
+
+    @OptionGroup var storage: ObjectStorageOptions
+
+    @Flag(help: "Print JSON.")
+    var json = false
+
+    func validate() throws {
+        if epoch != nil && at != nil { throw ValidationError("Give --epoch or --at, not both.") }
+        if let at { _ = try parseTime(at, option: "--at") }
+    }
+
+    func run() throws {
+        let location: S3Location
+        let configuration: S3Configuration
+        let keyring: ReplicationKeyring?
+        do {
+            location = try S3Location(parsing: replica)
+            configuration = try storage.configuration()
+            keyring = try storage.keyring()
+        } catch let error as ReplicationError {
+            throw ValidationError(error.message)
+        }
+        let target: RestoreTarget =
+            try epoch.map { .epoch($0) } ?? at.map { .time(try parseTime($0, option: "--at")) } ?? .latest
+        let directory = URL(fileURLWithPath: into)
+        let json = json
+        let damaged = OutcomeFlag()
+        try runReplication {
+            let report = try await ReplicaRestorer(from: location, configuration: configuration, keyring: keyring)
+                .restore(into: directory, target: target)
+            for damage in report.damage {
+                printError("\(damage). Restored the latest consistent epoch before it.")
+                damaged.set()
+            }
+            if json {
+                try printJSON(document: restoreDocument(report, directory: directory.path))
+            } else {
+                print(
+                    "Restored \(directory.path): epoch \(report.epoch.epoch) (\(report.epoch.timestamp.iso8601)) from generation \(report.generation) of \(location), \(report.objectsDownloaded) objects, \(report.bytesDownloaded) bytes; verified clean."
+                )
+            }
+        }
+        if damaged.isSet { throw ExitCode(1) }
+    }
+}
+
+private final class OutcomeFlag: @unchecked Sendable {
+    private let lock = NSLock()
+    private var value = false
+    func set() { lock.withLock { value = true } }
+    var isSet: Bool { lock.withLock { value } }
+}
+
+/// What `restore --json` prints (see the CommandLineJSON article).
+func restoreDocument(_ report: RestoreReport, directory: String) -> [String: JSON] {
+    [
+        "directory": .string(directory), "epoch": .epoch(report.epoch), "generation": .int(report.generation),
+        "objectsDownloaded": .int(report.objectsDownloaded), "bytesDownloaded": .int(report.bytesDownloaded),
+        "verified": .string("clean"),
+        "damagedObjects": .array(
+            report.damage.map { damage in
+                .object([
+                    "key": .string(damage.key), "file": .string(damage.file.isEmpty ? nil : damage.file),
+                    "reason": .string(damage.reason), "firstEpochLost": .int(damage.epochsLost?.lowerBound),
+                    "lastEpochLost": .int(damage.epochsLost?.upperBound),
+                ])
+            }),
+    ]
+}

@@ -1,0 +1,328 @@
+import Foundation
+import StateJournal
+import Testing
+
+@testable import StateJournalReplication
+
+/// Commits `count` epochs, each putting a few paths, and returns the epochs committed.
+@discardableResult
+func commit(_ journal: Journal, count: Int, marker: String = "state") throws -> [UInt64] {
+    var epochs: [UInt64] = []
+    for index in 0..<count {
+        let epoch = try journal.beginEpoch()
+        try epoch.put(RestorationPath("Main", "Item-\(index % 7)"), Array("\(marker) \(index) \(UUID())".utf8))
+        try epoch.put(RestorationPath("Main", "Counter"), Array("\(index)".utf8))
+        epochs.append(try epoch.commit(metadata: ["index": "\(index)"]).epoch)
+    }
+    return epochs
+}
+
+extension GatewayTests {
+    /// Shipping a store to the real gateway and bringing it back.
+    @Suite struct ShipAndRestoreTests {
+        @Test func aShippedStoreComesBackWithEveryEpochAndVerifiesClean() async throws {
+            let gateway = try Gateway.required()
+            let bucket = try await gateway.freshBucket()
+            let location = S3Location(bucket: bucket, prefix: "apps/notes")
+            let directory = try temporaryDirectory()
+            defer { try? FileManager.default.removeItem(at: directory) }
+            let storeURL = directory.appendingPathComponent("store")
+            let journal = try Journal.open(
+                at: storeURL, options: JournalOptions(durability: .everyCommit, segmentSizeLimit: 4096))
+            let shipper = ReplicationShipper(store: storeURL, to: location, configuration: gateway.configuration())
+            try commit(journal, count: 30)
+            try await shipper.shipOnce()
+            try commit(journal, count: 30)
+            _ = try journal.compact()
+            try await shipper.shipOnce()
+            for _ in 0..<6 {
+                try commit(journal, count: 3)
+                try await shipper.shipOnce()
+            }
+            let history = try journal.history()
+            let restorer = ReplicaRestorer(from: location, configuration: gateway.configuration())
+
+            let latest = directory.appendingPathComponent("latest")
+            let report = try await restorer.restore(into: latest)
+            #expect(report.epoch.epoch == history.last!.epoch)
+            #expect(report.verification.status == .clean)
+            #expect(try StoreInspector(at: latest).log().map(\.epoch) == history.map(\.epoch))
+            #expect(try JournalReader(at: latest).state().entries == journal.state().entries)
+
+            let middle = history[history.count / 2]
+            let atEpoch = directory.appendingPathComponent("at-epoch")
+            let epochReport = try await restorer.restore(into: atEpoch, target: .epoch(middle.epoch))
+            #expect(epochReport.epoch.epoch == middle.epoch)
+            #expect(try JournalReader(at: atEpoch).state().entries == journal.state(through: middle.epoch).entries)
+            #expect(StoreInspector.verify(atEpoch).status == .clean)
+
+            let atTime = directory.appendingPathComponent("at-time")
+            let timeReport = try await restorer.restore(into: atTime, target: .time(middle.timestamp))
+            #expect(timeReport.epoch.epoch >= middle.epoch)
+            #expect(timeReport.epoch.timestamp <= middle.timestamp.addingTimeInterval(0.001))
+
+            // The restored store opens for writing and goes on from the epoch restored.
+            let reopened = try Journal.open(at: atEpoch)
+            let next = try commit(reopened, count: 1)
+            #expect(next[0] > middle.epoch)
+            try reopened.close()
+            try journal.close()
+        }
+
+        @Test func aPassOverAnIdleStoreSendsNoRequestAndTheNextCommitIsShipped() async throws {
+            let gateway = try Gateway.required()
+            let location = S3Location(bucket: try await gateway.freshBucket(), prefix: "idle")
+            let directory = try temporaryDirectory()
+            defer { try? FileManager.default.removeItem(at: directory) }
+            let storeURL = directory.appendingPathComponent("store")
+            let journal = try Journal.open(at: storeURL)
+            let shipper = ReplicationShipper(store: storeURL, to: location, configuration: gateway.configuration())
+            try commit(journal, count: 3)
+            try await shipper.shipOnce()
+            try await Task.sleep(for: .seconds(2.5))
+            try await shipper.shipOnce()  // reads the store once more, finds nothing new
+            let sent = shipper.requestsSent
+            for _ in 0..<5 { try await shipper.shipOnce() }
+            #expect(shipper.requestsSent == sent)
+            let last = try commit(journal, count: 1)[0]
+            #expect(try await shipper.shipOnce().lastEpoch == last)
+            try journal.close()
+        }
+
+        @Test func aSegmentEndRewrittenAfterAPowerCutIsShippedAgainNotSpliced() async throws {
+            let gateway = try Gateway.required()
+            let location = S3Location(bucket: try await gateway.freshBucket(), prefix: "rewritten")
+            let directory = try temporaryDirectory()
+            defer { try? FileManager.default.removeItem(at: directory) }
+            let storeURL = directory.appendingPathComponent("store")
+            var journal = try Journal.open(at: storeURL, options: JournalOptions(durability: .everyCommit))
+            let shipper = ReplicationShipper(store: storeURL, to: location, configuration: gateway.configuration())
+            try commit(journal, count: 5)
+            let live = try #require(try JournalReader(at: storeURL).fileSet().files.last)
+            try commit(journal, count: 5, marker: "lost")
+            try await shipper.shipOnce()
+            try journal.close()
+            // What a power cut can leave: the segment's end gone back to an earlier commit.
+            let handle = try #require(FileHandle(forWritingAtPath: storeURL.appendingPathComponent(live.name).path))
+            try handle.truncate(atOffset: UInt64(live.length))
+            try handle.close()
+            journal = try Journal.open(at: storeURL, options: JournalOptions(durability: .everyCommit))
+            try commit(journal, count: 12, marker: "rewritten after the cut, and longer than before")
+            try await Task.sleep(for: .seconds(2.1))
+            try await shipper.shipOnce()
+            let report = try await ReplicaRestorer(from: location, configuration: gateway.configuration())
+                .restore(into: directory.appendingPathComponent("restored"))
+            #expect(report.damage.isEmpty)
+            #expect(try report.epoch.epoch == journal.history().last!.epoch)
+            #expect(
+                try JournalReader(at: directory.appendingPathComponent("restored")).state().entries
+                    == journal.state().entries)
+            try journal.close()
+        }
+
+        @Test func anEpochTheReplicaDoesNotHoldIsNoSuchEpoch() async throws {
+            let gateway = try Gateway.required()
+            let location = S3Location(bucket: try await gateway.freshBucket(), prefix: "p")
+            let directory = try temporaryDirectory()
+            defer { try? FileManager.default.removeItem(at: directory) }
+            let storeURL = directory.appendingPathComponent("store")
+            let journal = try Journal.open(at: storeURL)
+            try commit(journal, count: 3)
+            try await ReplicationShipper(store: storeURL, to: location, configuration: gateway.configuration())
+                .shipOnce()
+            let error = await #expect(throws: ReplicationError.self) {
+                try await ReplicaRestorer(from: location, configuration: gateway.configuration())
+                    .restore(into: directory.appendingPathComponent("r"), target: .epoch(99))
+            }
+            #expect(error?.code == .noSuchEpoch)
+            try journal.close()
+        }
+
+        @Test func aShipperOfAnotherStoreAtTheSamePrefixRefuses() async throws {
+            let gateway = try Gateway.required()
+            let location = S3Location(bucket: try await gateway.freshBucket(), prefix: "shared")
+            let directory = try temporaryDirectory()
+            defer { try? FileManager.default.removeItem(at: directory) }
+            let first = try Journal.open(at: directory.appendingPathComponent("one"))
+            let second = try Journal.open(at: directory.appendingPathComponent("two"))
+            try commit(first, count: 2)
+            try commit(second, count: 2)
+            try await ReplicationShipper(
+                store: directory.appendingPathComponent("one"), to: location, configuration: gateway.configuration()
+            ).shipOnce()
+            let error = await #expect(throws: ReplicationError.self) {
+                try await ReplicationShipper(
+                    store: directory.appendingPathComponent("two"), to: location, configuration: gateway.configuration()
+                ).shipOnce()
+            }
+            #expect(error?.code == .otherStore)
+            try first.close()
+            try second.close()
+        }
+
+        @Test func twoShippersOfOneStoreAtOnePrefixKeepAConsistentReplica() async throws {
+            let gateway = try Gateway.required()
+            let location = S3Location(bucket: try await gateway.freshBucket(), prefix: "twice")
+            let directory = try temporaryDirectory()
+            defer { try? FileManager.default.removeItem(at: directory) }
+            let storeURL = directory.appendingPathComponent("store")
+            let journal = try Journal.open(at: storeURL, options: JournalOptions(segmentSizeLimit: 4096))
+            let one = ReplicationShipper(store: storeURL, to: location, configuration: gateway.configuration())
+            let two = ReplicationShipper(store: storeURL, to: location, configuration: gateway.configuration())
+            for round in 0..<8 {
+                try commit(journal, count: 5, marker: "round \(round)")
+                async let a = one.shipOnce()
+                async let b = two.shipOnce()
+                _ = try await (a, b)
+            }
+            try await one.shipOnce()
+            try await two.shipOnce()
+            let restored = directory.appendingPathComponent("restored")
+            let report = try await ReplicaRestorer(from: location, configuration: gateway.configuration())
+                .restore(into: restored)
+            #expect(try report.epoch.epoch == journal.history().last!.epoch)
+            #expect(try JournalReader(at: restored).state().entries == journal.state().entries)
+            try journal.close()
+        }
+
+        @Test func aPrefixHoldingSomethingElseIsRefused() async throws {
+            let gateway = try Gateway.required()
+            let client = gateway.client()
+            let bucket = try await gateway.freshBucket(client)
+            try await client.put(bucket: bucket, key: "photos/cat.jpg", body: Array("not a replica".utf8))
+            let directory = try temporaryDirectory()
+            defer { try? FileManager.default.removeItem(at: directory) }
+            let journal = try Journal.open(at: directory.appendingPathComponent("store"))
+            try commit(journal, count: 1)
+            let error = await #expect(throws: ReplicationError.self) {
+                try await ReplicationShipper(
+                    store: directory.appendingPathComponent("store"), to: S3Location(bucket: bucket, prefix: "photos"),
+                    configuration: gateway.configuration()
+                ).shipOnce()
+            }
+            #expect(error?.code == .foreignPrefix)
+            let restoreError = await #expect(throws: ReplicationError.self) {
+                try await ReplicaRestorer(
+                    from: S3Location(bucket: bucket, prefix: "photos"), configuration: gateway.configuration()
+                ).restore(into: directory.appendingPathComponent("r"))
+            }
+            #expect(restoreError?.code == .foreignPrefix)
+            try journal.close()
+        }
+
+        @Test func aTruncatedCheckpointFallsBackToTheGenerationBeforeTheCompaction() async throws {
+            let gateway = try Gateway.required()
+            let client = gateway.client()
+            let location = S3Location(bucket: try await gateway.freshBucket(client), prefix: "truncated")
+            let directory = try temporaryDirectory()
+            defer { try? FileManager.default.removeItem(at: directory) }
+            let storeURL = directory.appendingPathComponent("store")
+            let journal = try Journal.open(at: storeURL, options: JournalOptions(durability: .everyCommit))
+            let shipper = ReplicationShipper(store: storeURL, to: location, configuration: gateway.configuration())
+            try commit(journal, count: 6)
+            try await shipper.shipOnce()
+            let beforeCompaction = try journal.history().last!.epoch
+            _ = try journal.compact()
+            try commit(journal, count: 4)
+            try await shipper.shipOnce()
+            let checkpoint = try #require(
+                try await client.list(bucket: location.bucket, prefix: location.prefix + "checkpoints/").first)
+            let bytes = try #require(try await client.get(bucket: location.bucket, key: checkpoint.key))
+            try await client.put(
+                bucket: location.bucket, key: checkpoint.key, body: Array(bytes.prefix(bytes.count / 2)))
+
+            let restored = directory.appendingPathComponent("restored")
+            let report = try await ReplicaRestorer(from: location, configuration: gateway.configuration())
+                .restore(into: restored)
+            #expect(report.epoch.epoch == beforeCompaction)
+            #expect(report.damage.first?.key == checkpoint.key)
+            #expect(try report.damage.first?.epochsLost == (beforeCompaction + 1)...journal.history().last!.epoch)
+            #expect(StoreInspector.verify(restored).status == .clean)
+            try journal.close()
+        }
+
+        @Test func aCorruptedObjectIsNamedAndTheRestoreStopsAtTheLastConsistentEpochBeforeIt() async throws {
+            let gateway = try Gateway.required()
+            let client = gateway.client()
+            let location = S3Location(bucket: try await gateway.freshBucket(client), prefix: "damaged")
+            let directory = try temporaryDirectory()
+            defer { try? FileManager.default.removeItem(at: directory) }
+            let storeURL = directory.appendingPathComponent("store")
+            let journal = try Journal.open(at: storeURL, options: JournalOptions(durability: .everyCommit))
+            let shipper = ReplicationShipper(store: storeURL, to: location, configuration: gateway.configuration())
+            try commit(journal, count: 5)
+            try await shipper.shipOnce()
+            let before = try journal.history().last!.epoch
+            try commit(journal, count: 5)
+            try await shipper.shipOnce()
+            let last = try journal.history().last!.epoch
+            // The second piece of the live segment: flip a byte in the middle.
+            let pieces = try await client.list(bucket: location.bucket, prefix: location.prefix + "tail/")
+            #expect(pieces.count == 2)
+            let target = pieces.map(\.key).sorted()[1]
+            var bytes = try #require(try await client.get(bucket: location.bucket, key: target))
+            bytes[bytes.count / 2] ^= 0x40
+            try await client.put(bucket: location.bucket, key: target, body: bytes)
+
+            let restored = directory.appendingPathComponent("restored")
+            let report = try await ReplicaRestorer(from: location, configuration: gateway.configuration())
+                .restore(into: restored)
+            #expect(report.epoch.epoch == before)
+            #expect(report.damage.count == 1)
+            #expect(report.damage.first?.key == target)
+            #expect(report.damage.first?.epochsLost == (before + 1)...last)
+            #expect(StoreInspector.verify(restored).status == .clean)
+            try journal.close()
+        }
+    }
+}
+
+extension GatewayTests {
+    /// What the shipper deletes.
+    @Suite struct RetentionTests {
+        @Test func retentionDeletesCoveredAndExpiredGenerationsAndOnlyTheObjectsNoKeptGenerationNames() async throws {
+            let gateway = try Gateway.required()
+            let client = gateway.client()
+            let location = S3Location(bucket: try await gateway.freshBucket(client), prefix: "kept")
+            let directory = try temporaryDirectory("retention")
+            defer { try? FileManager.default.removeItem(at: directory) }
+            let storeURL = directory.appendingPathComponent("store")
+            let journal = try Journal.open(at: storeURL, options: JournalOptions(segmentSizeLimit: 4096))
+            // Long retention: a generation from before a compaction is kept, covered ones go.
+            let keeping = ReplicationShipper(
+                store: storeURL, to: location, configuration: gateway.configuration(),
+                options: ReplicationOptions(retention: .seconds(3600), retentionCheckInterval: .zero))
+            for _ in 0..<5 {
+                try commit(journal, count: 4)
+                try await keeping.shipOnce()
+            }
+            let beforeCompaction = try journal.history()
+            _ = try journal.compact()
+            try commit(journal, count: 2)
+            try await keeping.shipOnce()
+            let generations = try await client.list(bucket: location.bucket, prefix: location.prefix + "generations/")
+            #expect(generations.count == 2, "\(generations.map(\.key))")
+            // The older generation still restores an epoch the store's own retention may drop later.
+            let old = try await ReplicaRestorer(from: location, configuration: gateway.configuration())
+                .restore(into: directory.appendingPathComponent("old"), target: .epoch(beforeCompaction[1].epoch))
+            #expect(old.epoch.epoch == beforeCompaction[1].epoch)
+
+            // No retention: only the newest generation and what it names are left.
+            let pruning = ReplicationShipper(
+                store: storeURL, to: location, configuration: gateway.configuration(),
+                options: ReplicationOptions(retention: .zero, retentionCheckInterval: .zero))
+            try commit(journal, count: 2)
+            try await pruning.shipOnce()
+            try await pruning.applyRetention()
+            let left = try await client.list(bucket: location.bucket, prefix: location.prefix).map {
+                String($0.key.dropFirst(location.prefix.count))
+            }
+            #expect(left.filter { $0.hasPrefix("generations/") }.count == 1)
+            let restorer = ReplicaRestorer(from: location, configuration: gateway.configuration())
+            let report = try await restorer.restore(into: directory.appendingPathComponent("new"))
+            #expect(try report.epoch.epoch == journal.history().last!.epoch)
+            #expect(report.objectsDownloaded == left.count - 2)  // all but replica.json and the generation
+            try journal.close()
+        }
+    }
+}
