@@ -38,6 +38,26 @@ struct ToolRunner {
             standardError: String(decoding: errorData, as: UTF8.self))
     }
 
+    /// Runs the tool as the unprivileged user `nobody` (through util-linux's `runuser`), for what a
+    /// process running as root cannot be refused.
+    @discardableResult
+    static func runAsNobody(_ arguments: [String]) throws -> Output {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/sbin/runuser")
+        process.arguments = ["-u", "nobody", "--", binary.path] + arguments
+        let output = Pipe()
+        let error = Pipe()
+        process.standardOutput = output
+        process.standardError = error
+        try process.run()
+        let outputData = output.fileHandleForReading.readDataToEndOfFile()
+        let errorData = error.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        return Output(
+            status: process.terminationStatus, standardOutput: String(decoding: outputData, as: UTF8.self),
+            standardError: String(decoding: errorData, as: UTF8.self))
+    }
+
     /// Parses JSON output.
     static func json(_ output: Output) throws -> Any {
         try JSONSerialization.jsonObject(with: Data(output.standardOutput.utf8))
