@@ -22,29 +22,20 @@ struct ToolRunner {
     /// Runs the tool to completion.
     @discardableResult
     static func run(_ arguments: [String]) throws -> Output {
-        let process = Process()
-        process.executableURL = binary
-        process.arguments = arguments
-        let output = Pipe()
-        let error = Pipe()
-        process.standardOutput = output
-        process.standardError = error
-        try process.run()
-        let outputData = output.fileHandleForReading.readDataToEndOfFile()
-        let errorData = error.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        return Output(
-            status: process.terminationStatus, standardOutput: String(decoding: outputData, as: UTF8.self),
-            standardError: String(decoding: errorData, as: UTF8.self))
+        try run(executable: binary, arguments)
     }
 
     /// Runs the tool as the unprivileged user `nobody` (through util-linux's `runuser`), for what a
     /// process running as root cannot be refused.
     @discardableResult
     static func runAsNobody(_ arguments: [String]) throws -> Output {
+        try run(executable: URL(fileURLWithPath: "/usr/sbin/runuser"), ["-u", "nobody", "--", binary.path] + arguments)
+    }
+
+    private static func run(executable: URL, _ arguments: [String]) throws -> Output {
         let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/sbin/runuser")
-        process.arguments = ["-u", "nobody", "--", binary.path] + arguments
+        process.executableURL = executable
+        process.arguments = arguments
         let output = Pipe()
         let error = Pipe()
         process.standardOutput = output
