@@ -6,6 +6,11 @@ protocol BatchEntrySink {
     /// state overlaid with the earlier batches of the same epoch) to `buffer`, or returns `false`
     /// when the path has none.
     func appendCurrentState(ofPath index: Int, to buffer: inout [UInt8]) -> Bool
+    /// Reads, and discards, what ``appendCurrentState(ofPath:to:)`` will read for each of `indices`,
+    /// in one pass whose memory loads do not wait on one another, so that the cache misses of a
+    /// batch's previous versions overlap instead of coming one after another. Returns a value
+    /// derived from what it read, which the caller must use.
+    func warmCurrentStates(ofPaths indices: UnsafeBufferPointer<Int>) -> Int
     /// The next path number is `path`, which stays valid as long as `paths` does: called for each
     /// path a batch defines, in order, before that batch's entries are delivered.
     mutating func pathDefined(_ path: EncodedPath, in paths: SegmentPaths)
@@ -27,6 +32,10 @@ struct BatchDecoder {
     private var body: [UInt8] = []
     private var dictionary: [UInt8] = []
     private var previousVersions: [UInt8] = []
+    /// The path numbers of the batch's previous versions, in order.
+    private var previousPaths: [Int] = []
+    /// What ``BatchEntrySink/warmCurrentStates(ofPaths:)`` returned, kept so that its reads stay.
+    private(set) var warmth = 0
     /// The entries of the batch being decoded, between checking and delivering them.
     private var entries: [Entry] = []
     /// The number of paths defined before the batch being decoded.
@@ -56,13 +65,20 @@ struct BatchDecoder {
         let previousCount = try reader.count(atMost: count, "previous-version count")
         let previousStart = reader.position
         previousVersions.removeAll(keepingCapacity: true)
+        previousPaths.removeAll(keepingCapacity: true)
         for _ in 0..<previousCount {
             let reference = try reader.varint()
             guard reference >= 1, reference <= UInt64(paths.count) else {
                 throw FormatViolation("previous-version reference \(reference) is not a path defined before this batch")
             }
-            guard sink.appendCurrentState(ofPath: Int(reference) - 1, to: &previousVersions) else {
-                let path = paths[Int(reference) - 1].restorationPath
+            previousPaths.append(Int(reference) - 1)
+        }
+        // Replaying a long history, these are the reads that miss the cache: one path's value after
+        // another, scattered over the heap. Touching them all first lets the misses overlap.
+        warmth &+= previousPaths.withUnsafeBufferPointer { sink.warmCurrentStates(ofPaths: $0) }
+        for index in previousPaths {
+            guard sink.appendCurrentState(ofPath: index, to: &previousVersions) else {
+                let path = paths[index].restorationPath
                 throw FormatViolation("entry is compressed against a previous version of \(path) that does not exist")
             }
             guard previousVersions.count <= BatchCodec.dictionaryLimit else {

@@ -91,6 +91,19 @@ struct EpochAssembler: BatchEntrySink {
         return true
     }
 
+    func warmCurrentStates(ofPaths indices: UnsafeBufferPointer<Int>) -> Int {
+        // Each iteration loads a slot, then its array's header (which shares a cache line with the
+        // first bytes of the value); no iteration waits for another, so the processor keeps many of
+        // these misses in flight at once.
+        slots.withUnsafeBufferPointer { slots in
+            var sum = 0
+            for index in indices where index < slots.count {
+                slots[index].bytes.withUnsafeBufferPointer { sum &+= Int($0.first ?? 0) }
+            }
+            return sum
+        }
+    }
+
     mutating func pathDefined(_ path: EncodedPath, in paths: SegmentPaths) {
         segmentPaths = paths
         slots.append(Slot(path: path, status: .inherited, bytes: []))
