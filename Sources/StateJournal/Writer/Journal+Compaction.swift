@@ -116,6 +116,16 @@ extension Journal {
         let checkpoints = next.checkpoints
         guard !checkpoints.isEmpty else { return ([], []) }
         var keepFrom = max(0, checkpoints.count - policy.checkpoints)
+        if policy.keepsAllHistory {
+            // Every segment stays, so replay reaches every epoch from the first without the older
+            // checkpoints: they are only faster starting points, and the newest ones are kept.
+            // A store whose older segments an earlier policy deleted keeps its oldest checkpoint,
+            // where its history now starts.
+            let first = try segmentsReachTheFirstEpoch(next) ? 0 : min(1, keepFrom)
+            let dropped = Set(checkpoints[first..<keepFrom].map(\.sequence))
+            next.checkpoints.removeAll { dropped.contains($0.sequence) }
+            return (dropped.sorted(), [])
+        }
         if let age = policy.maximumAge {
             let cutoff = UInt64(max(0, (now.timeIntervalSince1970 - age) * 1000))
             // The newest checkpoint at or before the cutoff covers every younger epoch.
@@ -146,6 +156,13 @@ extension Journal {
         next.checkpoints.removeFirst(keepFrom)
         next.segments.removeAll { bases[$0]! < oldestKept }
         return (droppedCheckpoints, droppedSegments)
+    }
+
+    /// Whether the manifest's first segment starts at the store's first epoch, so that replay can
+    /// reach any retained epoch without a checkpoint.
+    private func segmentsReachTheFirstEpoch(_ manifest: Manifest) throws -> Bool {
+        guard let first = manifest.segments.first else { return false }
+        return try store.segmentBase(first) == 0
     }
 
     /// Folds the segments `sealed` names into the state as of `epoch` and writes it as the checkpoint
