@@ -64,6 +64,7 @@ enum PreservationBenchmark {
         [
             JournalContender(durability: .interval(seconds: 1)),
             JournalContender(durability: .interval(seconds: 1), compactsAutomatically: true),
+            JournalContender(durability: .interval(seconds: 1), compactsAutomatically: true, retention: .allHistory),
             JournalContender(durability: .everyCommit),
             JournalContender(durability: .none),
             SnapshotContender(format: .json),

@@ -46,20 +46,26 @@ extension PreservationContender {
 ///
 /// Automatic compaction is off unless asked for, so that restores replay every pass and compaction
 /// is measured on its own at the end; with it on (the default policy), restores read what an app's
-/// store holds after running that long.
+/// store holds after running that long. With it on and ``RetentionPolicy/allHistory``, the store
+/// keeps every pass, as with it off, and restores start from the newest checkpoint.
 final class JournalContender: PreservationContender {
     let name: String
     private let durability: Durability
     private let compactsAutomatically: Bool
+    private let retention: RetentionPolicy
     private var journal: Journal?
     private var store: URL?
 
-    init(durability: Durability, compactsAutomatically: Bool = false) {
+    init(durability: Durability, compactsAutomatically: Bool = false, retention: RetentionPolicy = RetentionPolicy()) {
         self.durability = durability
         self.compactsAutomatically = compactsAutomatically
+        self.retention = retention
         switch durability {
         case .everyCommit: name = "journal-everyCommit"
-        case .interval: name = compactsAutomatically ? "journal-autocompact" : "journal-interval"
+        case .interval:
+            name =
+                compactsAutomatically
+                ? (retention.keepsAllHistory ? "journal-allhistory" : "journal-autocompact") : "journal-interval"
         case .none: name = "journal-none"
         }
     }
@@ -70,7 +76,8 @@ final class JournalContender: PreservationContender {
         journal = try Journal.open(
             at: store,
             options: JournalOptions(
-                durability: durability, compaction: CompactionPolicy(isAutomatic: compactsAutomatically)))
+                durability: durability, retention: retention,
+                compaction: CompactionPolicy(isAutomatic: compactsAutomatically)))
         try save(Array(0..<workload.objectCount), of: workload)
     }
 
