@@ -99,3 +99,49 @@ import Testing
         #expect(checkpoints.count == 3, "the oldest and the two newest: \(checkpoints)")
     }
 }
+
+/// What a manifest can name is bounded by the format; no policy may make the writer go past it.
+@Suite struct ManifestLimitTests {
+    @Test func aManifestNamingMoreThanTheFormatAllowsIsRefusedAndTheOldOneStays() throws {
+        let directory = TemporaryDirectory()
+        let journal = try Journal.open(path: directory.path, options: JournalOptions(durability: .none), fileSystem: PosixFileSystem())
+        try journal.commit([.put(RestorationPath("Main"), [1, 2, 3])])
+        let before = try Data(contentsOf: directory.url.appendingPathComponent("MANIFEST"))
+        var tooMany = try journal.store.readManifest()
+        tooMany.segments = (1...UInt64(Manifest.maximumSegments + 1)).map { $0 }
+        #expect {
+            try journal.store.writeManifest(tooMany)
+        } throws: { ($0 as? JournalError)?.code == .limitExceeded }
+        var checkpoints = try journal.store.readManifest()
+        checkpoints.checkpoints = (1...UInt64(Manifest.maximumCheckpoints + 1)).map {
+            Manifest.CheckpointReference(sequence: $0, epoch: $0, timestampMilliseconds: $0)
+        }
+        #expect {
+            try journal.store.writeManifest(checkpoints)
+        } throws: { ($0 as? JournalError)?.code == .limitExceeded }
+        #expect(try Data(contentsOf: directory.url.appendingPathComponent("MANIFEST")) == before)
+        try journal.close()
+        let reopened = try Journal.open(path: directory.path, options: JournalOptions(durability: .none), fileSystem: PosixFileSystem())
+        #expect(reopened.recoveredState.entries == [RestorationPath("Main"): [1, 2, 3]])
+        try reopened.close()
+    }
+
+    @Test(arguments: [RetentionPolicy(checkpoints: .max), .allHistory, RetentionPolicy(checkpoints: 1, maximumAge: 1e9)])
+    func retentionNeverKeepsMoreCheckpointsThanAManifestCanName(policy: RetentionPolicy) throws {
+        let directory = TemporaryDirectory()
+        var options = JournalOptions(durability: .none, retention: policy)
+        options.compaction.isAutomatic = false
+        let journal = try Journal.open(path: directory.path, options: options, fileSystem: PosixFileSystem())
+        try journal.commit([.put(RestorationPath("Main"), [1])])
+        var manifest = try journal.store.readManifest()
+        let count = Manifest.maximumCheckpoints + 10
+        manifest.checkpoints = (1...UInt64(count)).map {
+            Manifest.CheckpointReference(sequence: 1_000_000 + $0, epoch: $0, timestampMilliseconds: $0)
+        }
+        let dropped = try journal.retire(from: &manifest, now: Date())
+        #expect(manifest.checkpoints.count <= Manifest.maximumCheckpoints)
+        #expect(dropped.checkpoints.count >= 10)
+        #expect(manifest.checkpoints.last?.epoch == UInt64(count), "the newest checkpoint is always kept")
+        try journal.close()
+    }
+}

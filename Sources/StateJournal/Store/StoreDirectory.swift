@@ -92,7 +92,23 @@ struct StoreDirectory {
     }
 
     /// Replaces the manifest atomically.
+    ///
+    /// - Throws: ``JournalError/Code/limitExceeded``, writing nothing, when the manifest would name
+    ///   more checkpoints or segments than the format allows: a reader would refuse it, so the
+    ///   store would no longer open.
     func writeManifest(_ manifest: Manifest) throws {
+        guard manifest.checkpoints.count <= Manifest.maximumCheckpoints,
+            manifest.segments.count <= Manifest.maximumSegments
+        else {
+            throw JournalError(
+                .limitExceeded,
+                """
+                The manifest would name \(manifest.checkpoints.count) checkpoints and \(manifest.segments.count) \
+                segments, more than the format allows (\(Manifest.maximumCheckpoints) and \(Manifest.maximumSegments)); \
+                it was not written. Compact the store with a retention policy that lets older history go.
+                """,
+                file: file(FileNames.manifest))
+        }
         try fileSystem.replaceAtomically(file(FileNames.manifest), in: path, with: manifest.encoded())
     }
 

@@ -115,8 +115,10 @@ extension Journal {
         let policy = options.retention
         let checkpoints = next.checkpoints
         guard !checkpoints.isEmpty else { return ([], []) }
-        var keepFrom = max(0, checkpoints.count - policy.checkpoints)
-        if policy.keepsAllHistory {
+        // The format's limits come before any policy: a manifest naming more would not open.
+        let formatFloor = max(0, checkpoints.count - Manifest.maximumCheckpoints)
+        var keepFrom = max(formatFloor, checkpoints.count - policy.checkpoints)
+        if policy.keepsAllHistory && next.segments.count <= Self.segmentsKeptAtMost {
             // Every segment stays, so replay reaches every epoch from the first without the older
             // checkpoints: they are only faster starting points, and the newest ones are kept.
             // A store whose older segments an earlier policy deleted keeps its oldest checkpoint,
@@ -131,8 +133,10 @@ extension Journal {
             // The newest checkpoint at or before the cutoff covers every younger epoch.
             if let covering = checkpoints.lastIndex(where: { $0.timestampMilliseconds <= cutoff }) {
                 keepFrom = min(keepFrom, covering)
-            } else {
+            } else if formatFloor == 0 && next.segments.count <= Self.segmentsKeptAtMost {
                 return ([], [])
+            } else {
+                keepFrom = formatFloor
             }
         }
         var bases: [UInt64: UInt64] = [:]
@@ -150,6 +154,12 @@ extension Journal {
             }
             while keepFrom < checkpoints.count - 1 && retainedBytes(from: keepFrom) > budget { keepFrom += 1 }
         }
+        keepFrom = max(keepFrom, formatFloor)
+        while keepFrom < checkpoints.count - 1,
+            next.segments.count(where: { bases[$0]! >= checkpoints[keepFrom].epoch }) > Self.segmentsKeptAtMost
+        {
+            keepFrom += 1
+        }
         let oldestKept = checkpoints[keepFrom].epoch
         let droppedCheckpoints = checkpoints[..<keepFrom].map(\.sequence)
         let droppedSegments = next.segments.filter { bases[$0]! < oldestKept }
@@ -157,6 +167,11 @@ extension Journal {
         next.segments.removeAll { bases[$0]! < oldestKept }
         return (droppedCheckpoints, droppedSegments)
     }
+
+    /// The most segments retention keeps, whatever the policy: below the format's limit on what a
+    /// manifest names by room for the segments rolls add between compactions. Past it, the oldest
+    /// history goes, even under ``RetentionPolicy/allHistory``, rather than the store stopping.
+    static let segmentsKeptAtMost = Manifest.maximumSegments - 4096
 
     /// Whether the manifest's first segment starts at the store's first epoch, so that replay can
     /// reach any retained epoch without a checkpoint.
