@@ -104,7 +104,8 @@ import Testing
 @Suite struct ManifestLimitTests {
     @Test func aManifestNamingMoreThanTheFormatAllowsIsRefusedAndTheOldOneStays() throws {
         let directory = TemporaryDirectory()
-        let journal = try Journal.open(path: directory.path, options: JournalOptions(durability: .none), fileSystem: PosixFileSystem())
+        let journal = try Journal.open(
+            path: directory.path, options: JournalOptions(durability: .none), fileSystem: PosixFileSystem())
         try journal.commit([.put(RestorationPath("Main"), [1, 2, 3])])
         let before = try Data(contentsOf: directory.url.appendingPathComponent("MANIFEST"))
         var tooMany = try journal.store.readManifest()
@@ -121,12 +122,15 @@ import Testing
         } throws: { ($0 as? JournalError)?.code == .limitExceeded }
         #expect(try Data(contentsOf: directory.url.appendingPathComponent("MANIFEST")) == before)
         try journal.close()
-        let reopened = try Journal.open(path: directory.path, options: JournalOptions(durability: .none), fileSystem: PosixFileSystem())
+        let reopened = try Journal.open(
+            path: directory.path, options: JournalOptions(durability: .none), fileSystem: PosixFileSystem())
         #expect(reopened.recoveredState.entries == [RestorationPath("Main"): [1, 2, 3]])
         try reopened.close()
     }
 
-    @Test(arguments: [RetentionPolicy(checkpoints: .max), .allHistory, RetentionPolicy(checkpoints: 1, maximumAge: 1e9)])
+    @Test(arguments: [
+        RetentionPolicy(checkpoints: .max), .allHistory, RetentionPolicy(checkpoints: 1, maximumAge: 1e9),
+    ])
     func retentionNeverKeepsMoreCheckpointsThanAManifestCanName(policy: RetentionPolicy) throws {
         let directory = TemporaryDirectory()
         var options = JournalOptions(durability: .none, retention: policy)
