@@ -19,7 +19,9 @@ import Testing
         for (index, path) in paths.enumerated() { try journal.commit([.put(path, Array("item \(index)".utf8))]) }
         let before = IOCallKind.allCases.map { fileSystem.callCount(of: $0) }
         for index in 0..<count {
-            try journal.commit([.put(paths[index % paths.count], Array("item \(index % 50), scrolled to \(index)".utf8))])
+            try journal.commit([
+                .put(paths[index % paths.count], Array("item \(index % 50), scrolled to \(index)".utf8))
+            ])
         }
         let after = IOCallKind.allCases.map { fileSystem.callCount(of: $0) }
         try journal.close()
