@@ -18,6 +18,9 @@ public enum CompressionComparison {
         public var lz4Bytes: Int
         /// `lz4 -1` of the concatenated entries, each its path as text, a NUL byte, and its state.
         public var lz4EntryBytes: Int
+        /// The epochs the store retains after writing: every pass, or the comparison would not be
+        /// of the same history.
+        public var epochsRetained: Int
         /// `journalBytes / lz4EntryBytes`.
         public var ratioToLZ4Entries: Double { Double(journalBytes) / Double(max(lz4EntryBytes, 1)) }
         /// `journalBytes / lz4Bytes`: at most 1 means the journal is no larger.
@@ -111,6 +114,7 @@ public enum CompressionComparison {
         raw.write(Data(pending))
         rawEntries.write(Data(pendingEntries))
         try journal.close()
+        let epochsRetained = try JournalReader(at: store).history().count
 
         let journalBytes = try FileManager.default.contentsOfDirectory(atPath: store.path)
             .filter { $0 != "LOCK" }
@@ -121,7 +125,8 @@ public enum CompressionComparison {
             }
         return Result(
             scenario: scenario.name, entries: entries, rawStateBytes: rawBytes, journalBytes: journalBytes,
-            lz4Bytes: try lz4Size(of: rawFile), lz4EntryBytes: try lz4Size(of: entryFile))
+            lz4Bytes: try lz4Size(of: rawFile), lz4EntryBytes: try lz4Size(of: entryFile),
+            epochsRetained: epochsRetained)
     }
 
     /// The size of `lz4 -1` applied to a file.
