@@ -10,8 +10,14 @@ import StateJournal
 
 /// How a shipper works.
 public struct ReplicationOptions: Sendable {
-    /// How often the shipper looks for new commits; the replica is at most about this much behind
-    /// a commit (plus the time the upload takes). Defaults to one second.
+    /// How far behind the store the replica may fall: a commit is in the bucket at most about this
+    /// long after it returns, the upload included. Defaults to one second.
+    ///
+    /// ``ReplicationShipper/run()`` starts a pass one interval after the previous one started, less
+    /// the time recent passes took to upload, so that the wait for the next pass and that pass's own
+    /// upload add up to about one interval. It always pauses at least a tenth of the interval between
+    /// passes, so a slow server is not sent pass after pass, and a full interval after a pass that
+    /// failed. A pass over a store that has not changed reads two inodes and sends nothing.
     public var interval: Duration
     /// How long generations that a later one does not cover (those from before a compaction) are
     /// kept, so that a restore can reach epochs the store itself no longer retains. Defaults to 24 hours.
@@ -84,6 +90,7 @@ public actor ReplicationShipper {
     /// The live segment's name at the last pass, and what the files looked like before it.
     private var liveSegment: String?
     private var shippedFingerprint: [Int64]?
+    private var generationObserver: (@Sendable (ShipmentReport) -> Void)?
 
     /// Creates a shipper; nothing is read or sent before ``shipOnce()`` or ``run()``.
     public init(
@@ -97,46 +104,66 @@ public actor ReplicationShipper {
             client: S3Client(configuration: configuration), location: location, keyring: options.keyring)
     }
 
-    /// Ships until the task is cancelled, one pass per ``ReplicationOptions/interval``; when
-    /// cancelled, runs one last pass, so that every epoch committed before the cancellation is
-    /// shipped, and returns.
+    /// Ships until the task is cancelled, keeping the replica about ``ReplicationOptions/interval``
+    /// behind the store at most; when cancelled, runs one last pass, so that every epoch committed
+    /// before the cancellation is shipped, and returns.
     ///
-    /// A pass that fails because the server is unavailable is logged and retried at the next
-    /// interval; failures that retrying cannot fix (another store's prefix, refused credentials, a
+    /// Passes are scheduled start to start: the next pass starts one interval after the previous
+    /// one started, less the time the recent passes took (the longest of the last few that wrote a
+    /// generation), so that a commit that just missed a pass waits for the next one and its upload
+    /// for about one interval in all. Between two passes the shipper pauses at least a tenth of the
+    /// interval.
+    ///
+    /// A pass that fails because the server is unavailable is logged and retried a full interval
+    /// later; failures that retrying cannot fix (another store's prefix, refused credentials, a
     /// missing bucket) end the run with their error.
     public func run() async throws {
+        var schedule = PassSchedule(interval: options.interval)
         while !Task.isCancelled {
+            let started = ContinuousClock.now
+            let outcome: PassOutcome
             do {
-                try await shipOnceLogged()
+                outcome = try await shipOnceLogged()
             } catch let error as ReplicationError where error.code == .cancelled {
                 break
             }
+            let pause = schedule.pause(afterPassThat: outcome, took: ContinuousClock.now - started)
             do {
-                try await Task.sleep(for: options.interval)
+                try await Task.sleep(for: pause)
             } catch {
                 break
             }
         }
         // The last pass runs in a task of its own, which the cancellation does not reach.
-        try await Task { try await self.shipOnceLogged(final: true) }.value
+        _ = try await Task { try await self.shipOnceLogged(final: true) }.value
     }
 
-    private func shipOnceLogged(final: Bool = false) async throws {
+    /// Tells `observer` about every generation ``run()`` writes, just after it is written (the
+    /// figures measure the replica's lag with it).
+    func observeGenerations(_ observer: @escaping @Sendable (ShipmentReport) -> Void) {
+        generationObserver = observer
+    }
+
+    private func shipOnceLogged(final: Bool = false) async throws -> PassOutcome {
         do {
             let report = try await shipOnce()
             if report.wroteGeneration {
+                generationObserver?(report)
                 options.logger.info(
                     "shipped generation \(report.generation ?? 0) through epoch \(report.lastEpoch.map(String.init) ?? "none")",
                     metadata: [
                         "objects": "\(report.objectsUploaded)", "bytes": "\(report.bytesUploaded)",
                         "store": "\(store.path)", "replica": "\(location)",
                     ])
+                return .wroteGeneration
             }
+            return .nothingNew
         } catch let error as ReplicationError
             where error.code == .unavailable || error.code == .store || error.code == .unexpectedResponse
         {
             options.logger.warning("shipping failed, retrying at the next interval: \(error.message)")
             if final { throw error }
+            return .failed
         }
     }
 
@@ -389,5 +416,47 @@ public actor ReplicationShipper {
         } catch {
             throw ReplicationError(.store, "Could not read \(path).", cause: error)
         }
+    }
+}
+
+/// What one pass of ``ReplicationShipper/run()`` came to.
+enum PassOutcome: Sendable {
+    case wroteGeneration
+    case nothingNew
+    case failed
+}
+
+/// When ``ReplicationShipper/run()`` starts its next pass: one interval after the previous pass
+/// started, less the time recent passes that wrote a generation took, so that a commit waits about
+/// one interval in all for the next pass and its upload; never less than a tenth of the interval
+/// after a pass ends, and a full interval after one that failed.
+struct PassSchedule: Sendable {
+    let interval: Duration
+    /// How long the last few passes that wrote a generation took, newest last.
+    private(set) var recentUploads: [Duration] = []
+    static let remembered = 8
+
+    init(interval: Duration) { self.interval = interval }
+
+    /// The shortest pause between two passes.
+    var minimumPause: Duration { interval / 10 }
+
+    /// How long the next pass is expected to take: the longest of the recent ones that wrote.
+    var expectedPass: Duration { recentUploads.max() ?? .zero }
+
+    /// The pause before the next pass, after one that ended as `outcome` and took `took`.
+    mutating func pause(afterPassThat outcome: PassOutcome, took: Duration) -> Duration {
+        switch outcome {
+        case .failed:
+            return interval
+        case .wroteGeneration:
+            recentUploads.append(took)
+            if recentUploads.count > Self.remembered { recentUploads.removeFirst() }
+        case .nothingNew:
+            break
+        }
+        // Start to start: the next pass starts `interval - expectedPass` after this one started.
+        let pause = interval - expectedPass - took
+        return max(pause, minimumPause)
     }
 }
