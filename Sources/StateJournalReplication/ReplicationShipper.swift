@@ -205,15 +205,17 @@ public actor ReplicationShipper {
             bytesUploaded: 0)
         let previous = Dictionary((latest?.files ?? []).map { ($0.name, $0) }, uniquingKeysWith: { first, _ in first })
         var files: [ReplicaGeneration.File] = []
+        var staged = StagedUploads()
         do {
             for file in set.files {
-                files.append(try await ship(file, previous: previous[file.name], report: &report))
+                files.append(try await ship(file, previous: previous[file.name], staged: &staged, report: &report))
             }
         } catch let error as FileGone {
             // Compaction removed a file between the listing and the read: the next pass sees the new files.
             options.logger.debug("\(error.name) went away during the pass; shipping again at the next interval")
             return report
         }
+        try await send(&staged, report: &report)
         liveSegment = set.files.last { !$0.isSealed }?.name
         if let latest, latest.files == files {
             shippedFingerprint = fingerprint
@@ -315,9 +317,57 @@ public actor ReplicationShipper {
         return result
     }
 
+    /// Objects a pass has read and will upload before its generation; sent a few at a time.
+    private struct StagedUploads {
+        var objects: [(name: String, bytes: [UInt8])] = []
+        var bytes = 0
+        /// Past this many bytes, what is staged is sent before more is read.
+        static let limit = 32 << 20
+        /// How many uploads are in flight at once.
+        static let concurrency = 4
+
+        mutating func add(_ name: String, _ bytes: [UInt8]) {
+            objects.append((name, bytes))
+            self.bytes += bytes.count
+        }
+
+        /// Drops a staged object; `false` when it is not staged (it was sent already).
+        mutating func drop(_ name: String) -> Bool {
+            guard let index = objects.firstIndex(where: { $0.name == name }) else { return false }
+            bytes -= objects.remove(at: index).bytes.count
+            return true
+        }
+    }
+
+    /// Uploads what is staged, up to ``StagedUploads/concurrency`` at a time.
+    private func send(_ staged: inout StagedUploads, report: inout ShipmentReport) async throws {
+        let objects = staged.objects
+        staged = StagedUploads()
+        guard !objects.isEmpty else { return }
+        let replica = self.replica
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            var next = 0
+            func start() {
+                let (name, bytes) = objects[next]
+                next += 1
+                // Immutable objects too large for one PUT go up in parts (which cannot be
+                // create-only; their content is the same whoever writes them).
+                let large = bytes.count > S3Client.multipartPartSize
+                group.addTask { try await replica.put(name, payload: bytes, createOnly: !large) }
+            }
+            while next < min(objects.count, StagedUploads.concurrency) { start() }
+            while try await group.next() != nil {
+                if next < objects.count { start() }
+            }
+        }
+        report.objectsUploaded += objects.count
+        report.bytesUploaded += objects.reduce(Int64(0)) { $0 + Int64($1.bytes.count) }
+    }
+
     /// Ships what is new of one file and returns how the generation describes it.
     private func ship(
-        _ file: StoreFileSet.File, previous: ReplicaGeneration.File?, report: inout ShipmentReport
+        _ file: StoreFileSet.File, previous: ReplicaGeneration.File?, staged: inout StagedUploads,
+        report: inout ShipmentReport
     ) async throws -> ReplicaGeneration.File {
         var described = ReplicaGeneration.File(
             name: file.name, kind: file.kind == .checkpoint ? "checkpoint" : "segment", sequence: file.sequence,
@@ -334,9 +384,8 @@ public actor ReplicationShipper {
                 file.kind == .checkpoint
                 ? ReplicaLayout.checkpoint(epoch: file.lastEpoch, sequence: file.sequence, sha256: hash)
                 : ReplicaLayout.segment(baseEpoch: file.baseEpoch, sequence: file.sequence, sha256: hash)
-            described.objects = [
-                try await upload(name, bytes: bytes, start: 0, level: Int.max, createOnly: true, report: &report)
-            ]
+            described.objects = [stage(name, bytes: bytes, start: 0, level: 0, sha256: hash, in: &staged)]
+            if staged.bytes > StagedUploads.limit { try await send(&staged, report: &report) }
             return described
         }
         // The live segment: pieces, merged four at a time so that there are few of them.
@@ -357,23 +406,24 @@ public actor ReplicationShipper {
         let start = pieces.last?.end ?? 0
         if file.length > start {
             let bytes = try read(file.name, start..<file.length)
+            let hash = ReplicaLayout.sha256Hex(bytes)
             pieces.append(
-                try await upload(
-                    ReplicaLayout.piece(
-                        sequence: file.sequence, start: start, end: file.length, sha256: ReplicaLayout.sha256Hex(bytes)),
-                    bytes: bytes, start: start, level: 0, createOnly: true, report: &report))
+                stage(
+                    ReplicaLayout.piece(sequence: file.sequence, start: start, end: file.length, sha256: hash),
+                    bytes: bytes, start: start, level: 0, sha256: hash, in: &staged))
             while pieces.count >= 4, Set(pieces.suffix(4).map(\.level)).count == 1 {
                 let merged = pieces.suffix(4)
                 let range = merged.first!.start..<merged.last!.end
                 let bytes = try read(file.name, range)
-                let piece = try await upload(
+                let hash = ReplicaLayout.sha256Hex(bytes)
+                let piece = stage(
                     ReplicaLayout.piece(
-                        sequence: file.sequence, start: range.lowerBound, end: range.upperBound,
-                        sha256: ReplicaLayout.sha256Hex(bytes)),
-                    bytes: bytes, start: range.lowerBound, level: merged.first!.level + 1, createOnly: true,
-                    report: &report)
+                        sequence: file.sequence, start: range.lowerBound, end: range.upperBound, sha256: hash),
+                    bytes: bytes, start: range.lowerBound, level: merged.first!.level + 1, sha256: hash, in: &staged)
+                // A piece staged in this pass and merged in it too is never sent; one already sent
+                // that no generation names is deleted by retention.
                 for replaced in merged where !(previous?.objects.contains(replaced) ?? false) {
-                    unnamedUploads.insert(replaced.key)
+                    if !staged.drop(replaced.key) { unnamedUploads.insert(replaced.key) }
                 }
                 pieces.removeLast(4)
                 pieces.append(piece)
@@ -383,18 +433,15 @@ public actor ReplicationShipper {
         return described
     }
 
-    private func upload(
-        _ name: String, bytes: [UInt8], start: Int64, level: Int, createOnly: Bool, report: inout ShipmentReport
-    ) async throws -> ReplicaGeneration.Object {
-        // Immutable objects too large for one PUT go up in parts (which cannot be create-only; their
-        // content is the same whoever writes them).
-        let large = bytes.count > S3Client.multipartPartSize
-        try await replica.put(name, payload: bytes, createOnly: createOnly && !large)
-        report.objectsUploaded += 1
-        report.bytesUploaded += Int64(bytes.count)
+    /// Describes an object and stages its upload.
+    private func stage(
+        _ name: String, bytes: [UInt8], start: Int64, level: Int, sha256: String? = nil,
+        in staged: inout StagedUploads
+    ) -> ReplicaGeneration.Object {
+        staged.add(name, bytes)
         return ReplicaGeneration.Object(
-            key: name, start: start, end: start + Int64(bytes.count), sha256: ReplicaLayout.sha256Hex(bytes),
-            level: level == Int.max ? 0 : level)
+            key: name, start: start, end: start + Int64(bytes.count),
+            sha256: sha256 ?? ReplicaLayout.sha256Hex(bytes), level: level)
     }
 
     /// Bytes `range` of a store file; ``FileGone`` when the file is not there any more.
