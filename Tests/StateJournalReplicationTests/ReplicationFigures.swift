@@ -211,6 +211,15 @@ extension GatewayTests {
                 #expect(status == 0)
                 try? FileManager.default.removeItem(at: copied)
             }
+            // What the copy's time owes to starting the command itself.
+            let version = Process()
+            version.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+            version.arguments = ["aws", "--version"]
+            version.standardOutput = FileHandle.nullDevice
+            let versionStarted = ContinuousClock.now
+            try version.run()
+            _ = await waitForExit(version, timeout: .seconds(60))
+            let startup = Self.milliseconds(ContinuousClock.now - versionStarted)
             let restore = Self.percentile(restores, 0.5)
             let copy = Self.percentile(copies, 0.5)
             func ms(_ values: [Double]) -> String { values.map { String(format: "%.0f", $0) }.joined(separator: "/") }
@@ -219,7 +228,7 @@ extension GatewayTests {
                     + " \(objects.count) objects in the bucket, \(objects.reduce(Int64(0)) { $0 + $1.size }) bytes;"
                     + " \(last?.objectsDownloaded ?? 0) objects downloaded, through epoch \(last?.epoch.epoch ?? 0)):"
                     + " median of 3 \(ms([restore])) ms (each \(ms(restores)); a verification alone \(ms(verifications)) ms);"
-                    + " aws s3 cp --recursive: median \(ms([copy])) ms (each \(ms(copies)));"
+                    + " aws s3 cp --recursive: median \(ms([copy])) ms (each \(ms(copies)); aws --version alone \(ms([startup])) ms);"
                     + " \(String(format: "%.2f", restore / copy))x")
         }
     }
