@@ -10,8 +10,14 @@ import StateJournal
 
 /// How a shipper works.
 public struct ReplicationOptions: Sendable {
-    /// How often the shipper looks for new commits; the replica is at most about this much behind
-    /// a commit (plus the time the upload takes). Defaults to one second.
+    /// How far behind the store the replica may fall: a commit is in the bucket at most about this
+    /// long after it returns, the upload included. Defaults to one second.
+    ///
+    /// ``ReplicationShipper/run()`` starts a pass one interval after the previous one started, less
+    /// the time recent passes took to upload, so that the wait for the next pass and that pass's own
+    /// upload add up to about one interval. It always pauses at least a tenth of the interval between
+    /// passes, so a slow server is not sent pass after pass, and a full interval after a pass that
+    /// failed. A pass over a store that has not changed reads two inodes and sends nothing.
     public var interval: Duration
     /// How long generations that a later one does not cover (those from before a compaction) are
     /// kept, so that a restore can reach epochs the store itself no longer retains. Defaults to 24 hours.
@@ -84,6 +90,7 @@ public actor ReplicationShipper {
     /// The live segment's name at the last pass, and what the files looked like before it.
     private var liveSegment: String?
     private var shippedFingerprint: [Int64]?
+    private var generationObserver: (@Sendable (ShipmentReport) -> Void)?
 
     /// Creates a shipper; nothing is read or sent before ``shipOnce()`` or ``run()``.
     public init(
@@ -97,46 +104,66 @@ public actor ReplicationShipper {
             client: S3Client(configuration: configuration), location: location, keyring: options.keyring)
     }
 
-    /// Ships until the task is cancelled, one pass per ``ReplicationOptions/interval``; when
-    /// cancelled, runs one last pass, so that every epoch committed before the cancellation is
-    /// shipped, and returns.
+    /// Ships until the task is cancelled, keeping the replica about ``ReplicationOptions/interval``
+    /// behind the store at most; when cancelled, runs one last pass, so that every epoch committed
+    /// before the cancellation is shipped, and returns.
     ///
-    /// A pass that fails because the server is unavailable is logged and retried at the next
-    /// interval; failures that retrying cannot fix (another store's prefix, refused credentials, a
+    /// Passes are scheduled start to start: the next pass starts one interval after the previous
+    /// one started, less the time the recent passes took (the longest of the last few that wrote a
+    /// generation), so that a commit that just missed a pass waits for the next one and its upload
+    /// for about one interval in all. Between two passes the shipper pauses at least a tenth of the
+    /// interval.
+    ///
+    /// A pass that fails because the server is unavailable is logged and retried a full interval
+    /// later; failures that retrying cannot fix (another store's prefix, refused credentials, a
     /// missing bucket) end the run with their error.
     public func run() async throws {
+        var schedule = PassSchedule(interval: options.interval)
         while !Task.isCancelled {
+            let started = ContinuousClock.now
+            let outcome: PassOutcome
             do {
-                try await shipOnceLogged()
+                outcome = try await shipOnceLogged()
             } catch let error as ReplicationError where error.code == .cancelled {
                 break
             }
+            let pause = schedule.pause(afterPassThat: outcome, took: ContinuousClock.now - started)
             do {
-                try await Task.sleep(for: options.interval)
+                try await Task.sleep(for: pause)
             } catch {
                 break
             }
         }
         // The last pass runs in a task of its own, which the cancellation does not reach.
-        try await Task { try await self.shipOnceLogged(final: true) }.value
+        _ = try await Task { try await self.shipOnceLogged(final: true) }.value
     }
 
-    private func shipOnceLogged(final: Bool = false) async throws {
+    /// Tells `observer` about every generation ``run()`` writes, just after it is written (the
+    /// figures measure the replica's lag with it).
+    func observeGenerations(_ observer: @escaping @Sendable (ShipmentReport) -> Void) {
+        generationObserver = observer
+    }
+
+    private func shipOnceLogged(final: Bool = false) async throws -> PassOutcome {
         do {
             let report = try await shipOnce()
             if report.wroteGeneration {
+                generationObserver?(report)
                 options.logger.info(
                     "shipped generation \(report.generation ?? 0) through epoch \(report.lastEpoch.map(String.init) ?? "none")",
                     metadata: [
                         "objects": "\(report.objectsUploaded)", "bytes": "\(report.bytesUploaded)",
                         "store": "\(store.path)", "replica": "\(location)",
                     ])
+                return .wroteGeneration
             }
+            return .nothingNew
         } catch let error as ReplicationError
             where error.code == .unavailable || error.code == .store || error.code == .unexpectedResponse
         {
             options.logger.warning("shipping failed, retrying at the next interval: \(error.message)")
             if final { throw error }
+            return .failed
         }
     }
 
@@ -178,15 +205,17 @@ public actor ReplicationShipper {
             bytesUploaded: 0)
         let previous = Dictionary((latest?.files ?? []).map { ($0.name, $0) }, uniquingKeysWith: { first, _ in first })
         var files: [ReplicaGeneration.File] = []
+        var staged = StagedUploads()
         do {
             for file in set.files {
-                files.append(try await ship(file, previous: previous[file.name], report: &report))
+                files.append(try await ship(file, previous: previous[file.name], staged: &staged, report: &report))
             }
         } catch let error as FileGone {
             // Compaction removed a file between the listing and the read: the next pass sees the new files.
             options.logger.debug("\(error.name) went away during the pass; shipping again at the next interval")
             return report
         }
+        try await send(&staged, report: &report)
         liveSegment = set.files.last { !$0.isSealed }?.name
         if let latest, latest.files == files {
             shippedFingerprint = fingerprint
@@ -288,9 +317,57 @@ public actor ReplicationShipper {
         return result
     }
 
+    /// Objects a pass has read and will upload before its generation; sent a few at a time.
+    private struct StagedUploads {
+        var objects: [(name: String, bytes: [UInt8])] = []
+        var bytes = 0
+        /// Past this many bytes, what is staged is sent before more is read.
+        static let limit = 32 << 20
+        /// How many uploads are in flight at once.
+        static let concurrency = 4
+
+        mutating func add(_ name: String, _ bytes: [UInt8]) {
+            objects.append((name, bytes))
+            self.bytes += bytes.count
+        }
+
+        /// Drops a staged object; `false` when it is not staged (it was sent already).
+        mutating func drop(_ name: String) -> Bool {
+            guard let index = objects.firstIndex(where: { $0.name == name }) else { return false }
+            bytes -= objects.remove(at: index).bytes.count
+            return true
+        }
+    }
+
+    /// Uploads what is staged, up to ``StagedUploads/concurrency`` at a time.
+    private func send(_ staged: inout StagedUploads, report: inout ShipmentReport) async throws {
+        let objects = staged.objects
+        staged = StagedUploads()
+        guard !objects.isEmpty else { return }
+        let replica = self.replica
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            var next = 0
+            func start() {
+                let (name, bytes) = objects[next]
+                next += 1
+                // Immutable objects too large for one PUT go up in parts (which cannot be
+                // create-only; their content is the same whoever writes them).
+                let large = bytes.count > S3Client.multipartPartSize
+                group.addTask { try await replica.put(name, payload: bytes, createOnly: !large) }
+            }
+            while next < min(objects.count, StagedUploads.concurrency) { start() }
+            while try await group.next() != nil {
+                if next < objects.count { start() }
+            }
+        }
+        report.objectsUploaded += objects.count
+        report.bytesUploaded += objects.reduce(Int64(0)) { $0 + Int64($1.bytes.count) }
+    }
+
     /// Ships what is new of one file and returns how the generation describes it.
     private func ship(
-        _ file: StoreFileSet.File, previous: ReplicaGeneration.File?, report: inout ShipmentReport
+        _ file: StoreFileSet.File, previous: ReplicaGeneration.File?, staged: inout StagedUploads,
+        report: inout ShipmentReport
     ) async throws -> ReplicaGeneration.File {
         var described = ReplicaGeneration.File(
             name: file.name, kind: file.kind == .checkpoint ? "checkpoint" : "segment", sequence: file.sequence,
@@ -307,9 +384,8 @@ public actor ReplicationShipper {
                 file.kind == .checkpoint
                 ? ReplicaLayout.checkpoint(epoch: file.lastEpoch, sequence: file.sequence, sha256: hash)
                 : ReplicaLayout.segment(baseEpoch: file.baseEpoch, sequence: file.sequence, sha256: hash)
-            described.objects = [
-                try await upload(name, bytes: bytes, start: 0, level: Int.max, createOnly: true, report: &report)
-            ]
+            described.objects = [stage(name, bytes: bytes, start: 0, level: 0, sha256: hash, in: &staged)]
+            if staged.bytes > StagedUploads.limit { try await send(&staged, report: &report) }
             return described
         }
         // The live segment: pieces, merged four at a time so that there are few of them.
@@ -330,23 +406,24 @@ public actor ReplicationShipper {
         let start = pieces.last?.end ?? 0
         if file.length > start {
             let bytes = try read(file.name, start..<file.length)
+            let hash = ReplicaLayout.sha256Hex(bytes)
             pieces.append(
-                try await upload(
-                    ReplicaLayout.piece(
-                        sequence: file.sequence, start: start, end: file.length, sha256: ReplicaLayout.sha256Hex(bytes)),
-                    bytes: bytes, start: start, level: 0, createOnly: true, report: &report))
+                stage(
+                    ReplicaLayout.piece(sequence: file.sequence, start: start, end: file.length, sha256: hash),
+                    bytes: bytes, start: start, level: 0, sha256: hash, in: &staged))
             while pieces.count >= 4, Set(pieces.suffix(4).map(\.level)).count == 1 {
                 let merged = pieces.suffix(4)
                 let range = merged.first!.start..<merged.last!.end
                 let bytes = try read(file.name, range)
-                let piece = try await upload(
+                let hash = ReplicaLayout.sha256Hex(bytes)
+                let piece = stage(
                     ReplicaLayout.piece(
-                        sequence: file.sequence, start: range.lowerBound, end: range.upperBound,
-                        sha256: ReplicaLayout.sha256Hex(bytes)),
-                    bytes: bytes, start: range.lowerBound, level: merged.first!.level + 1, createOnly: true,
-                    report: &report)
+                        sequence: file.sequence, start: range.lowerBound, end: range.upperBound, sha256: hash),
+                    bytes: bytes, start: range.lowerBound, level: merged.first!.level + 1, sha256: hash, in: &staged)
+                // A piece staged in this pass and merged in it too is never sent; one already sent
+                // that no generation names is deleted by retention.
                 for replaced in merged where !(previous?.objects.contains(replaced) ?? false) {
-                    unnamedUploads.insert(replaced.key)
+                    if !staged.drop(replaced.key) { unnamedUploads.insert(replaced.key) }
                 }
                 pieces.removeLast(4)
                 pieces.append(piece)
@@ -356,18 +433,15 @@ public actor ReplicationShipper {
         return described
     }
 
-    private func upload(
-        _ name: String, bytes: [UInt8], start: Int64, level: Int, createOnly: Bool, report: inout ShipmentReport
-    ) async throws -> ReplicaGeneration.Object {
-        // Immutable objects too large for one PUT go up in parts (which cannot be create-only; their
-        // content is the same whoever writes them).
-        let large = bytes.count > S3Client.multipartPartSize
-        try await replica.put(name, payload: bytes, createOnly: createOnly && !large)
-        report.objectsUploaded += 1
-        report.bytesUploaded += Int64(bytes.count)
+    /// Describes an object and stages its upload.
+    private func stage(
+        _ name: String, bytes: [UInt8], start: Int64, level: Int, sha256: String? = nil,
+        in staged: inout StagedUploads
+    ) -> ReplicaGeneration.Object {
+        staged.add(name, bytes)
         return ReplicaGeneration.Object(
-            key: name, start: start, end: start + Int64(bytes.count), sha256: ReplicaLayout.sha256Hex(bytes),
-            level: level == Int.max ? 0 : level)
+            key: name, start: start, end: start + Int64(bytes.count),
+            sha256: sha256 ?? ReplicaLayout.sha256Hex(bytes), level: level)
     }
 
     /// Bytes `range` of a store file; ``FileGone`` when the file is not there any more.
@@ -389,5 +463,47 @@ public actor ReplicationShipper {
         } catch {
             throw ReplicationError(.store, "Could not read \(path).", cause: error)
         }
+    }
+}
+
+/// What one pass of ``ReplicationShipper/run()`` came to.
+enum PassOutcome: Sendable {
+    case wroteGeneration
+    case nothingNew
+    case failed
+}
+
+/// When ``ReplicationShipper/run()`` starts its next pass: one interval after the previous pass
+/// started, less the time recent passes that wrote a generation took, so that a commit waits about
+/// one interval in all for the next pass and its upload; never less than a tenth of the interval
+/// after a pass ends, and a full interval after one that failed.
+struct PassSchedule: Sendable {
+    let interval: Duration
+    /// How long the last few passes that wrote a generation took, newest last.
+    private(set) var recentUploads: [Duration] = []
+    static let remembered = 8
+
+    init(interval: Duration) { self.interval = interval }
+
+    /// The shortest pause between two passes.
+    var minimumPause: Duration { interval / 10 }
+
+    /// How long the next pass is expected to take: the longest of the recent ones that wrote.
+    var expectedPass: Duration { recentUploads.max() ?? .zero }
+
+    /// The pause before the next pass, after one that ended as `outcome` and took `took`.
+    mutating func pause(afterPassThat outcome: PassOutcome, took: Duration) -> Duration {
+        switch outcome {
+        case .failed:
+            return interval
+        case .wroteGeneration:
+            recentUploads.append(took)
+            if recentUploads.count > Self.remembered { recentUploads.removeFirst() }
+        case .nothingNew:
+            break
+        }
+        // Start to start: the next pass starts `interval - expectedPass` after this one started.
+        let pause = interval - expectedPass - took
+        return max(pause, minimumPause)
     }
 }

@@ -124,7 +124,10 @@ struct ReplicateCommand: ParsableCommand {
 
     @OptionGroup var storage: ObjectStorageOptions
 
-    @Option(help: "Seconds between passes.")
+    @Option(
+        help:
+            "Seconds the replica may fall behind the store: passes start this often, less the time recent uploads took."
+    )
     var interval: Double = 1
 
     @Option(help: "Hours that generations from before a compaction are kept, for restores to older epochs.")

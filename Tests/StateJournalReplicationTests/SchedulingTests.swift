@@ -1,0 +1,87 @@
+import Foundation
+import StateJournal
+import StateJournalTestSupport
+import Testing
+
+@testable import StateJournalReplication
+
+/// When the shipper's loop starts its passes.
+@Suite struct PassScheduleTests {
+    @Test func theNextPassStartsOneIntervalAfterThePreviousStartedLessTheTimeRecentPassesTook() {
+        var schedule = PassSchedule(interval: .seconds(1))
+        // A pass that uploads for 300 ms: the next starts 700 ms after it started, so that a commit
+        // made just after it began waits 700 ms for the next pass and 300 ms for its upload.
+        #expect(schedule.pause(afterPassThat: .wroteGeneration, took: .milliseconds(300)) == .milliseconds(400))
+        // A pass that found nothing new took no time; the next upload is expected to take as long.
+        #expect(schedule.pause(afterPassThat: .nothingNew, took: .zero) == .milliseconds(700))
+        // The longest recent upload sets the expectation.
+        #expect(schedule.pause(afterPassThat: .wroteGeneration, took: .milliseconds(100)) == .milliseconds(600))
+    }
+
+    @Test func aSlowServerIsGivenATenthOfTheIntervalBetweenPassesAndAFailedPassAWholeInterval() {
+        var schedule = PassSchedule(interval: .seconds(1))
+        #expect(schedule.pause(afterPassThat: .wroteGeneration, took: .milliseconds(800)) == .milliseconds(100))
+        #expect(schedule.pause(afterPassThat: .wroteGeneration, took: .seconds(3)) == .milliseconds(100))
+        #expect(schedule.pause(afterPassThat: .failed, took: .seconds(6)) == .seconds(1))
+    }
+
+    @Test func anUploadStopsCountingAfterEightLaterOnes() {
+        var schedule = PassSchedule(interval: .seconds(1))
+        _ = schedule.pause(afterPassThat: .wroteGeneration, took: .milliseconds(500))
+        for _ in 0..<PassSchedule.remembered - 1 {
+            _ = schedule.pause(afterPassThat: .wroteGeneration, took: .milliseconds(50))
+        }
+        #expect(schedule.expectedPass == .milliseconds(500))
+        _ = schedule.pause(afterPassThat: .wroteGeneration, took: .milliseconds(50))
+        #expect(schedule.expectedPass == .milliseconds(50))
+    }
+}
+
+extension GatewayTests {
+    /// The shipper's loop against the gateway.
+    @Suite struct SchedulingTests {
+        @Test func aShipperRunningAtTheDefaultIntervalKeepsTheReplicaWithinOneIntervalOfTheStore() async throws {
+            let gateway = try Gateway.required()
+            let location = S3Location(bucket: try await gateway.freshBucket(), prefix: "lag")
+            let directory = try temporaryDirectory("lag")
+            defer { try? FileManager.default.removeItem(at: directory) }
+            let storeURL = directory.appendingPathComponent("store")
+            let journal = try Journal.open(at: storeURL)
+            let shipper = ReplicationShipper(store: storeURL, to: location, configuration: gateway.configuration())
+            let written = Locked<[(epoch: UInt64, at: ContinuousClock.Instant)]>([])
+            await shipper.observeGenerations { report in
+                let now = ContinuousClock.now
+                if let epoch = report.lastEpoch { written.withLock { $0.append((epoch, now)) } }
+            }
+            let loop = Task { try await shipper.run() }
+            var committed: [(epoch: UInt64, at: ContinuousClock.Instant)] = []
+            let start = ContinuousClock.now
+            while ContinuousClock.now - start < .seconds(8) {
+                let epoch = try journal.beginEpoch()
+                try epoch.put(RestorationPath("Main", "Item-\(committed.count % 9)"), Array("\(UUID())".utf8))
+                committed.append((try epoch.commit().epoch, ContinuousClock.now))
+                try await Task.sleep(for: .milliseconds(5))
+            }
+            try await Task.sleep(for: .seconds(2))
+            loop.cancel()
+            try await loop.value
+            try journal.close()
+            let generations = written.withLock { $0 }
+            // Passes start one interval apart less the recent uploads' time, so generations of a
+            // store that commits all along are written less than one interval apart, but for an
+            // upload slower than the ones before it (a loop that paused one interval after each
+            // pass wrote every one of them one interval and an upload apart).
+            let steady = generations.filter { $0.at > start + .seconds(1.5) && $0.at < start + .seconds(8) }
+            try #require(steady.count >= 4)
+            let spacings = zip(steady.dropFirst(), steady).map { $0.at - $1.at }.sorted()
+            #expect(spacings[spacings.count / 2] < .seconds(1), "generations were written \(spacings) apart")
+            // Every commit reached the bucket, none of them much later than one interval.
+            var next = 0
+            for commit in committed {
+                while next < generations.count && generations[next].epoch < commit.epoch { next += 1 }
+                try #require(next < generations.count, "epoch \(commit.epoch) was never shipped")
+                #expect(generations[next].at - commit.at < .seconds(3))
+            }
+        }
+    }
+}
