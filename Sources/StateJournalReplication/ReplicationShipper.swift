@@ -13,9 +13,10 @@ public struct ReplicationOptions: Sendable {
     /// How far behind the store the replica may fall: a commit is in the bucket at most about this
     /// long after it returns, the upload included. Defaults to one second.
     ///
-    /// ``ReplicationShipper/run()`` starts a pass one interval after the previous one started, less
-    /// the time recent passes took to upload, so that the wait for the next pass and that pass's own
-    /// upload add up to about one interval. It always pauses at least a tenth of the interval between
+    /// ``ReplicationShipper/run()`` starts a pass nine tenths of an interval after the previous one
+    /// started, less the time recent passes took to upload, so that the wait for the next pass and
+    /// that pass's own upload add up to nine tenths of an interval, and an upload somewhat slower
+    /// than the recent ones still lands within the interval. It always pauses at least a tenth of the interval between
     /// passes, so a slow server is not sent pass after pass, and a full interval after a pass that
     /// failed. A pass over a store that has not changed reads two inodes and sends nothing.
     public var interval: Duration
@@ -108,10 +109,10 @@ public actor ReplicationShipper {
     /// behind the store at most; when cancelled, runs one last pass, so that every epoch committed
     /// before the cancellation is shipped, and returns.
     ///
-    /// Passes are scheduled start to start: the next pass starts one interval after the previous
-    /// one started, less the time the recent passes took (the longest of the last few that wrote a
-    /// generation), so that a commit that just missed a pass waits for the next one and its upload
-    /// for about one interval in all. Between two passes the shipper pauses at least a tenth of the
+    /// Passes are scheduled start to start: the next pass starts nine tenths of an interval after
+    /// the previous one started, less the time the recent passes took (the longest of the last few
+    /// that wrote a generation), so that a commit that just missed a pass waits for the next one
+    /// and its upload for nine tenths of an interval in all, leaving a tenth for a slower upload. Between two passes the shipper pauses at least a tenth of the
     /// interval.
     ///
     /// A pass that fails because the server is unavailable is logged and retried a full interval
@@ -473,9 +474,9 @@ enum PassOutcome: Sendable {
     case failed
 }
 
-/// When ``ReplicationShipper/run()`` starts its next pass: one interval after the previous pass
-/// started, less the time recent passes that wrote a generation took, so that a commit waits about
-/// one interval in all for the next pass and its upload; never less than a tenth of the interval
+/// When ``ReplicationShipper/run()`` starts its next pass: nine tenths of an interval after the
+/// previous pass started, less the time recent passes that wrote a generation took, so that a
+/// commit waits nine tenths of an interval in all for the next pass and its upload; never less than a tenth of the interval
 /// after a pass ends, and a full interval after one that failed.
 struct PassSchedule: Sendable {
     let interval: Duration
@@ -487,6 +488,10 @@ struct PassSchedule: Sendable {
 
     /// The shortest pause between two passes.
     var minimumPause: Duration { interval / 10 }
+
+    /// The lag the schedule aims at: nine tenths of the interval, so that an upload somewhat slower
+    /// than the recent ones still lands within the interval.
+    var aim: Duration { interval * 9 / 10 }
 
     /// How long the next pass is expected to take: the longest of the recent ones that wrote.
     var expectedPass: Duration { recentUploads.max() ?? .zero }
@@ -502,8 +507,8 @@ struct PassSchedule: Sendable {
         case .nothingNew:
             break
         }
-        // Start to start: the next pass starts `interval - expectedPass` after this one started.
-        let pause = interval - expectedPass - took
+        // Start to start: the next pass starts `aim - expectedPass` after this one started.
+        let pause = aim - expectedPass - took
         return max(pause, minimumPause)
     }
 }
