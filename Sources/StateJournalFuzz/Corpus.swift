@@ -47,7 +47,8 @@ enum Corpus {
                     add(.manifest, [1] + bytes.dropLast(4))
                 } else if name.hasPrefix("segment-") {
                     add(.segment, [0] + bytes.prefix(maximumInputSize - 1))
-                    add(.segment, [1] + framedChunks(ofSegment: bytes))
+                    let version = bytes.littleEndian(UInt16.self, at: 4) ?? 1
+                    add(.segment, [version >= 3 ? 3 : 1] + framedChunks(ofSegment: bytes))
                 } else if name.hasPrefix("checkpoint-") {
                     add(.checkpoint, [0] + bytes)
                     if let content = FuzzLZ4Frame.decompress(bytes), content.count >= 4 {
@@ -72,15 +73,29 @@ enum Corpus {
     static func framedChunks(ofSegment segment: [UInt8]) -> [UInt8] {
         var chunks: [UInt8] = []
         var offset = 44
-        while let length = segment.littleEndian(UInt32.self, at: offset + 4), offset + 9 + Int(length) <= segment.count,
-            length <= UInt16.max, chunks.count + 3 + Int(length) <= maximumInputSize - 1
+        let varintLength = (segment.littleEndian(UInt16.self, at: 4) ?? 1) >= 3
+        while let (length, headerSize) = recordHeader(of: segment, at: offset, varintLength: varintLength),
+            offset + headerSize + length <= segment.count,
+            length <= UInt16.max, chunks.count + 3 + length <= maximumInputSize - 1
         {
-            chunks.append(segment[offset + 8] &- 1)
+            chunks.append(segment[offset + headerSize - 1] &- 1)
             chunks.appendLittleEndian(UInt16(length))
-            chunks += segment[(offset + 9)..<(offset + 9 + Int(length))]
-            offset += 9 + Int(length)
+            chunks += segment[(offset + headerSize)..<(offset + headerSize + length)]
+            offset += headerSize + length
         }
         return chunks
+    }
+
+    /// The payload length and header size of the record at `offset`.
+    static func recordHeader(of segment: [UInt8], at offset: Int, varintLength: Bool) -> (Int, Int)? {
+        guard varintLength else { return segment.littleEndian(UInt32.self, at: offset + 4).map { (Int($0), 9) } }
+        var length = 0
+        for index in 0..<4 where offset + 4 + index < segment.count {
+            let byte = segment[offset + 4 + index]
+            length |= Int(byte & 0x7F) << (7 * index)
+            if byte & 0x80 == 0 { return offset + 5 + index < segment.count ? (length, 6 + index) : nil }
+        }
+        return nil
     }
 
     /// The files of a store the mail app wrote over a few dozen saves with a compaction midway, and

@@ -40,8 +40,10 @@ enum Harness {
     // MARK: - Harnesses
 
     /// Framed mode: after the mode byte, a sequence of `type: u8 | length: u16 | payload` chunks, each
-    /// written as one record with a valid checksum behind a valid segment header. The type byte is
-    /// taken modulo 3 onto the three record types.
+    /// written as one record with a valid checksum behind a valid segment header. When bit 1 of the
+    /// mode is clear, the segment is of format version 1 and the type byte is taken modulo 3 onto its
+    /// three record types; when it is set, the segment is of version 3 (varint record lengths) and
+    /// the type byte is taken modulo 4, so that compact commits and their patches are decoded too.
     static func segment(_ input: [UInt8]) {
         guard let mode = input.first else { return }
         let rest = Array(input.dropFirst())
@@ -49,14 +51,15 @@ enum Harness {
         if mode & 1 == 0 {
             segment = rest
         } else {
-            segment = segmentHeader(sequence: 1, baseEpoch: 0)
+            let version: UInt16 = mode & 2 == 0 ? 1 : 3
+            segment = segmentHeader(sequence: 1, baseEpoch: 0, version: version)
             var position = 0
             while position < rest.count {
-                let type = 1 + rest[position] % 3
+                let type = 1 + rest[position] % (version == 1 ? 3 : 4)
                 let declared = Int(rest.littleEndian(UInt16.self, at: position + 1) ?? 0)
                 let start = min(position + 3, rest.count)
                 let end = min(start + declared, rest.count)
-                segment += frameRecord(type: type, payload: Array(rest[start..<end]))
+                segment += frameRecord(type: type, payload: Array(rest[start..<end]), version: version)
                 position = end
             }
         }
@@ -162,9 +165,20 @@ enum Harness {
         }
     }
 
-    static func frameRecord(type: UInt8, payload: [UInt8]) -> [UInt8] {
+    /// A record as a segment of format `version` frames it: a `u32` length before version 3, a
+    /// varint from it on.
+    static func frameRecord(type: UInt8, payload: [UInt8], version: UInt16) -> [UInt8] {
         var covered: [UInt8] = []
-        covered.appendLittleEndian(UInt32(payload.count))
+        if version >= 3 {
+            var length = payload.count
+            while length >= 0x80 {
+                covered.append(UInt8(length & 0x7F) | 0x80)
+                length >>= 7
+            }
+            covered.append(UInt8(length))
+        } else {
+            covered.appendLittleEndian(UInt32(payload.count))
+        }
         covered.append(type)
         covered += payload
         var record: [UInt8] = []
@@ -172,9 +186,9 @@ enum Harness {
         return record + covered
     }
 
-    static func segmentHeader(sequence: UInt64, baseEpoch: UInt64) -> [UInt8] {
+    static func segmentHeader(sequence: UInt64, baseEpoch: UInt64, version: UInt16) -> [UInt8] {
         var header = Array("SJSG".utf8)
-        header.appendLittleEndian(UInt16(1))
+        header.appendLittleEndian(version)
         header.appendLittleEndian(UInt16(0))
         header += storeID
         header.appendLittleEndian(sequence)

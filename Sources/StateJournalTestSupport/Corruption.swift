@@ -10,8 +10,12 @@ import StateJournal
 public enum Corruption {
     /// The segment header's size in bytes.
     public static let segmentHeaderSize = 44
-    /// The record header's size: `crc32c u32 | length u32 | type u8`.
+    /// The record header's size in segments of format versions 1 and 2:
+    /// `crc32c u32 | length u32 | type u8`. From version 3 on the length is a varint of 1 to 4
+    /// bytes, so the header is 6 to 9 bytes: see ``RecordSpan/headerLength``.
     public static let recordHeaderSize = 9
+    /// The format version of the segments a writer creates.
+    public static let currentFormatVersion: UInt16 = 3
 
     /// The whole content of the file at `path`.
     public static func readFile(_ path: String) throws -> [UInt8] {
@@ -86,26 +90,51 @@ public enum Corruption {
         public var offset: Int
         /// The record's size in bytes, header included.
         public var length: Int
-        /// The record's type byte: ``batch``, ``commit`` or ``seal``.
+        /// The record's type byte: ``batch``, ``commit``, ``seal`` or ``compactCommit``.
         public var type: UInt8
+        /// The size of the record's header: 9 in segments of format versions 1 and 2, 6 to 9 after.
+        public var headerLength: Int = Corruption.recordHeaderSize
         /// Where the record ends: the offset of the byte after it.
         public var end: Int { offset + length }
-        /// The type bytes of the batch, commit and seal records.
-        public static let batch: UInt8 = 1, commit: UInt8 = 2, seal: UInt8 = 3
+        /// The type bytes of the batch, commit, seal and compact commit records.
+        public static let batch: UInt8 = 1, commit: UInt8 = 2, seal: UInt8 = 3, compactCommit: UInt8 = 4
     }
 
     /// Walks the record framing of an intact segment.
     public static func records(ofSegment bytes: [UInt8]) -> [RecordSpan] {
         var spans: [RecordSpan] = []
+        guard bytes.count >= segmentHeaderSize else { return [] }
+        let version = UInt16(bytes[4]) | UInt16(bytes[5]) << 8
         var offset = segmentHeaderSize
-        while offset + recordHeaderSize <= bytes.count {
-            let length = Int(littleEndianU32(bytes, at: offset + 4))
-            let end = offset + recordHeaderSize + length
+        while let (length, headerLength) = recordHeader(bytes, at: offset, version: version) {
+            let end = offset + headerLength + length
             guard end <= bytes.count else { break }
-            spans.append(RecordSpan(offset: offset, length: recordHeaderSize + length, type: bytes[offset + 8]))
+            spans.append(
+                RecordSpan(
+                    offset: offset, length: headerLength + length, type: bytes[offset + headerLength - 1],
+                    headerLength: headerLength))
             offset = end
         }
         return spans
+    }
+
+    /// The payload length and header size of the record header at `offset`, as a segment of format
+    /// `version` frames it, or `nil` when the bytes end inside it.
+    static func recordHeader(_ bytes: [UInt8], at offset: Int, version: UInt16) -> (length: Int, headerLength: Int)? {
+        guard version >= 3 else {
+            guard offset + recordHeaderSize <= bytes.count else { return nil }
+            return (Int(littleEndianU32(bytes, at: offset + 4)), recordHeaderSize)
+        }
+        var length = 0
+        var index = offset + 4
+        while index < bytes.count && index < offset + 8 {
+            length |= Int(bytes[index] & 0x7F) << (7 * (index - offset - 4))
+            index += 1
+            if bytes[index - 1] & 0x80 == 0 {
+                return index < bytes.count ? (length, index + 1 - offset) : nil
+            }
+        }
+        return nil
     }
 
     /// The little-endian `UInt32` at `offset` of `bytes`.
@@ -118,10 +147,11 @@ public enum Corruption {
         (0..<4).map { UInt8(truncatingIfNeeded: value >> UInt32(8 * $0)) }
     }
 
-    /// Frames a record the way a segment holds it, with a correct checksum: for crafting records
-    /// whose framing is valid but whose content lies.
-    public static func frame(type: UInt8, payload: [UInt8]) -> [UInt8] {
-        let covered = littleEndianBytes(UInt32(payload.count)) + [type] + payload
+    /// Frames a record the way a segment of format `version` holds it, with a correct checksum: for
+    /// crafting records whose framing is valid but whose content lies.
+    public static func frame(type: UInt8, payload: [UInt8], version: UInt16 = currentFormatVersion) -> [UInt8] {
+        let length = version >= 3 ? varint(UInt64(payload.count)) : littleEndianBytes(UInt32(payload.count))
+        let covered = length + [type] + payload
         return littleEndianBytes(TestCRC32C.checksum(covered)) + covered
     }
 

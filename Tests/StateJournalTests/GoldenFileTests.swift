@@ -4,13 +4,13 @@ import Testing
 
 @testable import StateJournal
 
-/// Pins format version 2: today's writer produces exactly the committed bytes, and today's reader
-/// reads the committed stores of versions 1 and 2 to exactly the committed state. Set
+/// Pins format version 3: today's writer produces exactly the committed bytes, and today's reader
+/// reads the committed stores of versions 1, 2 and 3 to exactly the committed state. Set
 /// `STATEJOURNAL_RECORD_GOLDEN=1` to write the golden files of the current version anew after a
 /// deliberate format change (with a new format version, keeping the older stores).
 @Suite struct GoldenFileTests {
     static let names = ["MANIFEST", "segment-0000000000000001.sjl"]
-    static let currentStore = "store-v2"
+    static let currentStore = "store-v3"
 
     static func goldenDirectory(_ name: String = currentStore) -> URL {
         URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("Golden/" + name)
@@ -25,7 +25,9 @@ import Testing
 
     /// A small workload that touches every record type and encoding: new and known paths, states
     /// stored raw and compressed against previous versions, removes, a clear, repeated and changed
-    /// metadata, a metadata-only epoch.
+    /// metadata, a metadata-only epoch, and (from epoch 6 on, which the stores of versions 1 and 2
+    /// do not have) epochs of one entry that version 3 writes as compact commits: patches against
+    /// the previous version, of the same path twice, and a remove.
     static func writeWorkload(to path: String) throws {
         let journal = try Journal.open(path: path, options: options(), fileSystem: PosixFileSystem())
         let inbox = RestorationPath("Main", "Inbox")
@@ -42,6 +44,9 @@ import Testing
         try journal.commit([.put(inbox, state(128)), .remove(draft)], metadata: ["v": "2"])
         try journal.commit([], metadata: ["v": "2", "note": "metadata only"])
         try journal.commit([.removeAll, .put(inbox, state(0))], metadata: ["v": "2"])
+        try journal.commit([.put(inbox, state(136))], metadata: ["v": "2"])
+        try journal.commit([.put(inbox, state(2048))], metadata: ["v": "2"])
+        try journal.commit([.remove(draft)], metadata: ["v": "2"])
         try journal.close()
     }
 
@@ -73,23 +78,36 @@ import Testing
         }
     }
 
-    @Test(arguments: ["store-v1", "store-v2"])
+    @Test(arguments: ["store-v1", "store-v2", "store-v3"])
     func theReaderReadsTheGoldenStore(_ golden: String) throws {
         let directory = TemporaryDirectory()
         try Self.copy(golden, to: directory)
         let reader = try JournalReader(at: directory.url)
         let history = try reader.history()
-        #expect(history.map(\.epoch) == [1, 2, 3, 4, 5])
-        #expect(history.map(\.entryCount) == [1, 2, 2, 0, 2])
+        // Stores of versions 1 and 2 end with epoch 5; version 3 adds the compact epochs 6 to 8.
+        let compact = golden == "store-v3"
+        #expect(history.map(\.epoch) == (compact ? [1, 2, 3, 4, 5, 6, 7, 8] : [1, 2, 3, 4, 5]))
+        #expect(history.map(\.entryCount) == (compact ? [1, 2, 2, 0, 2, 1, 1, 1] : [1, 2, 2, 0, 2]))
         #expect(history[3].metadata == ["v": "2", "note": "metadata only"])
+        #expect(history.dropFirst(4).allSatisfy { $0.metadata == ["v": "2"] })
         #expect(history.allSatisfy { $0.timestamp == Date(timeIntervalSince1970: 1_790_000_000.123) })
         let latest = try reader.state()
-        #expect(latest.epoch?.epoch == 5)
+        #expect(latest.epoch?.epoch == (compact ? 8 : 5))
         #expect(latest.damage == nil)
         #expect(Set(latest.entries.keys) == [RestorationPath("Main", "Inbox")])
         #expect(
             String(decoding: latest.entries[RestorationPath("Main", "Inbox")]!, as: UTF8.self).contains(
-                "\"scrollOffset\":0,"))
+                compact ? "\"scrollOffset\":2048," : "\"scrollOffset\":0,"))
+        if compact {
+            let sixth = try reader.state(through: 6).entries[RestorationPath("Main", "Inbox")]!
+            #expect(String(decoding: sixth, as: UTF8.self).contains("\"scrollOffset\":136,"))
+            let fifth = try reader.state(through: 5).entries[RestorationPath("Main", "Inbox")]!
+            #expect(String(decoding: fifth, as: UTF8.self).contains("\"scrollOffset\":0,"))
+            let types = Corruption.records(
+                ofSegment: try Corruption.readFile(directory.appending(Self.names[1]))
+            ).map(\.type).suffix(3)
+            #expect(Array(types) == Array(repeating: Corruption.RecordSpan.compactCommit, count: 3))
+        }
         let third = try reader.state(through: 3)
         #expect(third.entries[RestorationPath("Main")] == Array("hello".utf8))
         #expect(third.entries[RestorationPath("Main", "Compose/Draft")] == nil)
@@ -100,30 +118,39 @@ import Testing
         #expect(second.entries[RestorationPath("Main", "Compose/Draft")] == Array(repeating: 0x61, count: 300))
     }
 
-    /// The upgrade path: a writer opening a store of format version 1 seals its segment and goes
-    /// on in a new segment of version 2, so that no segment mixes the two; readers read both.
-    @Test func aWriterContinuesAVersion1StoreInANewVersion2Segment() throws {
+    /// The upgrade path: a writer opening a store of format version 1 or 2 seals its segment and
+    /// goes on in a new segment of version 3, so that no segment mixes two versions; readers read
+    /// both, and the new segment's small epochs are compact commits.
+    @Test(arguments: [("store-v1", UInt8(1)), ("store-v2", UInt8(2))])
+    func aWriterContinuesAnOlderStoreInANewVersion3Segment(_ golden: String, _ version: UInt8) throws {
         let directory = TemporaryDirectory()
-        try Self.copy("store-v1", to: directory)
+        try Self.copy(golden, to: directory)
         let journal = try Journal.open(path: directory.path, options: Self.options(), fileSystem: PosixFileSystem())
         #expect(journal.recoveryReport.isClean, "\(journal.recoveryReport)")
         #expect(journal.recoveredState.epoch?.epoch == 5)
         let info = try journal.commit([.put(RestorationPath("Main"), Array("upgraded".utf8))], metadata: ["v": "3"])
         #expect(info.epoch == 6)
+        try journal.commit([.put(RestorationPath("Main"), Array("upgraded again".utf8))], metadata: ["v": "3"])
         try journal.close()
 
         let segments = try Corruption.segmentNames(in: directory.path)
         #expect(segments.count == 2)
         let versions = try segments.map { try Corruption.readFile(directory.appending($0))[4] }
-        #expect(versions == [1, 2], "the old segment keeps its version, the new one is of version 2")
-        #expect(try Corruption.readFile(directory.appending("MANIFEST"))[4] == 2)
+        #expect(versions == [version, 3], "the old segment keeps its version, the new one is of version 3")
+        #expect(try Corruption.readFile(directory.appending("MANIFEST"))[4] == 3)
+        let old = Corruption.records(ofSegment: try Corruption.readFile(directory.appending(segments[0])))
+        #expect(old.last?.type == Corruption.RecordSpan.seal && old.last?.headerLength == 9)
+        let types = Corruption.records(ofSegment: try Corruption.readFile(directory.appending(segments[1])))
+            .map(\.type)
+        #expect(types == [Corruption.RecordSpan.commit, Corruption.RecordSpan.compactCommit])
         let reader = try JournalReader(at: directory.url)
-        #expect(try reader.history().map(\.epoch) == [1, 2, 3, 4, 5, 6])
-        #expect(try reader.state().entries[RestorationPath("Main")] == Array("upgraded".utf8))
+        #expect(try reader.history().map(\.epoch) == [1, 2, 3, 4, 5, 6, 7])
+        #expect(try reader.state().entries[RestorationPath("Main")] == Array("upgraded again".utf8))
+        #expect(try reader.state(through: 6).entries[RestorationPath("Main")] == Array("upgraded".utf8))
         #expect(try reader.state(through: 5).entries.keys.sorted() == [RestorationPath("Main", "Inbox")])
         let reopened = try Journal.open(path: directory.path, options: Self.options(), fileSystem: PosixFileSystem())
         #expect(reopened.recoveryReport.isClean)
-        #expect(reopened.recoveredState.epoch?.epoch == 6)
+        #expect(reopened.recoveredState.epoch?.epoch == 7)
         try reopened.close()
     }
 

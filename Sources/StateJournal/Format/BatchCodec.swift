@@ -46,8 +46,11 @@ struct BatchBuilder {
     private var previousCount = 0
     private var previousReferences = ByteWriter(capacity: 64)
     private var headers = ByteWriter(capacity: 1024)
-    private var states: [UInt8] = []
-    private var previousVersions: [UInt8] = []
+    private(set) var states: [UInt8] = []
+    private(set) var previousVersions: [UInt8] = []
+    /// The operation and path reference of the last entry added.
+    private(set) var lastOperation = EntryOperation.removeAll
+    private(set) var lastReference: UInt64 = 0
 
     var bodySize: Int { headers.bytes.count + states.count }
     var isEmpty: Bool { entryCount == 0 }
@@ -67,6 +70,8 @@ struct BatchBuilder {
             previousReferences.varint(reference)
             previousCount += 1
         }
+        lastOperation = operation
+        lastReference = reference
         headers.u8(flags)
         if operation != .removeAll && flags & BatchCodec.flagUsesPrevious == 0 {
             headers.varint(reference)

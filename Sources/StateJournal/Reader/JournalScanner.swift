@@ -32,6 +32,8 @@ struct TailPosition {
     var segmentPaths: SegmentPaths?
     var lastMetadata: [String: String]?
     var lastTimestamp: UInt64?
+    /// What the segment's last commit said, which a compact commit after it is written relative to.
+    var previousCommit: CompactCommit.Previous?
 }
 
 /// The segment and offset where damage starts.
@@ -248,7 +250,7 @@ struct JournalScanner {
             sealed: false,
             segmentPaths: nil, lastMetadata: nil)
         var decoder = BatchDecoder()
-        var scanner = RecordScanner(reader: reader, offset: Int64(SegmentHeader.size))
+        var scanner = RecordScanner(reader: reader, offset: Int64(SegmentHeader.size), version: header.version)
         var batches = 0
         var entries = 0
         var bytes = 0
@@ -256,6 +258,9 @@ struct JournalScanner {
         var lastEpochInSegment = header.baseEpoch
         // The highest epoch of the commits kept, for when the rest turns out to be an unsynced tail.
         var highestKept = result.highestEpochSeen
+        // Buffers of compact commits: the previous version a patch applies to, and what it makes.
+        var patchPrevious: [UInt8] = []
+        var patchOutput: [UInt8] = []
 
         /// Ends the scan at a record that is not valid where it is: damage, unless nothing after it
         /// says it had reached the disk (an unsynced tail).
@@ -275,6 +280,52 @@ struct JournalScanner {
             try reportDamage(
                 &result, index: index, offset: offset, committedEnd: tail.committedEnd, fileSize: fileSize,
                 reason: reason)
+        }
+
+        /// Checks a decoded commit against what precedes it and commits its epoch; `false` when it
+        /// does not match (the damage is then reported).
+        func finishCommit(_ commit: CommitRecord, _ record: ScannedRecord, compactPath: UInt64? = nil) throws -> Bool {
+            result.highestEpochSeen = max(result.highestEpochSeen, commit.epoch)
+            guard commit.epoch > lastEpochInSegment else {
+                try damage(record.offset, "epoch \(commit.epoch) does not follow epoch \(lastEpochInSegment)")
+                return false
+            }
+            guard commit.batchCount == batches, commit.entryCount == entries, commit.digest == digest else {
+                try damage(
+                    record.offset, "commit of epoch \(commit.epoch) does not match the entries before it")
+                return false
+            }
+            guard let metadata = commit.metadata ?? tail.lastMetadata else {
+                try damage(record.offset, "commit refers to earlier metadata, but it is the segment's first")
+                return false
+            }
+            tail.lastMetadata = metadata
+            tail.lastTimestamp = commit.timestampMilliseconds
+            tail.previousCommit = CompactCommit.Previous(
+                epoch: commit.epoch, syncedEnd: commit.syncedEnd ?? 0,
+                timestampMilliseconds: commit.timestampMilliseconds,
+                compactPath: compactPath ?? tail.previousCommit?.compactPath)
+            let changes = assembler.commit()
+            let info = EpochInfo(
+                epoch: commit.epoch,
+                timestamp: Date(timeIntervalSince1970: Double(commit.timestampMilliseconds) / 1000),
+                metadata: metadata, entryCount: commit.entryCount, bytes: bytes + record.framedLength)
+            lastEpochInSegment = commit.epoch
+            highestKept = max(highestKept, commit.epoch)
+            result.lastEpoch = info
+            tail.committedEnd = record.offset + Int64(record.framedLength)
+            batches = 0
+            entries = 0
+            bytes = 0
+            digest = 0
+            decoder.startEpoch()
+            if let visit, try !visit(info, changes) { throw Stop() }
+            if let through = options.through, commit.epoch >= through {
+                tail.segmentPaths = decoder.paths
+                result.tail = tail
+                throw Stop()
+            }
+            return true
         }
 
         while true {
@@ -311,7 +362,10 @@ struct JournalScanner {
                     }
                     var budget = 4 * max(limit, 1 << 20)
                     var probe = scanner.reader
-                    if try RecordScanner.resynchronize(in: &probe, after: offset, budget: &budget) == nil {
+                    if try RecordScanner.resynchronize(
+                        in: &probe, after: offset, version: header.version, budget: &budget)
+                        == nil
+                    {
                         // Up to the zeros written ahead, if any: they are not part of the tail.
                         result.uncommittedTailBytes = try zeros.lengthBeforeTrailingZeros(from: tail.committedEnd)
                         assembler.discard()
@@ -374,42 +428,45 @@ struct JournalScanner {
                         try damage(record.offset, (error as? FormatViolation)?.reason ?? "\(error)")
                         return true
                     }
-                    result.highestEpochSeen = max(result.highestEpochSeen, commit.epoch)
-                    guard commit.epoch > lastEpochInSegment else {
-                        try damage(record.offset, "epoch \(commit.epoch) does not follow epoch \(lastEpochInSegment)")
+                    guard try finishCommit(commit, record) else { return true }
+                case .compactCommit:
+                    guard batches == 0, let previous = tail.previousCommit, tail.lastMetadata != nil else {
+                        try damage(record.offset, "a compact commit follows no commit or batch records of its epoch")
                         return true
                     }
-                    guard commit.batchCount == batches, commit.entryCount == entries, commit.digest == digest else {
-                        try damage(
-                            record.offset, "commit of epoch \(commit.epoch) does not match the entries before it")
+                    let compact: CompactCommit
+                    do {
+                        compact = try record.payload.withUnsafeBytes { payload in
+                            // Without decoding, batches define no paths: any path number passes.
+                            let (compact, patchStart) = try CompactCommit.decode(
+                                payload, previous: previous, pathCount: options.decode ? decoder.paths.count : .max)
+                            guard options.decode else { return compact }
+                            let index = Int(compact.path) - 1
+                            switch compact.operation {
+                            case .put:
+                                patchPrevious.removeAll(keepingCapacity: true)
+                                guard assembler.appendCurrentState(ofPath: index, to: &patchPrevious) else {
+                                    throw FormatViolation("compact commit patches a path that has no previous version")
+                                }
+                                let patch = UnsafeRawBufferPointer(rebasing: payload[patchStart...])
+                                try patchPrevious.withUnsafeBytes { old in
+                                    try StatePatch.apply(patch, to: old, into: &patchOutput)
+                                }
+                                patchOutput.withUnsafeBytes { assembler.put(path: index, state: $0) }
+                            case .remove: assembler.remove(path: index)
+                            case .removeAll: break
+                            }
+                            return compact
+                        }
+                    } catch {
+                        try damage(record.offset, (error as? FormatViolation)?.reason ?? "\(error)")
                         return true
                     }
-                    guard let metadata = commit.metadata ?? tail.lastMetadata else {
-                        try damage(record.offset, "commit refers to earlier metadata, but it is the segment's first")
-                        return true
-                    }
-                    tail.lastMetadata = metadata
-                    tail.lastTimestamp = commit.timestampMilliseconds
-                    let changes = assembler.commit()
-                    let info = EpochInfo(
-                        epoch: commit.epoch,
-                        timestamp: Date(timeIntervalSince1970: Double(commit.timestampMilliseconds) / 1000),
-                        metadata: metadata, entryCount: commit.entryCount, bytes: bytes + record.framedLength)
-                    lastEpochInSegment = commit.epoch
-                    highestKept = max(highestKept, commit.epoch)
-                    result.lastEpoch = info
-                    tail.committedEnd = record.offset + Int64(record.framedLength)
-                    batches = 0
-                    entries = 0
-                    bytes = 0
-                    digest = 0
-                    decoder.startEpoch()
-                    if let visit, try !visit(info, changes) { throw Stop() }
-                    if let through = options.through, commit.epoch >= through {
-                        tail.segmentPaths = decoder.paths
-                        result.tail = tail
-                        throw Stop()
-                    }
+                    entries = 1
+                    let commit = CommitRecord(
+                        epoch: compact.epoch, entryCount: 1, batchCount: 0, digest: 0, syncedEnd: compact.syncedEnd,
+                        timestampMilliseconds: compact.timestampMilliseconds, metadata: nil)
+                    guard try finishCommit(commit, record, compactPath: compact.path) else { return true }
                 case .seal:
                     let seal = try? record.payload.withUnsafeBytes { payload in try SealRecord.decode(payload) }
                     guard let seal, batches == 0, seal.lastEpoch == lastEpochInSegment else {
@@ -502,16 +559,39 @@ struct JournalScanner {
         var reader = FileWindowReader(fileSystem: fileSystem, descriptor: descriptor, limit: size)
         var budget = 4 * max(size, 1 << 20)
         var position = offset
-        while let record = try RecordScanner.resynchronize(in: &reader, after: position, budget: &budget) {
-            var scanner = RecordScanner(reader: reader, offset: record.offset)
+        var previous: CompactCommit.Previous?
+        while let record = try RecordScanner.resynchronize(
+            in: &reader, after: position, version: version, budget: &budget)
+        {
+            var scanner = RecordScanner(reader: reader, offset: record.offset, version: version)
             scanLoop: while true {
                 switch try scanner.next() {
                 case .record(let next):
-                    if next.type == .commit,
-                        let commit = try? next.payload.withUnsafeBytes({ payload in
+                    var decoded: CommitRecord?
+                    if next.type == .commit {
+                        decoded = try? next.payload.withUnsafeBytes { payload in
                             try CommitRecord.decode(payload, previousTimestamp: 0, version: version).record
-                        })
-                    {
+                        }
+                    } else if next.type == .compactCommit {
+                        // Read alone, a compact commit's "as before" fields are known only as far as
+                        // the commits read here tell: its epoch is at least one more than the last
+                        // one read, and a synced end "as before" vouches for nothing they did not.
+                        let before =
+                            previous
+                            ?? CompactCommit.Previous(
+                                epoch: 0, syncedEnd: 0, timestampMilliseconds: 0, compactPath: 1)
+                        decoded = try? next.payload.withUnsafeBytes { payload in
+                            let compact = try CompactCommit.decode(payload, previous: before, pathCount: Int.max).record
+                            return CommitRecord(
+                                epoch: compact.epoch, entryCount: 1, batchCount: 0, digest: 0,
+                                syncedEnd: compact.syncedEnd, timestampMilliseconds: compact.timestampMilliseconds,
+                                metadata: nil)
+                        }
+                    }
+                    if let commit = decoded {
+                        previous = CompactCommit.Previous(
+                            epoch: commit.epoch, syncedEnd: commit.syncedEnd ?? 0,
+                            timestampMilliseconds: commit.timestampMilliseconds, compactPath: 1)
                         if try !body(commit) { return }
                     }
                 case .end: return

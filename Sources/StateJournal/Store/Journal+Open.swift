@@ -124,6 +124,7 @@ extension Journal {
                 lastMetadata: tail.lastMetadata)
             active.isSealed = tail.sealed
             active.lastTimestamp = tail.lastTimestamp
+            active.previousCommit = tail.previousCommit
             segment = active
         } else {
             (manifest, segment) = try startFreshSegment(

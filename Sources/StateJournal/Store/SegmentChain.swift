@@ -40,23 +40,29 @@ extension StoreDirectory {
         guard let descriptor = try openIfPresent(FileNames.segment(sequence)) else { return nil }
         defer { fileSystem.close(descriptor) }
         let size = try fileSystem.size(descriptor)
-        let longest = Int64(RecordFraming.headerSize + SealRecord.maximumPayloadSize)
+        guard size >= Int64(SegmentHeader.size) else { return nil }
+        let headerBytes = try fileSystem.read(descriptor, count: SegmentHeader.size, at: 0)
+        guard let version = try? headerBytes.withUnsafeBytes({ try SegmentHeader.decode($0) }).version else {
+            return nil
+        }
+        let longest = Int64(RecordFraming.maximumHeaderSize + SealRecord.maximumPayloadSize)
         let start = max(Int64(SegmentHeader.size), size - longest)
         guard size > start else { return nil }
         let tail = try fileSystem.read(descriptor, count: Int(size - start), at: start)
-        let shortest = RecordFraming.headerSize + SealRecord.minimumPayloadSize
+        let shortest = RecordFraming.minimumHeaderSize(version) + SealRecord.minimumPayloadSize
         guard tail.count >= shortest else { return nil }
         return tail.withUnsafeBytes { bytes in
             // The payload is two varints, so the record's length is not fixed: try each length that
             // ends exactly at the end of the file. The checksum decides.
             for length in shortest...min(bytes.count, Int(longest)) {
                 let record = UnsafeRawBufferPointer(rebasing: bytes[(bytes.count - length)...])
-                guard record[8] == RecordType.seal.rawValue,
-                    Int(ByteReader.littleEndianU32(record, at: 4)) == length - RecordFraming.headerSize,
+                guard let header = RecordFraming.header(record, version: version),
+                    header.typeByte == RecordType.seal.rawValue,
+                    header.size + header.length == length,
                     CRC32C.checksum(UnsafeRawBufferPointer(rebasing: record[4...]))
                         == ByteReader.littleEndianU32(record, at: 0)
                 else { continue }
-                return try? SealRecord.decode(UnsafeRawBufferPointer(rebasing: record[RecordFraming.headerSize...]))
+                return try? SealRecord.decode(UnsafeRawBufferPointer(rebasing: record[header.size...]))
             }
             return nil
         }

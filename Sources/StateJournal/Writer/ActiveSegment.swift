@@ -14,6 +14,8 @@ struct ActiveSegment {
     var lastMetadata: [String: String]?
     /// The timestamp of the segment's last commit, which the next commit is stored relative to.
     var lastTimestamp: UInt64?
+    /// What the segment's last commit said, which a compact commit is written relative to.
+    var previousCommit: CompactCommit.Previous?
     /// Whether the segment ends with its seal record.
     var isSealed = false
 

@@ -118,22 +118,32 @@ public final class EpochWriter {
             let now = UInt64(max(0, journal.options.clock().timeIntervalSince1970 * 1000))
             // What a sync confirmed of this segment so far: recovery trusts bytes before it as durable.
             let synced = journal.synced.segment == journal.segment.header.sequence ? journal.synced.offset : 0
-            let record = CommitRecord(
-                epoch: epoch, entryCount: entries, batchCount: batches, digest: digest,
-                syncedEnd: UInt64(max(0, synced)), timestampMilliseconds: now,
-                metadata: metadata == journal.segment.lastMetadata ? nil : metadata)
-            buffers.record.bytes.removeAll(keepingCapacity: true)
-            let start = RecordFraming.beginRecord(in: &buffers.record)
-            record.encodeFields(into: &buffers.record, previousTimestamp: journal.segment.lastTimestamp)
-            // The last batch travels inside the commit record.
-            if !buffers.builder.isEmpty { appendBatchPayload() }
-            RecordFraming.finishRecord(.commit, in: &buffers.record, from: start)
+            let syncedEnd = UInt64(max(0, synced))
+            let version = journal.segment.header.version
+            let encoding = encodeCompactCommit(syncedEnd: syncedEnd, now: now, metadata: metadata)
+            var compactPath: UInt64?
+            if case .compact(let path) = encoding { compactPath = path }
+            if case .none = encoding {
+                let record = CommitRecord(
+                    epoch: epoch, entryCount: entries, batchCount: batches, digest: digest,
+                    syncedEnd: syncedEnd, timestampMilliseconds: now,
+                    metadata: metadata == journal.segment.lastMetadata ? nil : metadata)
+                buffers.record.bytes.removeAll(keepingCapacity: true)
+                let start = RecordFraming.beginRecord(in: &buffers.record, version: version)
+                record.encodeFields(into: &buffers.record, previousTimestamp: journal.segment.lastTimestamp)
+                // The last batch travels inside the commit record.
+                if !buffers.builder.isEmpty { appendBatchPayload() }
+                RecordFraming.finishRecord(.commit, in: &buffers.record, from: start, version: version)
+            }
             let recordSize = buffers.record.bytes.count
             try appendRecord(doing: "write the commit of epoch")
             segmentSequence = journal.segment.header.sequence
             endOffset = journal.segment.size
             journal.segment.lastMetadata = metadata
             journal.segment.lastTimestamp = now
+            journal.segment.previousCommit = CompactCommit.Previous(
+                epoch: epoch, syncedEnd: syncedEnd, timestampMilliseconds: now,
+                compactPath: compactPath ?? journal.segment.previousCommit?.compactPath)
             journal.committedSize = journal.segment.size
             let info = EpochInfo(
                 epoch: epoch, timestamp: Date(timeIntervalSince1970: Double(now) / 1000), metadata: metadata,
@@ -146,6 +156,72 @@ public final class EpochWriter {
             return info
         }
         return (info, JournalPosition(segment: segmentSequence, offset: endOffset))
+    }
+
+    /// The largest patch a compact commit carries: beyond it, the LZ4 block of an ordinary commit
+    /// record is about as small, and computing the patch would cost more than it saves.
+    static let compactPatchLimit = 1024
+
+    /// Encodes the epoch as a compact commit record into the record buffer, when it is one put (as
+    /// a patch against the path's previous version) or remove of a path the segment defines, with
+    /// the metadata of the segment's last commit, and the compact record is no larger than the
+    /// ordinary one.
+    private func encodeCompactCommit(syncedEnd: UInt64, now: UInt64, metadata: [String: String]) -> CommitEncoding {
+        // Read in place: a copy of the builder would share its arrays, and resetting it then copies them.
+        guard journal.segment.header.version >= FormatVersion.compactRecords, batches == 0, entries == 1,
+            buffers.builder.entryCount == 1, buffers.builder.lastReference >= 1,
+            metadata == journal.segment.lastMetadata,
+            let previous = journal.segment.previousCommit, epoch > previous.epoch
+        else { return .none }
+        let operation = buffers.builder.lastOperation
+        // A put offers its previous version only when the path has one: the patch applies to it.
+        guard operation == .remove || (operation == .put && !buffers.builder.previousVersions.isEmpty) else {
+            return .none
+        }
+        let compact = CompactCommit(
+            epoch: epoch, syncedEnd: syncedEnd, timestampMilliseconds: now, operation: operation,
+            path: buffers.builder.lastReference)
+        let version = journal.segment.header.version
+        buffers.record.bytes.removeAll(keepingCapacity: true)
+        let start = RecordFraming.beginRecord(in: &buffers.record, version: version)
+        compact.encodeFields(into: &buffers.record, previous: previous)
+        if operation == .put {
+            let fits = buffers.builder.previousVersions.withUnsafeBytes { old in
+                buffers.builder.states.withUnsafeBytes { new in
+                    StatePatch.encode(from: old, to: new, into: &buffers.record, limit: Self.compactPatchLimit)
+                }
+            }
+            guard fits else { return .none }
+        }
+        let payload = buffers.record.bytes.count - start - RecordFraming.minimumHeaderSize
+        // An ordinary commit record of one put against a previous version holds at least 6 bytes of
+        // commit fields, 9 of batch fields (its body checksum among them) and a body of at least
+        // 2 + n bytes raw or 6 as an LZ4 block: a compact payload within that is never larger.
+        RecordFraming.finishRecord(.compactCommit, in: &buffers.record, from: start, version: version)
+        if payload > 15 + min(6, 2 + buffers.builder.states.count) {
+            let compactRecord = buffers.record.bytes
+            let record = CommitRecord(
+                epoch: epoch, entryCount: entries, batchCount: batches, digest: digest, syncedEnd: syncedEnd,
+                timestampMilliseconds: now, metadata: nil)
+            buffers.record.bytes.removeAll(keepingCapacity: true)
+            let ordinaryStart = RecordFraming.beginRecord(in: &buffers.record, version: version)
+            record.encodeFields(into: &buffers.record, previousTimestamp: journal.segment.lastTimestamp)
+            appendBatchPayload()
+            RecordFraming.finishRecord(.commit, in: &buffers.record, from: ordinaryStart, version: version)
+            if buffers.record.bytes.count < compactRecord.count { return .ordinary }
+            buffers.record.bytes = compactRecord
+        }
+        return .compact(path: compact.path)
+    }
+
+    /// What ``encodeCompactCommit(syncedEnd:now:metadata:)`` left in the record buffer.
+    private enum CommitEncoding {
+        /// Nothing: the ordinary commit record is to be encoded.
+        case none
+        /// The ordinary commit record, smaller than the compact one.
+        case ordinary
+        /// A compact commit record of the path numbered `path`.
+        case compact(path: UInt64)
     }
 
     /// Abandons the epoch: what it wrote is cut from the segment and the next epoch reuses its number.
@@ -184,9 +260,10 @@ public final class EpochWriter {
 
     private func flushBatch() throws {
         buffers.record.bytes.removeAll(keepingCapacity: true)
-        let start = RecordFraming.beginRecord(in: &buffers.record)
+        let version = journal.segment.header.version
+        let start = RecordFraming.beginRecord(in: &buffers.record, version: version)
         appendBatchPayload()
-        let checksum = RecordFraming.finishRecord(.batch, in: &buffers.record, from: start)
+        let checksum = RecordFraming.finishRecord(.batch, in: &buffers.record, from: start, version: version)
         let recordSize = buffers.record.bytes.count
         try appendRecord(doing: "write entries of epoch")
         digest = JournalScanner.extendDigest(digest, with: checksum)

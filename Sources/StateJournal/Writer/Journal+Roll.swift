@@ -130,7 +130,8 @@ extension Journal {
         }
         if !segment.isSealed {
             let seal = RecordFraming.frame(
-                .seal, payload: SealRecord(lastEpoch: lastEpoch, nextSegment: sequence).encoded())
+                .seal, payload: SealRecord(lastEpoch: lastEpoch, nextSegment: sequence).encoded(),
+                version: segment.header.version)
             do {
                 try fileSystem.writeAll(segment.descriptor, seal, at: segment.size)
             } catch {

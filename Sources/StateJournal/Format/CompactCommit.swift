@@ -1,0 +1,101 @@
+/// The payload of a compact commit record (type 4, from format version 3 on): a whole epoch of one
+/// put or remove of a path the segment already defines, with the metadata of the previous commit
+/// in the segment, which it must follow.
+///
+/// ```
+/// flags          u8: bit 0 the epoch is the previous commit's + 1 (else a varint follows),
+///                    bit 1 the synced end is the previous commit's (else a varint follows),
+///                    bit 2 the timestamp is the previous commit's (else a zigzag delta follows),
+///                    bit 3 the path is the previous compact commit's in the segment (else a
+///                          path reference follows), bits 4-5 the operation: 1 put, 2 remove;
+///                    bits 6-7 zero
+/// epoch          varint, unless bit 0
+/// synced end     varint, unless bit 1
+/// timestamp      varint, unless bit 2: zigzag difference from the previous commit's
+/// path           varint n ≥ 1, unless bit 3: the n-th path defined in this segment
+/// patch          the rest of the payload, for a put: a ``StatePatch`` against the path's previous
+///                version; nothing for a remove
+/// ```
+struct CompactCommit: Equatable, Sendable {
+    static let nextEpoch: UInt8 = 0x01
+    static let sameSyncedEnd: UInt8 = 0x02
+    static let sameTimestamp: UInt8 = 0x04
+    static let samePath: UInt8 = 0x08
+    static let operationShift: UInt8 = 4
+
+    /// What the segment's previous commit said, which a compact commit is written relative to.
+    struct Previous: Equatable, Sendable {
+        var epoch: UInt64
+        var syncedEnd: UInt64
+        var timestampMilliseconds: UInt64
+        /// The path number (from 1) of the segment's previous compact commit, if any.
+        var compactPath: UInt64?
+    }
+
+    var epoch: UInt64
+    var syncedEnd: UInt64
+    var timestampMilliseconds: UInt64
+    var operation: EntryOperation
+    /// The path number, from 1.
+    var path: UInt64
+
+    /// Appends the fields, everything but the patch, to `writer`.
+    func encodeFields(into writer: inout ByteWriter, previous: Previous) {
+        var flags = operation.rawValue << Self.operationShift
+        if epoch == previous.epoch &+ 1 { flags |= Self.nextEpoch }
+        if syncedEnd == previous.syncedEnd { flags |= Self.sameSyncedEnd }
+        if timestampMilliseconds == previous.timestampMilliseconds { flags |= Self.sameTimestamp }
+        if path == previous.compactPath { flags |= Self.samePath }
+        writer.u8(flags)
+        if flags & Self.nextEpoch == 0 { writer.varint(epoch) }
+        if flags & Self.sameSyncedEnd == 0 { writer.varint(syncedEnd) }
+        if flags & Self.sameTimestamp == 0 {
+            let delta = Int64(bitPattern: timestampMilliseconds &- previous.timestampMilliseconds)
+            writer.varint(UInt64(bitPattern: (delta << 1) ^ (delta >> 63)))
+        }
+        if flags & Self.samePath == 0 { writer.varint(path) }
+    }
+
+    /// Decodes the fields and returns where the patch starts. `pathCount` is the number of paths the
+    /// segment defines.
+    static func decode(
+        _ payload: UnsafeRawBufferPointer, previous: Previous, pathCount: Int
+    ) throws(FormatViolation) -> (record: CompactCommit, patchStart: Int) {
+        var reader = ByteReader(payload)
+        let flags = try reader.u8()
+        guard flags & 0xC0 == 0,
+            let operation = EntryOperation(rawValue: (flags >> Self.operationShift) & 0x03),
+            operation != .removeAll
+        else { throw FormatViolation("unknown compact commit flags \(flags)") }
+        let epoch = flags & Self.nextEpoch != 0 ? previous.epoch &+ 1 : try reader.varint()
+        guard epoch < JournalLimits.maximumCounter else {
+            throw FormatViolation("epoch \(epoch) is beyond what a store can reach")
+        }
+        let syncedEnd = flags & Self.sameSyncedEnd != 0 ? previous.syncedEnd : try reader.varint()
+        guard syncedEnd <= UInt64(Int64.max) else {
+            throw FormatViolation("synced end \(syncedEnd) is beyond any file")
+        }
+        var timestamp = previous.timestampMilliseconds
+        if flags & Self.sameTimestamp == 0 {
+            let encoded = try reader.varint()
+            let delta = Int64(bitPattern: encoded >> 1) ^ -Int64(bitPattern: encoded & 1)
+            timestamp = timestamp &+ UInt64(bitPattern: delta)
+        }
+        let path: UInt64
+        if flags & Self.samePath != 0 {
+            guard let compactPath = previous.compactPath else {
+                throw FormatViolation("compact commit repeats the path of a compact commit the segment does not have")
+            }
+            path = compactPath
+        } else {
+            path = try reader.varint()
+        }
+        guard path >= 1, path <= UInt64(pathCount) else {
+            throw FormatViolation("compact commit refers to path \(path), which is not defined")
+        }
+        guard operation == .put || reader.isAtEnd else { throw FormatViolation("a compact remove carries a patch") }
+        let record = CompactCommit(
+            epoch: epoch, syncedEnd: syncedEnd, timestampMilliseconds: timestamp, operation: operation, path: path)
+        return (record, reader.position)
+    }
+}
