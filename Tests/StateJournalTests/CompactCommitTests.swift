@@ -153,3 +153,86 @@ import Testing
         }
     }
 }
+
+/// What recovery learns from compact commits it reads on their own, beyond damage.
+@Suite struct CompactCommitReadAloneTests {
+    /// Writes `count` one-entry epochs of one path, each a small change, and returns the segment's
+    /// bytes and the epochs in order.
+    static func writeSmallEpochs(at store: String, count: Int, durability: Durability) throws -> (String, [UInt64]) {
+        var options = testOptions()
+        options.durability = durability
+        let journal = try openJournal(store, options, realFileSystem: true)
+        var epochs: [UInt64] = []
+        for index in 0..<count {
+            let state = Array(#"{"row":\#(index % 50),"scroll":\#(index * 3)}"#.utf8)
+            epochs.append(try journal.commit([.put(RestorationPath("Main", "List"), state)]).epoch)
+        }
+        try journal.close()
+        return (store + "/" + (try Corruption.segmentNames(in: store)).last!, epochs)
+    }
+
+    /// The commits read on their own after `offset`, as recovery reads them.
+    static func commitsReadAlone(in segment: String, after offset: Int64) throws -> [CommitRecord] {
+        let fileSystem = PosixFileSystem()
+        let descriptor = try fileSystem.open(segment, .read)
+        defer { fileSystem.close(descriptor) }
+        var commits: [CommitRecord] = []
+        try JournalScanner.forEachIntactCommit(
+            fileSystem: fileSystem, descriptor: descriptor, after: offset, version: FormatVersion.current
+        ) { commit in
+            commits.append(commit)
+            return true
+        }
+        return commits
+    }
+
+    @Test func everyCompactCommitReadAloneBeyondDamageSaysExactlyWhichEpochItEnds() throws {
+        let directory = TemporaryDirectory()
+        let (segment, epochs) = try Self.writeSmallEpochs(
+            at: directory.appending("store"), count: 300, durability: .none)
+        let whole = try Corruption.readFile(segment)
+        let records = Corruption.records(ofSegment: whole)
+        #expect(records.filter { $0.type == 4 }.count > 250, "most epochs are compact commits")
+        var random = SplitMix64(seed: 17)
+        for _ in 0..<40 {
+            // Garble one record: every intact commit after it must report its true epoch.
+            let damaged = Int.random(in: 1..<records.count - 1, using: &random)
+            var bytes = whole
+            bytes[records[damaged].offset + records[damaged].headerLength] ^= 0x5A
+            try Corruption.writeFile(segment, bytes)
+            let read = try Self.commitsReadAlone(in: segment, after: Int64(records[damaged].offset))
+            #expect(read.map(\.epoch) == Array(epochs[(damaged + 1)...]), "damage in record \(damaged)")
+        }
+        try Corruption.writeFile(segment, whole)
+    }
+
+    @Test func aCompactCommitAfterAGapInItsSectorDoesNotVouchForLessThanItsSyncedEnd() throws {
+        let directory = TemporaryDirectory()
+        let (segment, _) = try Self.writeSmallEpochs(
+            at: directory.appending("store"), count: 200, durability: .interval(seconds: 3600))
+        let whole = try Corruption.readFile(segment)
+        let records = Corruption.records(ofSegment: whole)
+        // The first commit starting in each 512-byte sector states its synced end; the others may
+        // repeat it. Read alone, those that repeat it after a gap say nothing (nil), which counts as
+        // vouching, never 0.
+        var sectors = Set<Int>()
+        for (index, record) in records.enumerated() where record.type == 2 || record.type == 4 {
+            let firstInSector = sectors.insert(record.offset / 512).inserted
+            if firstInSector && record.type == 4 {
+                #expect(
+                    whole[record.offset + record.headerLength] & CompactCommit.sameSyncedEnd == 0, "record \(index)")
+            }
+        }
+        let repeating = try #require(
+            records.indices.dropFirst().first { index in
+                records[index].type == 4 && whole[records[index].offset + records[index].headerLength] & 0x02 != 0
+                    && records[index - 1].type == 4
+            })
+        var bytes = whole
+        bytes[records[repeating - 1].offset + records[repeating - 1].headerLength] ^= 0x5A
+        try Corruption.writeFile(segment, bytes)
+        let read = try Self.commitsReadAlone(in: segment, after: Int64(records[repeating - 1].offset))
+        #expect(read.first?.syncedEnd == nil)
+        try Corruption.writeFile(segment, whole)
+    }
+}

@@ -304,7 +304,7 @@ struct JournalScanner {
             tail.previousCommit = CompactCommit.Previous(
                 epoch: commit.epoch, syncedEnd: commit.syncedEnd ?? 0,
                 timestampMilliseconds: commit.timestampMilliseconds,
-                compactPath: compactPath ?? tail.previousCommit?.compactPath)
+                compactPath: compactPath ?? tail.previousCommit?.compactPath, recordStart: record.offset)
             let changes = assembler.commit()
             let info = EpochInfo(
                 epoch: commit.epoch,
@@ -439,7 +439,8 @@ struct JournalScanner {
                         compact = try record.payload.withUnsafeBytes { payload in
                             // Without decoding, batches define no paths: any path number passes.
                             let (compact, patchStart) = try CompactCommit.decode(
-                                payload, previous: previous, pathCount: options.decode ? decoder.paths.count : .max)
+                                payload, previous: previous, pathCount: options.decode ? decoder.paths.count : .max,
+                                at: record.offset)
                             guard options.decode else { return compact }
                             let index = Int(compact.path) - 1
                             switch compact.operation {
@@ -559,10 +560,14 @@ struct JournalScanner {
         var reader = FileWindowReader(fileSystem: fileSystem, descriptor: descriptor, limit: size)
         var budget = 4 * max(size, 1 << 20)
         var position = offset
-        var previous: CompactCommit.Previous?
         while let record = try RecordScanner.resynchronize(
             in: &reader, after: position, version: version, budget: &budget)
         {
+            // After a gap nothing is known of the commit before: a compact commit that repeats its
+            // synced end does not say how far the segment was synced (a commit that does not say
+            // counts as vouching for everything, so damage is never taken for an unsynced tail).
+            var previous: CompactCommit.Previous?
+            var previousSyncedEndKnown = false
             var scanner = RecordScanner(reader: reader, offset: record.offset, version: version)
             scanLoop: while true {
                 switch try scanner.next() {
@@ -573,26 +578,32 @@ struct JournalScanner {
                             try CommitRecord.decode(payload, previousTimestamp: 0, version: version).record
                         }
                     } else if next.type == .compactCommit {
-                        // Read alone, a compact commit's "as before" fields are known only as far as
-                        // the commits read here tell: its epoch is at least one more than the last
-                        // one read, and a synced end "as before" vouches for nothing they did not.
-                        let before =
-                            previous
-                            ?? CompactCommit.Previous(
-                                epoch: 0, syncedEnd: 0, timestampMilliseconds: 0, compactPath: 1)
                         decoded = try? next.payload.withUnsafeBytes { payload in
-                            let compact = try CompactCommit.decode(payload, previous: before, pathCount: Int.max).record
+                            let repeats = (payload.first ?? 0) & CompactCommit.sameSyncedEnd != 0
+                            let before =
+                                previous
+                                ?? CompactCommit.Previous(
+                                    epoch: 0, syncedEnd: 0, timestampMilliseconds: 0, compactPath: 1,
+                                    recordStart: next.offset)
+                            let compact = try CompactCommit.decode(
+                                payload, previous: before, pathCount: Int.max, at: next.offset
+                            ).record
                             return CommitRecord(
                                 epoch: compact.epoch, entryCount: 1, batchCount: 0, digest: 0,
-                                syncedEnd: compact.syncedEnd, timestampMilliseconds: compact.timestampMilliseconds,
-                                metadata: nil)
+                                syncedEnd: repeats && !previousSyncedEndKnown ? nil : compact.syncedEnd,
+                                timestampMilliseconds: compact.timestampMilliseconds, metadata: nil)
                         }
                     }
                     if let commit = decoded {
                         previous = CompactCommit.Previous(
                             epoch: commit.epoch, syncedEnd: commit.syncedEnd ?? 0,
-                            timestampMilliseconds: commit.timestampMilliseconds, compactPath: 1)
+                            timestampMilliseconds: commit.timestampMilliseconds, compactPath: 1,
+                            recordStart: next.offset)
+                        previousSyncedEndKnown = commit.syncedEnd != nil
                         if try !body(commit) { return }
+                    } else if next.type == .commit || next.type == .compactCommit {
+                        previous = nil
+                        previousSyncedEndKnown = false
                     }
                 case .end: return
                 case .invalid: break scanLoop

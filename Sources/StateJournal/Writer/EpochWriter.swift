@@ -143,7 +143,8 @@ public final class EpochWriter {
             journal.segment.lastTimestamp = now
             journal.segment.previousCommit = CompactCommit.Previous(
                 epoch: epoch, syncedEnd: syncedEnd, timestampMilliseconds: now,
-                compactPath: compactPath ?? journal.segment.previousCommit?.compactPath)
+                compactPath: compactPath ?? journal.segment.previousCommit?.compactPath,
+                recordStart: endOffset - Int64(recordSize))
             journal.committedSize = journal.segment.size
             let info = EpochInfo(
                 epoch: epoch, timestamp: Date(timeIntervalSince1970: Double(now) / 1000), metadata: metadata,
@@ -184,7 +185,7 @@ public final class EpochWriter {
         let version = journal.segment.header.version
         buffers.record.bytes.removeAll(keepingCapacity: true)
         let start = RecordFraming.beginRecord(in: &buffers.record, version: version)
-        compact.encodeFields(into: &buffers.record, previous: previous)
+        compact.encodeFields(into: &buffers.record, previous: previous, at: journal.segment.size)
         if operation == .put {
             let fits = buffers.builder.previousVersions.withUnsafeBytes { old in
                 buffers.builder.states.withUnsafeBytes { new in
