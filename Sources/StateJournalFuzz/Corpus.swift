@@ -73,29 +73,18 @@ enum Corpus {
     static func framedChunks(ofSegment segment: [UInt8]) -> [UInt8] {
         var chunks: [UInt8] = []
         var offset = 44
-        let varintLength = (segment.littleEndian(UInt16.self, at: 4) ?? 1) >= 3
-        while let (length, headerSize) = recordHeader(of: segment, at: offset, varintLength: varintLength),
-            offset + headerSize + length <= segment.count,
-            length <= UInt16.max, chunks.count + 3 + length <= maximumInputSize - 1
+        let version = segment.littleEndian(UInt16.self, at: 4) ?? 1
+        while offset < segment.count,
+            let header = segment[offset...].withUnsafeBytes({ RecordFraming.header($0, version: version) }),
+            offset + header.size + header.length <= segment.count,
+            header.length <= UInt16.max, chunks.count + 3 + header.length <= maximumInputSize - 1
         {
-            chunks.append(segment[offset + headerSize - 1] &- 1)
-            chunks.appendLittleEndian(UInt16(length))
-            chunks += segment[(offset + headerSize)..<(offset + headerSize + length)]
-            offset += headerSize + length
+            chunks.append(header.typeByte &- 1)
+            chunks.appendLittleEndian(UInt16(header.length))
+            chunks += segment[(offset + header.size)..<(offset + header.size + header.length)]
+            offset += header.size + header.length
         }
         return chunks
-    }
-
-    /// The payload length and header size of the record at `offset`.
-    static func recordHeader(of segment: [UInt8], at offset: Int, varintLength: Bool) -> (Int, Int)? {
-        guard varintLength else { return segment.littleEndian(UInt32.self, at: offset + 4).map { (Int($0), 9) } }
-        var length = 0
-        for index in 0..<4 where offset + 4 + index < segment.count {
-            let byte = segment[offset + 4 + index]
-            length |= Int(byte & 0x7F) << (7 * index)
-            if byte & 0x80 == 0 { return offset + 5 + index < segment.count ? (length, 6 + index) : nil }
-        }
-        return nil
     }
 
     /// The files of a store the mail app wrote over a few dozen saves with a compaction midway, and

@@ -1,5 +1,6 @@
 import Foundation
 import StateJournal
+import StateJournalTestSupport
 import Testing
 
 @testable import StateJournalReplication
@@ -9,15 +10,7 @@ import Testing
 #endif
 
 /// The `statejournal` binary next to the test bundle.
-let statejournalBinary: URL = {
-    let candidates = [
-        Bundle.main.bundleURL.appendingPathComponent("statejournal"),
-        Bundle.main.bundleURL.deletingLastPathComponent().appendingPathComponent("statejournal"),
-        URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent().appendingPathComponent(
-            "statejournal"),
-    ]
-    return candidates.first { FileManager.default.isExecutableFile(atPath: $0.path) } ?? candidates[0]
-}()
+let statejournalBinary = BuiltExecutable.url(of: "statejournal")
 
 /// Starts `statejournal` with arguments; output goes to files in `logs`.
 func startTool(_ arguments: [String], environment: [String: String], logs: URL, name: String) throws -> Process {

@@ -1,17 +1,10 @@
 import Foundation
+import StateJournalTestSupport
 
 /// Runs the built `statejournal` binary, as a user would.
 struct ToolRunner {
     /// The binary next to the test bundle, in the build's products directory.
-    static let binary: URL = {
-        let candidates = [
-            Bundle.main.bundleURL.appendingPathComponent("statejournal"),
-            Bundle.main.bundleURL.deletingLastPathComponent().appendingPathComponent("statejournal"),
-            URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent().appendingPathComponent(
-                "statejournal"),
-        ]
-        return candidates.first { FileManager.default.isExecutableFile(atPath: $0.path) } ?? candidates[0]
-    }()
+    static let binary = BuiltExecutable.url(of: "statejournal")
 
     struct Output {
         var status: Int32

@@ -15,7 +15,7 @@ enum RecordType: UInt8, Sendable {
 /// `crc32c: u32 | length: u32 | type: u8`; from version 3 on it is 6 to 9 bytes,
 /// `crc32c: u32 | length: varint (1 to 4 bytes) | type: u8`. Little-endian. The checksum covers the
 /// length, the type and the payload, so a corrupt length fails it like a corrupt payload does.
-enum RecordFraming {
+package enum RecordFraming {
     /// The header size in segments of format versions 1 and 2.
     static let fixedHeaderSize = 9
     /// The largest header of any version: a length varint holds at most 4 bytes (2^28 − 1 is above
@@ -26,11 +26,13 @@ enum RecordFraming {
     static let maximumLengthBytes = 4
 
     /// A record header as read from a segment.
-    struct Header {
-        var length: Int
-        var typeByte: UInt8
+    package struct Header {
+        /// The payload's length.
+        package var length: Int
+        /// The record type's byte, as stored.
+        package var typeByte: UInt8
         /// The header's size in bytes.
-        var size: Int
+        package var size: Int
     }
 
     static func usesVarintLength(_ version: UInt16) -> Bool { version >= FormatVersion.compactRecords }
@@ -43,7 +45,7 @@ enum RecordFraming {
     /// Reads the header at the start of `bytes` (which may run to the end of the file, or hold just
     /// the first ``maximumHeaderSize`` bytes of the record); `nil` when `bytes` ends inside it or its
     /// length field is longer than 4 bytes.
-    static func header(_ bytes: UnsafeRawBufferPointer, version: UInt16) -> Header? {
+    package static func header(_ bytes: UnsafeRawBufferPointer, version: UInt16) -> Header? {
         guard usesVarintLength(version) else {
             guard bytes.count >= fixedHeaderSize else { return nil }
             return Header(
