@@ -129,7 +129,7 @@ import Testing
     }
 
     @Test(arguments: [
-        RetentionPolicy(checkpoints: .max), .allHistory, RetentionPolicy(checkpoints: 1, maximumAge: 1e9),
+        RetentionPolicy(checkpoints: .max), .allHistory, RetentionPolicy(checkpoints: 1, maximumAge: 3600),
     ])
     func retentionNeverKeepsMoreCheckpointsThanAManifestCanName(policy: RetentionPolicy) throws {
         let directory = TemporaryDirectory()
@@ -139,8 +139,10 @@ import Testing
         try journal.commit([.put(RestorationPath("Main"), [1])])
         var manifest = try journal.store.readManifest()
         let count = Manifest.maximumCheckpoints + 10
+        // Every checkpoint is younger than the age limit, which on its own would keep them all.
+        let now = UInt64(Date().timeIntervalSince1970 * 1000)
         manifest.checkpoints = (1...UInt64(count)).map {
-            Manifest.CheckpointReference(sequence: 1_000_000 + $0, epoch: $0, timestampMilliseconds: $0)
+            Manifest.CheckpointReference(sequence: 1_000_000 + $0, epoch: $0, timestampMilliseconds: now - 60_000 + $0)
         }
         let dropped = try journal.retire(from: &manifest, now: Date())
         #expect(manifest.checkpoints.count <= Manifest.maximumCheckpoints)
