@@ -45,7 +45,7 @@ enum CommitRateBenchmark {
         let count = workload.objectCount
 
         func journal(_ name: String, _ durability: Durability, writers: Int) throws -> Contender {
-            let options = JournalOptions(durability: durability, compaction: CompactionPolicy(isAutomatic: false))
+            let options = JournalOptions(durability: durability, compaction: .manual)
             let journal = try Journal.open(at: directory.appendingPathComponent("\(name)-\(writers)"), options: options)
             return Contender(
                 name: name, writers: writers,

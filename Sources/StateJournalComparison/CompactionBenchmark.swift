@@ -69,7 +69,7 @@ public enum CompactionBenchmark {
         let directory = try temporaryStore()
         defer { try? FileManager.default.removeItem(at: directory) }
         var options = JournalOptions(durability: .interval(seconds: 1))
-        options.compaction.isAutomatic = false
+        options.compaction = .manual
         let journal = try Journal.open(at: directory, options: options)
         var workload = AppStateWorkload(objectCount: objects)
         let first = try journal.beginEpoch()

@@ -81,7 +81,7 @@ public enum CompressionComparison {
         // Automatic compaction off: the bytes compared are the whole history, not what a compaction that
         // happened to finish during the run left.
         let journal = try Journal.open(
-            at: store, options: JournalOptions(durability: .none, compaction: CompactionPolicy(isAutomatic: false)))
+            at: store, options: JournalOptions(durability: .none, compaction: .manual))
         var entries = 0
         var rawBytes = 0
         var pending: [UInt8] = []

@@ -44,28 +44,28 @@ extension PreservationContender {
 
 /// The journal under one durability policy: one epoch per pass, one put per changed object.
 ///
-/// Automatic compaction is off unless asked for, so that restores replay every pass and compaction
-/// is measured on its own at the end; with it on (the default policy), restores read what an app's
-/// store holds after running that long. With it on and ``RetentionPolicy/allHistory``, the store
-/// keeps every pass, as with it off, and restores start from the newest checkpoint.
+/// Automatic compaction is off unless asked for, so that the store keeps every pass and compaction
+/// is measured on its own at the end; checkpoints are still written by themselves (deleting
+/// nothing), as they are for an app that turns compaction off, unless `checkpoints` is `false`, so
+/// that a restore replays every pass. With compaction on (the default policy), restores read what
+/// an app's store holds after running that long.
 final class JournalContender: PreservationContender {
     let name: String
     private let durability: Durability
-    private let compactsAutomatically: Bool
-    private let retention: RetentionPolicy
+    private let compaction: CompactionPolicy
     private var journal: Journal?
     private var store: URL?
 
-    init(durability: Durability, compactsAutomatically: Bool = false, retention: RetentionPolicy = RetentionPolicy()) {
+    init(durability: Durability, compactsAutomatically: Bool = false, checkpoints: Bool = true) {
         self.durability = durability
-        self.compactsAutomatically = compactsAutomatically
-        self.retention = retention
+        compaction =
+            compactsAutomatically ? CompactionPolicy() : checkpoints ? CompactionPolicy(isAutomatic: false) : .manual
         switch durability {
         case .everyCommit: name = "journal-everyCommit"
         case .interval:
             name =
                 compactsAutomatically
-                ? (retention.keepsAllHistory ? "journal-allhistory" : "journal-autocompact") : "journal-interval"
+                ? "journal-autocompact" : checkpoints ? "journal-interval" : "journal-nocheckpoint"
         case .none: name = "journal-none"
         }
     }
@@ -75,9 +75,7 @@ final class JournalContender: PreservationContender {
         self.store = store
         journal = try Journal.open(
             at: store,
-            options: JournalOptions(
-                durability: durability, retention: retention,
-                compaction: CompactionPolicy(isAutomatic: compactsAutomatically)))
+            options: JournalOptions(durability: durability, compaction: compaction))
         try save(Array(0..<workload.objectCount), of: workload)
     }
 

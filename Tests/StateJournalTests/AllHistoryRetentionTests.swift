@@ -9,7 +9,8 @@ import Testing
 @Suite struct AllHistoryRetentionTests {
     static func options(automatic: Bool) -> JournalOptions {
         var options = JournalOptions(durability: .none, segmentSizeLimit: 16 << 10, retention: .allHistory)
-        options.compaction = CompactionPolicy(isAutomatic: automatic, growthRatio: 1, minimumJournalBytes: 4 << 10)
+        options.compaction = CompactionPolicy(
+            isAutomatic: automatic, checkpointsAutomatically: automatic, growthRatio: 1, minimumJournalBytes: 4 << 10)
         return options
     }
 
@@ -134,7 +135,7 @@ import Testing
     func retentionNeverKeepsMoreCheckpointsThanAManifestCanName(policy: RetentionPolicy) throws {
         let directory = TemporaryDirectory()
         var options = JournalOptions(durability: .none, retention: policy)
-        options.compaction.isAutomatic = false
+        options.compaction = .manual
         let journal = try Journal.open(path: directory.path, options: options, fileSystem: PosixFileSystem())
         try journal.commit([.put(RestorationPath("Main"), [1])])
         var manifest = try journal.store.readManifest()
@@ -144,7 +145,7 @@ import Testing
         manifest.checkpoints = (1...UInt64(count)).map {
             Manifest.CheckpointReference(sequence: 1_000_000 + $0, epoch: $0, timestampMilliseconds: now - 60_000 + $0)
         }
-        let dropped = try journal.retire(from: &manifest, now: Date())
+        let dropped = try journal.retire(from: &manifest, now: Date(), policy: journal.options.retention)
         #expect(manifest.checkpoints.count <= Manifest.maximumCheckpoints)
         #expect(dropped.checkpoints.count >= 10)
         #expect(manifest.checkpoints.last?.epoch == UInt64(count), "the newest checkpoint is always kept")

@@ -7,20 +7,20 @@ import Testing
 @Suite struct CompactionTests {
     static func options(retention: RetentionPolicy = RetentionPolicy(), segmentSize: Int = 64 << 20) -> JournalOptions {
         var options = JournalOptions(durability: .none, segmentSizeLimit: segmentSize, retention: retention)
-        options.compaction.isAutomatic = false
+        options.compaction = .manual
         return options
     }
 
     /// Writes `epochs` epochs, compacting every `every`, and returns the model.
     static func write(
         _ journal: Journal, epochs: Int, compactEvery every: Int, generator: inout WorkloadGenerator,
-        model: inout JournalModel
+        model: inout JournalModel, checkpointOnly: Bool = false
     ) throws {
         for index in 1...epochs {
             let changes = generator.nextEpoch()
             let info = try journal.commit(changes)
             model.commit(info.epoch, changes)
-            if index % every == 0 { try journal.compact() }
+            if index % every == 0 { try checkpointOnly ? journal.checkpoint() : journal.compact() }
         }
     }
 
@@ -243,8 +243,14 @@ import Testing
         }
     }
 
-    @Test(arguments: [RetentionPolicy(checkpoints: 1), .allHistory])
-    func aCrashAtEveryIOCallOfACompactionLeavesAStoreThatOpensToTheSameState(retention: RetentionPolicy) throws {
+    /// `checkpointOnly` runs ``Journal/checkpoint()``, which deletes no history, instead of ``Journal/compact()``.
+    @Test(arguments: [
+        (RetentionPolicy(checkpoints: 1), false), (.allHistory, false), (RetentionPolicy(checkpoints: 1), true),
+    ])
+    func aCrashAtEveryIOCallOfACompactionLeavesAStoreThatOpensToTheSameState(
+        retention: RetentionPolicy, checkpointOnly: Bool
+    ) throws {
+        let keepsHistory = retention.keepsAllHistory || checkpointOnly
         var cases = 0
         var call = 1
         while true {
@@ -254,7 +260,9 @@ import Testing
             let setup = try Journal.open(
                 path: directory.path, options: Self.options(retention: retention),
                 fileSystem: PosixFileSystem())
-            try Self.write(setup, epochs: 12, compactEvery: 5, generator: &generator, model: &model)
+            try Self.write(
+                setup, epochs: 12, compactEvery: 5, generator: &generator, model: &model, checkpointOnly: checkpointOnly
+            )
             try setup.close()
 
             let faulty = FaultInjectingFileSystem()
@@ -262,7 +270,7 @@ import Testing
                 path: directory.path, options: Self.options(retention: retention),
                 fileSystem: faulty)
             faulty.arm(FaultPlan(at: faulty.callCount + call, fault: .eio, persistent: true))
-            let completed = (try? journal.compact()) != nil
+            let completed = (try? checkpointOnly ? journal.checkpoint() : journal.compact()) != nil
             let fired = faulty.faultsFired > 0
             try? journal.close()
             // The process "dies" here: reopen with the real file system.
@@ -271,7 +279,7 @@ import Testing
                 fileSystem: PosixFileSystem())
             #expect(reopened.recoveredState.entries == model.latest, "fault at compaction call \(call)")
             #expect(reopened.recoveredState.epoch?.epoch == 12)
-            if retention.keepsAllHistory {
+            if keepsHistory {
                 #expect(try reopened.history().map(\.epoch) == model.epochs, "fault at compaction call \(call)")
             }
             try reopened.close()
@@ -286,6 +294,6 @@ import Testing
             call += 1
         }
         // Keeping all history, a compaction deletes one checkpoint and no segment: fewer calls.
-        #expect(cases > (retention.keepsAllHistory ? 5 : 10))
+        #expect(cases > (keepsHistory ? 5 : 10))
     }
 }

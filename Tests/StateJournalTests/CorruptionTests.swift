@@ -241,7 +241,7 @@ import Testing
         let store = directory.appending("store")
         var options = testOptions(durability: .everyCommit)
         options.retention = RetentionPolicy(checkpoints: 1)
-        options.compaction.isAutomatic = false
+        options.compaction = .manual
         var workload = WorkloadGenerator(seed: 41, pathCount: 6, removeAllPercent: 0)
         var model = JournalModel()
         let journal = try openJournal(store, options)

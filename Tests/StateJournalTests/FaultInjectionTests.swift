@@ -494,7 +494,7 @@ import Testing
         let directory = TemporaryDirectory()
         let store = directory.appending("store")
         var options = testOptions(segmentSizeLimit: 800)
-        options.compaction.isAutomatic = false
+        options.compaction = .manual
         var workload = WorkloadGenerator(seed: 12)
         var model = JournalModel()
         do {

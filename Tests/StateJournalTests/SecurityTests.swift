@@ -15,7 +15,7 @@ import Testing
         let directory = TemporaryDirectory()
         let store = directory.appending("store")
         var options = JournalOptions(durability: .everyCommit, segmentSizeLimit: 200)
-        options.compaction.isAutomatic = false
+        options.compaction = .manual
         let journal = try Journal.open(path: store, options: options, fileSystem: PosixFileSystem())
         for index in 0..<5 {
             try journal.commit([.put(RestorationPath("Main", "Item-\(index)"), Array(repeating: 7, count: 100))])
@@ -34,7 +34,7 @@ import Testing
         let victim = directory.appending("victim.txt")
         try Data("precious".utf8).write(to: URL(fileURLWithPath: victim))
         var options = JournalOptions(durability: .none, segmentSizeLimit: 150)
-        options.compaction.isAutomatic = false
+        options.compaction = .manual
         do {
             let journal = try Journal.open(path: store, options: options, fileSystem: PosixFileSystem())
             try journal.commit([.put(RestorationPath("Main"), Array(repeating: 1, count: 100))])

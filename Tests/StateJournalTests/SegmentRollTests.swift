@@ -112,7 +112,7 @@ import Testing
         let directory = TemporaryDirectory()
         let fileSystem = FaultInjectingFileSystem()
         var options = testOptions(durability: durability)
-        options.compaction.isAutomatic = false
+        options.compaction = .manual
         let journal = try Journal.open(path: directory.path, options: options, fileSystem: fileSystem)
         var workload = WorkloadGenerator(seed: 33, pathCount: 20)
         var model = JournalModel()

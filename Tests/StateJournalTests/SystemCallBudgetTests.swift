@@ -13,7 +13,7 @@ import Testing
         let directory = TemporaryDirectory()
         let fileSystem = FaultInjectingFileSystem()
         var options = JournalOptions(durability: durability)
-        options.compaction.isAutomatic = false
+        options.compaction = .manual
         let journal = try Journal.open(path: directory.path, options: options, fileSystem: fileSystem)
         let paths = (0..<50).map { RestorationPath("Main", "Item-\($0)") }
         for (index, path) in paths.enumerated() { try journal.commit([.put(path, Array("item \(index)".utf8))]) }

@@ -8,7 +8,7 @@ import Testing
 /// reads or damages on purpose).
 func testOptions(
     durability: Durability = .none, recovery: RecoveryMode = .stopAtDamage, segmentSizeLimit: Int = 64 << 20,
-    compressionCacheLimit: Int = 64 << 20, compaction: CompactionPolicy = CompactionPolicy(isAutomatic: false)
+    compressionCacheLimit: Int = 64 << 20, compaction: CompactionPolicy = .manual
 ) -> JournalOptions {
     JournalOptions(
         durability: durability, recovery: recovery, segmentSizeLimit: segmentSizeLimit,

@@ -19,7 +19,7 @@ struct ServicePassSplitTests {
     func open() throws -> Journal {
         try Journal.open(
             path: directory.appending("store"),
-            options: JournalOptions(durability: .everyCommit, compaction: CompactionPolicy(isAutomatic: false)),
+            options: JournalOptions(durability: .everyCommit, compaction: .manual),
             fileSystem: fileSystem)
     }
 

@@ -23,7 +23,7 @@ struct AsyncPreservationTests {
         func open(_ durability: Durability = .everyCommit) throws -> Journal {
             try Journal.open(
                 path: path,
-                options: JournalOptions(durability: durability, compaction: CompactionPolicy(isAutomatic: false)),
+                options: JournalOptions(durability: durability, compaction: .manual),
                 fileSystem: fileSystem)
         }
 

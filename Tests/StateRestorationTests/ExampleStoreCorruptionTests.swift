@@ -44,7 +44,7 @@ import Testing
         let store = directory.appending("store")
         var options = JournalOptions(
             durability: .none, segmentSizeLimit: segmentSizeLimit, retention: RetentionPolicy(checkpoints: 100))
-        options.compaction = CompactionPolicy(isAutomatic: false)
+        options.compaction = .manual
         let journal = try Journal.open(path: store, options: options, fileSystem: FaultInjectingFileSystem())
         let app = MailApp(journal: journal)
         for save in 0..<saves {

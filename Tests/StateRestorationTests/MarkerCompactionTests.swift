@@ -39,7 +39,7 @@ import Testing
     static func run(compactAt: UInt64, retention: RetentionPolicy) throws -> (value: Int?, report: RestorationReport) {
         let store = TestStore()
         let options = JournalOptions(
-            durability: .none, retention: retention, compaction: CompactionPolicy(isAutomatic: false))
+            durability: .none, retention: retention, compaction: .manual)
         var journal = try Journal.open(at: store.url, options: options)
         var delegate = HookDelegate()
         var manager = store.manager(journal, delegate: delegate)
@@ -91,7 +91,7 @@ import Testing
         // Epochs: 1 and 2 preserve; then launches whose restoration never completes write markers 3, 4, ...
         for compactAt in UInt64(1)...5 {
             let store = TestStore()
-            let options = JournalOptions(durability: .none, compaction: CompactionPolicy(isAutomatic: false))
+            let options = JournalOptions(durability: .none, compaction: .manual)
             do {
                 let journal = try Journal.open(at: store.url, options: options)
                 let delegate = TestDelegate()
@@ -134,7 +134,7 @@ import Testing
 
     @Test func aTimeTravelWhoseEpochWasFoldedSaysSoAndRestoresTheOldestRetainedState() throws {
         let store = TestStore()
-        let options = JournalOptions(durability: .none, compaction: CompactionPolicy(isAutomatic: false))
+        let options = JournalOptions(durability: .none, compaction: .manual)
         do {
             let journal = try Journal.open(at: store.url, options: options)
             let delegate = TestDelegate()
@@ -168,7 +168,7 @@ import Testing
 
     @Test func aRewoundStoreRestoresItsEpochAcrossCompaction() throws {
         let store = TestStore()
-        let options = JournalOptions(durability: .none, compaction: CompactionPolicy(isAutomatic: false))
+        let options = JournalOptions(durability: .none, compaction: .manual)
         do {
             let journal = try Journal.open(at: store.url, options: options)
             let delegate = TestDelegate()

@@ -25,7 +25,7 @@ import Testing
         var options = JournalOptions(
             durability: durability == "none" ? .none : .interval(seconds: 3600), segmentSizeLimit: 32 << 10,
             retention: RetentionPolicy(checkpoints: 2))
-        options.compaction = CompactionPolicy(isAutomatic: false)
+        options.compaction = .manual
         let workload = SoakWorkload(objects: Self.objects, seed: 1)
         let metadata = ["soak.seed": "1", "soak.objects": String(Self.objects)]
         let journal = try Journal.open(path: store, options: options, fileSystem: fileSystem)

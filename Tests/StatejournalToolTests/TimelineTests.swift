@@ -61,7 +61,7 @@ struct TimelineTests {
             at: URL(fileURLWithPath: store),
             options: JournalOptions(
                 durability: .none, retention: RetentionPolicy(checkpoints: 3),
-                compaction: CompactionPolicy(isAutomatic: false)))
+                compaction: .manual))
         let main = RestorationPath("Main")
         try journal.commit([.put(main, Array("1".utf8))], metadata: ["kind": "preservation"])
         _ = try journal.compact()

@@ -12,7 +12,7 @@ let directory = URL(fileURLWithPath: NSTemporaryDirectory()).appendingPathCompon
 try? FileManager.default.removeItem(at: directory)
 defer { try? FileManager.default.removeItem(at: directory) }
 let journal = try Journal.open(
-    at: directory, options: JournalOptions(durability: .none, compaction: CompactionPolicy(isAutomatic: false)))
+    at: directory, options: JournalOptions(durability: .none, compaction: .manual))
 let paths = (0..<1_000).map { RestorationPath("Main", "Library", "Item-\($0)") }
 func state(_ object: Int, _ revision: Int) -> [UInt8] {
     Array(

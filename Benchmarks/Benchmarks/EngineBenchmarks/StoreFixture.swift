@@ -28,7 +28,7 @@ final class StoreFixture: @unchecked Sendable {
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         self.directory = directory
         states = ObjectStates(count: objects)
-        let options = JournalOptions(durability: durability, compaction: CompactionPolicy(isAutomatic: false))
+        let options = JournalOptions(durability: durability, compaction: .manual)
         let journal = try Journal.open(at: directory.appendingPathComponent("store"), options: options)
         self.journal = journal
         try write(Array(0..<objects))

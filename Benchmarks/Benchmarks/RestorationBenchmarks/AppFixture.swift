@@ -83,7 +83,7 @@ final class AppFixture: @unchecked Sendable {
     private func openJournal() throws -> Journal {
         try Journal.open(
             at: directory!.appendingPathComponent("store"),
-            options: JournalOptions(durability: durability, compaction: CompactionPolicy(isAutomatic: false)))
+            options: JournalOptions(durability: durability, compaction: .manual))
     }
 
     private func makeManager(_ journal: Journal) -> RestorationManager {

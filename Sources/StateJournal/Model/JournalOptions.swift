@@ -51,7 +51,7 @@ public struct JournalOptions: Sendable {
     public var compressionCacheLimit: Int
     /// What history survives compaction. Defaults to two checkpoints.
     public var retention: RetentionPolicy = RetentionPolicy()
-    /// When compaction runs by itself. Defaults to automatic.
+    /// When compaction, or a checkpoint alone, runs by itself. Defaults to automatic compaction.
     public var compaction: CompactionPolicy = CompactionPolicy()
     /// Where the journal logs what recovery repaired (notice, warning), compactions (info), and a
     /// failed background compaction or a store that refuses commits (error).
@@ -75,7 +75,7 @@ public struct JournalOptions: Sendable {
     ///   - segmentSizeLimit: The size at which a segment is sealed.
     ///   - compressionCacheLimit: The bytes of latest state kept to compress new versions against.
     ///   - retention: What history survives compaction.
-    ///   - compaction: When compaction runs by itself.
+    ///   - compaction: When compaction, or a checkpoint alone, runs by itself.
     ///   - logger: Where the journal logs; by default nothing is logged.
     public init(
         durability: Durability = .default,

@@ -30,6 +30,31 @@ extension Journal {
     ///   previous checkpoint), or ``JournalError/Code/storePoisoned`` when sealing the segment failed.
     @discardableResult
     public func compact() throws -> CompactionReport? {
+        try compact(retention: options.retention)
+    }
+
+    /// Writes a checkpoint of the state as of the latest committed epoch, and deletes no history.
+    ///
+    /// What the journal does by itself when automatic compaction is off (see
+    /// ``CompactionPolicy/checkpointsAutomatically``): a restore then reads this checkpoint and
+    /// replays only what comes after it, while every segment stays, so every epoch since the
+    /// store's first (or since the oldest history an earlier compaction kept) stays readable. Of the
+    /// older checkpoints, only the newest ``RetentionPolicy/checkpoints`` are kept; replay no longer
+    /// needs the others. Writers are held up as briefly as by ``compact()``, and a crash at any step
+    /// leaves a store that opens to the same state.
+    ///
+    /// - Returns: the report (whose ``CompactionReport/removedFiles`` are only checkpoints), or
+    ///   `nil` when nothing was committed since the current checkpoint.
+    /// - Throws: as ``compact()`` does.
+    @discardableResult
+    public func checkpoint() throws -> CompactionReport? {
+        var retention = options.retention
+        retention.keepsAllHistory = true
+        return try compact(retention: retention)
+    }
+
+    /// Folds the journal into a checkpoint, then drops the history `retention` does not keep.
+    private func compact(retention: RetentionPolicy) throws -> CompactionReport? {
         // Step 1: roll to a new segment, reserving the checkpoint's number. Writers wait only while the
         // roll switches segments, which makes no system call that waits for the disk.
         condition.lock()
@@ -78,7 +103,7 @@ extension Journal {
         planned.checkpoints.append(reference)
         let dropped: (checkpoints: [UInt64], segments: [UInt64])
         do {
-            dropped = try retire(from: &planned, now: options.clock())
+            dropped = try retire(from: &planned, now: options.clock(), policy: retention)
         } catch {
             throw Self.ioError(error, "read the sizes and epochs of the files retention chooses from")
         }
@@ -111,8 +136,9 @@ extension Journal {
     }
 
     /// Removes from `next` the generations the retention policy does not keep, and returns them.
-    func retire(from next: inout Manifest, now: Date) throws -> (checkpoints: [UInt64], segments: [UInt64]) {
-        let policy = options.retention
+    func retire(
+        from next: inout Manifest, now: Date, policy: RetentionPolicy
+    ) throws -> (checkpoints: [UInt64], segments: [UInt64]) {
         let checkpoints = next.checkpoints
         guard !checkpoints.isEmpty else { return ([], []) }
         // The format's limits come before any policy: a manifest naming more would not open.
@@ -212,20 +238,21 @@ extension Journal {
         }
     }
 
-    /// Starts a background compaction when the automatic policy says it is due. Called with
-    /// `condition` locked.
+    /// Starts a background compaction, or a checkpoint alone when automatic compaction is off, when
+    /// the policy says one is due. Called with `condition` locked.
     func startCompactionIfDue() {
         let policy = options.compaction
-        guard policy.isAutomatic, state.compaction == .idle, poison == nil, !isClosed,
+        guard policy.startsAnything, state.compaction == .idle, poison == nil, !isClosed,
             bytesSinceCheckpoint >= max(policy.minimumJournalBytes, Int64(policy.growthRatio * Double(checkpointBytes)))
         else { return }
         let thread = Thread { [weak self] in
             guard let journal = self else { return }
             do {
-                try journal.compact()
+                if policy.isAutomatic { try journal.compact() } else { try journal.checkpoint() }
             } catch {
+                let work = policy.isAutomatic ? "compaction" : "checkpoint"
                 journal.logger.error(
-                    "Background compaction failed; the journal keeps growing until one succeeds",
+                    "A background \(work) failed; what a restore replays keeps growing until one succeeds",
                     metadata: ["error": "\(error)"])
                 journal.condition.lock()
                 journal.lastCompactionFailure = error as? JournalError

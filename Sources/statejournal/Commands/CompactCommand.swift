@@ -7,6 +7,13 @@ struct CompactCommand: ParsableCommand {
 
     @OptionGroup var store: StoreOptions
 
+    @Flag(
+        help: """
+            Write the checkpoint and delete no history: every epoch stays readable (log, show --epoch, \
+            rewind), and only checkpoints beyond the newest two are removed.
+            """)
+    var keepHistory = false
+
     func run() throws {
         try reportingErrors {
             // Refuse a directory that holds no store, rather than create one there.
@@ -14,7 +21,7 @@ struct CompactCommand: ParsableCommand {
             let progress = Progress()
             progress.update("compacting \(store.directory)…")
             let journal = try Journal.open(at: store.url)
-            let report = try journal.compact()
+            let report = try keepHistory ? journal.checkpoint() : journal.compact()
             try journal.close()
             progress.finish()
             if store.json {
@@ -35,7 +42,9 @@ struct CompactCommand: ParsableCommand {
                 """
             )
             if !report.removedFiles.isEmpty {
-                print("Removed by retention: \(report.removedFiles.joined(separator: ", "))")
+                print(
+                    "Removed \(keepHistory ? "as superseded" : "by retention"): \(report.removedFiles.joined(separator: ", "))"
+                )
             }
         }
     }

@@ -22,7 +22,7 @@ struct TimelineFixture {
             at: directory,
             options: JournalOptions(
                 durability: .none, retention: RetentionPolicy(checkpoints: 3),
-                compaction: CompactionPolicy(isAutomatic: false)))
+                compaction: .manual))
         defer { try? journal.close() }
         var random = SplitMix64(seed: seed)
         let mailboxes = max(1, objects / 1000)

@@ -1,0 +1,151 @@
+import Foundation
+import StateJournalTestSupport
+import Testing
+
+@testable import StateJournal
+
+/// Checkpoints bound what a restore replays; compaction is what deletes history. With automatic
+/// compaction off, the journal still writes checkpoints by itself and deletes no segment.
+@Suite struct AutomaticCheckpointTests {
+    static func options(_ compaction: CompactionPolicy) -> JournalOptions {
+        var options = JournalOptions(durability: .none, segmentSizeLimit: 16 << 10)
+        options.compaction = compaction
+        options.compaction.growthRatio = 1
+        options.compaction.minimumJournalBytes = 4 << 10
+        return options
+    }
+
+    static let compactionOff = options(CompactionPolicy(isAutomatic: false))
+
+    static func checkpointFiles(in directory: TemporaryDirectory) throws -> [String] {
+        try FileManager.default.contentsOfDirectory(atPath: directory.path).filter { $0.hasPrefix("checkpoint-") }
+            .sorted()
+    }
+
+    /// The bytes of the segments a restore replays after the checkpoint it starts from, and of all.
+    static func journalBytes(of directory: TemporaryDirectory) throws -> (afterCheckpoint: Int64, all: Int64) {
+        let store = StoreDirectory(fileSystem: PosixFileSystem(), path: directory.path)
+        let manifest = try store.readManifest()
+        let start = manifest.checkpoints.last?.epoch ?? 0
+        var after: Int64 = 0
+        var all: Int64 = 0
+        for sequence in manifest.segments {
+            let size = try store.fileSize(FileNames.segment(sequence))
+            all += size
+            if try store.segmentBase(sequence) >= start { after += size }
+        }
+        return (after, all)
+    }
+
+    @Test(arguments: [4 as UInt64, 23, 57])
+    func withAutomaticCompactionOffTheJournalStillWritesCheckpointsAndDeletesNoHistory(seed: UInt64) throws {
+        let directory = TemporaryDirectory()
+        var generator = WorkloadGenerator(seed: seed, pathCount: 30, changesPerEpoch: 1...8)
+        var model = JournalModel()
+        for _ in 0..<3 {
+            // Relaunching in between: closing waits for a checkpoint under way.
+            let journal = try Journal.open(
+                path: directory.path, options: Self.compactionOff, fileSystem: PosixFileSystem())
+            #expect(journal.recoveredState.entries == model.latest)
+            for _ in 0..<150 {
+                let changes = generator.nextEpoch()
+                model.commit(try journal.commit(changes).epoch, changes)
+            }
+            try journal.close()
+        }
+        let checkpoints = try Self.checkpointFiles(in: directory)
+        #expect(checkpoints.count == 2, "the two newest checkpoints, older ones deleted: \(checkpoints)")
+        let reader = try JournalReader(at: directory.url)
+        #expect(try reader.history().map(\.epoch) == model.epochs, "every epoch from the first is retained")
+        for epoch in model.epochs where epoch % 11 == 0 {
+            #expect(try reader.state(through: epoch).entries == model.states[epoch], "epoch \(epoch)")
+        }
+        #expect(try reader.state().entries == model.latest)
+        let start = try #require(try AllHistoryRetentionTests.replayStart(of: directory))
+        #expect(start.epoch > model.epochs.last! / 2, "a restore starts from a recent checkpoint")
+        #expect(StoreInspector.verify(directory.url).status == .clean)
+    }
+
+    @Test func withCompactionAndCheckpointsBothManualNothingIsWrittenInTheBackground() throws {
+        let directory = TemporaryDirectory()
+        var generator = WorkloadGenerator(seed: 8, pathCount: 30, changesPerEpoch: 1...8)
+        var model = JournalModel()
+        let journal = try Journal.open(
+            path: directory.path, options: Self.options(.manual), fileSystem: PosixFileSystem())
+        for _ in 0..<400 {
+            let changes = generator.nextEpoch()
+            model.commit(try journal.commit(changes).epoch, changes)
+        }
+        try journal.close()
+        #expect(try Self.checkpointFiles(in: directory).isEmpty)
+        #expect(try AllHistoryRetentionTests.replayStart(of: directory) == nil, "a restore replays every epoch")
+        #expect(try Self.journalBytes(of: directory).all > 16 << 10, "enough was written to trigger a checkpoint")
+        #expect(try JournalReader(at: directory.url).state().entries == model.latest)
+    }
+
+    @Test func whatARestoreReplaysStaysBoundedByTheStateWhileCompactionIsOff() throws {
+        let directory = TemporaryDirectory()
+        var generator = WorkloadGenerator(seed: 12, pathCount: 40, changesPerEpoch: 1...6)
+        var model = JournalModel()
+        var largestReplay: Int64 = 0
+        var largestCheckpoint: Int64 = 0
+        for _ in 0..<20 {
+            let journal = try Journal.open(
+                path: directory.path, options: Self.compactionOff, fileSystem: PosixFileSystem())
+            #expect(journal.recoveredState.entries == model.latest)
+            for _ in 0..<100 {
+                let changes = generator.nextEpoch()
+                model.commit(try journal.commit(changes).epoch, changes)
+            }
+            // Closing lets a checkpoint under way finish, as a relaunch would find it.
+            try journal.close()
+            largestReplay = max(largestReplay, try Self.journalBytes(of: directory).afterCheckpoint)
+            let store = StoreDirectory(fileSystem: PosixFileSystem(), path: directory.path)
+            for name in try Self.checkpointFiles(in: directory) {
+                largestCheckpoint = max(largestCheckpoint, try store.fileSize(name))
+            }
+        }
+        // A checkpoint starts once the journal since the last one outgrows both 4 KiB and the
+        // checkpoint; what a round writes while one is folded comes on top.
+        let roundBytes = try Self.journalBytes(of: directory).all / 20
+        let bound = max(4 << 10, largestCheckpoint) + 2 * roundBytes
+        #expect(largestReplay <= bound, "replayed at most \(largestReplay) bytes, against a bound of \(bound)")
+        let all = try Self.journalBytes(of: directory).all
+        #expect(all > 4 * bound, "the history kept (\(all) bytes) is much larger than what a restore replays")
+        #expect(try JournalReader(at: directory.url).history().map(\.epoch) == model.epochs)
+        #expect(try JournalReader(at: directory.url).state().entries == model.latest)
+    }
+
+    @Test func aCheckpointByHandKeepsEveryEpochWhereCompactionDropsThem() throws {
+        let directory = TemporaryDirectory()
+        var generator = WorkloadGenerator(seed: 31, pathCount: 20)
+        var model = JournalModel()
+        let journal = try Journal.open(
+            path: directory.path, options: Self.options(.manual), fileSystem: PosixFileSystem())
+        var removed: [String] = []
+        for _ in 0..<4 {
+            for _ in 0..<40 {
+                let changes = generator.nextEpoch()
+                model.commit(try journal.commit(changes).epoch, changes)
+            }
+            let report = try #require(try journal.checkpoint())
+            #expect(report.checkpointEpoch == model.epochs.last)
+            removed += report.removedFiles
+        }
+        #expect(removed.allSatisfy { $0.hasPrefix("checkpoint-") }, "only superseded checkpoints go: \(removed)")
+        #expect(removed.count == 2)
+        #expect(try journal.checkpoint() == nil, "nothing committed since the last checkpoint")
+        #expect(try journal.history().map(\.epoch) == model.epochs)
+        #expect(try journal.state(through: 1).entries == model.states[1])
+
+        for _ in 0..<40 {
+            let changes = generator.nextEpoch()
+            model.commit(try journal.commit(changes).epoch, changes)
+        }
+        let compaction = try #require(try journal.compact())
+        #expect(compaction.removedFiles.contains { $0.hasPrefix("segment-") }, "compaction applies retention")
+        #expect(try journal.history().first!.epoch > 1)
+        try journal.close()
+        #expect(try JournalReader(at: directory.url).state().entries == model.latest)
+    }
+}
