@@ -68,6 +68,37 @@ import Testing
         }
     }
 
+    @Test func lookingUpManyPathsAtOnceFindsWhatLookingThemUpOneByOneFinds() throws {
+        var random = SplitMix64(seed: 11)
+        var entries: [RestorationPath: [UInt8]] = [:]
+        for _ in 0..<200 { entries[Self.randomPath(&random)] = [UInt8(random.next() % 256)] }
+        let table = StateTable(entries)
+        for round in 0..<50 {
+            // Paths in the table and not, in any spelling, repeated or not.
+            let builder = StateArenaBuilder()
+            var ranges: [(Int, Int)] = []
+            for _ in 0..<Int(random.next() % 40) {
+                let start = builder.count
+                EncodedPath.append(Self.randomPath(&random), to: builder)
+                ranges.append((start, builder.count - start))
+            }
+            let arena = builder.finish()
+            let paths = ranges.map { EncodedPath(start: arena.base + $0.0, count: $0.1) }
+            var numbers: [Int32] = [7]
+            table.slotNumbers(paths.count, path: { paths[$0] }, hash: { paths[$0].pathHashValue }, into: &numbers)
+            #expect(numbers.first == 7, "round \(round): what was in the buffer stays")
+            #expect(numbers.count == paths.count + 1)
+            for (offset, path) in paths.enumerated() {
+                let one = table.slotNumber(of: path).map { Int32($0) } ?? StateTable.Change.absent
+                #expect(numbers[offset + 1] == one, "round \(round): \(path.restorationPath)")
+            }
+            withExtendedLifetime(arena) {}
+        }
+        var empty: [Int32] = []
+        StateTable().slotNumbers(3, path: { _ in fatalError() }, hash: { _ in 0 }, into: &empty)
+        #expect(empty == [StateTable.Change.absent, StateTable.Change.absent, StateTable.Change.absent])
+    }
+
     @Test func equivalentSpellingsOfAPathInTwoSegmentsAreOneEntry() throws {
         let directory = TemporaryDirectory()
         let store = directory.appending("store")

@@ -11,9 +11,9 @@ protocol BatchEntrySink {
     /// batch's previous versions overlap instead of coming one after another. Returns a value
     /// derived from what it read, which the caller must use.
     func warmCurrentStates(ofPaths indices: UnsafeBufferPointer<Int>) -> Int
-    /// The next path number is `path`, which stays valid as long as `paths` does: called for each
-    /// path a batch defines, in order, before that batch's entries are delivered.
-    mutating func pathDefined(_ path: EncodedPath, in paths: SegmentPaths)
+    /// The paths numbered `numbers` in `paths` (which keeps them valid) are defined: called with the
+    /// paths each batch defines, before that batch's entries are delivered.
+    mutating func pathsDefined(_ numbers: Range<Int>, in paths: SegmentPaths)
     /// The path now holds `state`, which is valid only during the call.
     mutating func put(path index: Int, state: UnsafeRawBufferPointer)
     mutating func remove(path index: Int)
@@ -132,7 +132,7 @@ struct BatchDecoder {
             throw (error as? FormatViolation) ?? FormatViolation("\(error)")
         }
         decodedBody.withUnsafeBytes { bodyBytes in
-            for number in definedBefore..<paths.count { sink.pathDefined(paths[number], in: paths) }
+            sink.pathsDefined(definedBefore..<paths.count, in: paths)
             var position = statesStart
             for header in entries {
                 switch header.operation {

@@ -108,6 +108,14 @@ struct EncodedPath {
         return leftDepth == rightDepth ? 0 : (leftDepth < rightDepth ? -1 : 1)
     }
 
+    /// Whether the two are the same path (`compare` would return 0), deciding from the bytes alone
+    /// when they are identical, or differ and are all ASCII.
+    static func same(_ path: EncodedPath, _ other: EncodedPath) -> Bool {
+        if equal(path.bytes, other.bytes) { return true }
+        if isASCII(path.bytes) && isASCII(other.bytes) { return false }
+        return compare(path, other) == 0
+    }
+
     /// -1 or 1 as one component sorts before or after the other as `String`s, or `nil` when they are
     /// canonically equivalent.
     private static func compareAsStrings(_ left: UnsafeRawBufferPointer, _ right: UnsafeRawBufferPointer) -> Int? {
@@ -193,7 +201,9 @@ struct EncodedPath {
 struct EncodedPathDecoder {
     private var last: [(bytes: UnsafeRawBufferPointer, string: String)] = []
 
-    mutating func decode(_ path: EncodedPath) -> RestorationPath {
+    /// The path `path` encodes; `pathHash`, when given, must be its ``EncodedPath/pathHashValue``,
+    /// which saves hashing the components.
+    mutating func decode(_ path: EncodedPath, pathHash: Int? = nil) -> RestorationPath {
         var components: [String] = []
         components.reserveCapacity(path.depth)
         path.forEachComponent { bytes in
@@ -210,7 +220,8 @@ struct EncodedPathDecoder {
             }
             components.append(string)
         }
-        return RestorationPath(components)
+        guard let pathHash else { return RestorationPath(components) }
+        return RestorationPath(components, pathHash: pathHash)
     }
 }
 

@@ -22,6 +22,9 @@ final class SegmentPaths {
 
     subscript(number: Int) -> EncodedPath { paths[number] }
 
+    /// The path hash (``EncodedPath/pathHashValue``) of the path numbered `number`.
+    func pathHash(of number: Int) -> Int { index.hash(of: number) }
+
     /// Defines the path `bytes` hold (checked already) under the next number, or returns `false`
     /// without defining it when the segment already defines that path.
     func define(_ bytes: UnsafeRawBufferPointer) -> Bool {
@@ -30,7 +33,7 @@ final class SegmentPaths {
         do {
             // Released at the end of this block, before the append below, which would otherwise copy.
             let paths = self.paths
-            found = index.insert(hash: candidate.pathHashValue) { EncodedPath.compare(paths[$0], candidate) == 0 }
+            found = index.insert(hash: candidate.pathHashValue) { EncodedPath.same(paths[$0], candidate) }
         }
         guard found == nil else { return false }
         paths.append(store(bytes))

@@ -81,8 +81,13 @@ public struct JournalState: Sendable, Sequence {
     /// states: the bytes are valid only during the call.
     public func forEachEntry(_ body: (RestorationPath, UnsafeRawBufferPointer) throws -> Void) rethrows {
         var decoder = EncodedPathDecoder()
+        // Replay looked the paths up by hash: their hashes are known, and need not be computed again.
+        let hashes = table.builtIndex
         try table.withSlots { slots in
-            for slot in slots { try body(decoder.decode(slot.encodedPath), slot.state) }
+            for number in slots.indices {
+                let slot = slots[number]
+                try body(decoder.decode(slot.encodedPath, pathHash: hashes?.hash(of: number)), slot.state)
+            }
         }
     }
 

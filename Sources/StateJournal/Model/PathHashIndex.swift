@@ -11,6 +11,9 @@ struct PathHashIndex: Sendable {
     /// The number of paths in the index.
     var count: Int { hashes.count }
 
+    /// The hash the path numbered `number` was added under.
+    func hash(of number: Int) -> Int { hashes[number] }
+
     /// An empty index with room for `capacity` paths.
     init(capacity: Int = 0) {
         var size = 16
@@ -32,6 +35,14 @@ struct PathHashIndex: Sendable {
     /// The number of the path with `hash` that `isMatch` accepts, or `nil`.
     func find(hash: Int, where isMatch: (Int) -> Bool) -> Int? {
         probe(hash: hash, isMatch).found
+    }
+
+    /// The number in the bucket where a probe for `hash` starts when its tag matches, or -1: a
+    /// likely answer of ``find(hash:where:)``, read with one memory load, so that callers can touch
+    /// what a batch of lookups will read before making them.
+    func likelyNumber(hash: Int) -> Int {
+        let entry = buckets[hash & (buckets.count - 1)]
+        return entry & 0xFFFF_FFFF_0000_0000 == Self.tag(hash) ? Int(entry & 0xFFFF_FFFF) - 1 : -1
     }
 
     /// Adds the next number, ``count``, under `hash`, unless a path that `isMatch` accepts is there

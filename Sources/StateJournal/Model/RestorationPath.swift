@@ -23,6 +23,13 @@ public struct RestorationPath: Hashable, Comparable, Sendable, CustomStringConve
         self.pathHash = Self.hash(of: components)
     }
 
+    /// Creates a path from its components and their hash, already known to be
+    /// ``hash(of:)`` of them.
+    init(_ components: [String], pathHash: Int) {
+        self.components = components
+        self.pathHash = pathHash
+    }
+
     /// Creates a path from its components, outermost first.
     public init(_ components: String...) {
         self.components = components

@@ -24,15 +24,25 @@ struct StateTable: Sendable {
 
     /// One change a segment made to a path: its new state, or `nil` when it was removed.
     struct Change {
+        /// ``slot`` when the path's slot number is not known.
+        static let unknown: Int32 = -2
+        /// ``slot`` when the table has no such path.
+        static let absent: Int32 = -1
+
         var path: EncodedPath
         var state: [UInt8]?
+        /// The path's slot number in the table the change is applied to, when the caller looked it
+        /// up already; ``absent`` or ``unknown`` otherwise.
+        var slot: Int32 = Change.unknown
         /// What keeps ``path``'s bytes alive, when the change owns them.
         private var owner: StateArena?
 
-        /// A change to `path`, whose bytes must stay valid until the change is applied.
-        init(path: EncodedPath, state: [UInt8]?) {
+        /// A change to `path`, whose bytes must stay valid until the change is applied; `slot` is
+        /// the path's slot number in the table it is applied to, if known.
+        init(path: EncodedPath, state: [UInt8]?, slot: Int32 = Change.unknown) {
             self.path = path
             self.state = state
+            self.slot = slot
         }
 
         /// A change to `path`, encoded into memory the change keeps.
@@ -132,6 +142,10 @@ struct StateTable: Sendable {
         try withExtendedLifetime(storage) { try storage.slots.withUnsafeBufferPointer(body) }
     }
 
+    /// The hash index of the paths if a lookup built it already: its hashes, by slot number, are
+    /// those `RestorationPath`s of the paths carry.
+    var builtIndex: PathHashIndex? { storage.builtIndex }
+
     /// Keeps the arenas alive as long as `owner` is: for iterators that hold slots.
     var owner: AnyObject { storage }
 
@@ -143,15 +157,50 @@ struct StateTable: Sendable {
         slotNumber(hash: path.pathHash) { $0.matches(path) }
     }
 
-    /// The slot number of `path`, or `nil` when the state has no such path.
-    func slotNumber(of path: EncodedPath) -> Int? {
-        slotNumber(hash: path.pathHashValue) { EncodedPath.compare($0, path) == 0 }
+    /// The slot number of `path`, or `nil` when the state has no such path. `hash` is the path's
+    /// ``EncodedPath/pathHashValue``, when the caller has it.
+    func slotNumber(of path: EncodedPath, hash: Int? = nil) -> Int? {
+        slotNumber(hash: hash ?? path.pathHashValue) { EncodedPath.same($0, path) }
     }
 
     private func slotNumber(hash: Int, where isMatch: (EncodedPath) -> Bool) -> Int? {
         guard !storage.slots.isEmpty else { return nil }
         return withExtendedLifetime(storage) {
             storage.hashIndex().find(hash: hash) { isMatch(storage.slots[$0].encodedPath) }
+        }
+    }
+
+    /// The slot numbers of `count` paths, as ``slotNumber(of:hash:)`` gives them one by one, appended
+    /// to `numbers` (``Change/absent`` where the state has no such path).
+    ///
+    /// The lookups are made in stages (the buckets where they start, then the slots and paths these
+    /// name, then the lookups themselves), each of whose memory loads waits on no other, so that the
+    /// cache misses of many lookups overlap instead of coming one after another: replaying the
+    /// first segment after a checkpoint looks up most of the state's paths this way.
+    func slotNumbers(
+        _ count: Int, path: (Int) -> EncodedPath, hash: (Int) -> Int, into numbers: inout [Int32]
+    ) {
+        let first = numbers.count
+        guard !storage.slots.isEmpty else {
+            numbers.append(contentsOf: repeatElement(Change.absent, count: count))
+            return
+        }
+        withExtendedLifetime(storage) {
+            let index = storage.hashIndex()
+            for offset in 0..<count { numbers.append(Int32(index.likelyNumber(hash: hash(offset)))) }
+            var touched = 0
+            storage.slots.withUnsafeBufferPointer { slots in
+                for offset in 0..<count where numbers[first + offset] >= 0 {
+                    touched &+= Int(slots[Int(numbers[first + offset])].path.load(as: UInt8.self))
+                }
+            }
+            for offset in 0..<count {
+                let path = path(offset)
+                let found = index.find(hash: hash(offset)) { EncodedPath.same(storage.slots[$0].encodedPath, path) }
+                numbers[first + offset] = found.map { Int32($0) } ?? Change.absent
+            }
+            // Keeps the touching loads from being optimized away.
+            if touched == .min { numbers[first] = numbers[first] }
         }
     }
 
@@ -165,6 +214,11 @@ struct StateTable: Sendable {
     func withState<R>(of path: EncodedPath, _ body: (UnsafeRawBufferPointer) throws -> R) rethrows -> R? {
         guard let number = slotNumber(of: path) else { return nil }
         return try withExtendedLifetime(storage) { try body(storage.slots[number].state) }
+    }
+
+    /// Calls `body` with the state of the entry `number`.
+    func withState<R>(ofSlot number: Int, _ body: (UnsafeRawBufferPointer) throws -> R) rethrows -> R {
+        try withExtendedLifetime(storage) { try body(storage.slots[number].state) }
     }
 
     /// The table with a segment's changes applied: one merge for all of them.
@@ -181,7 +235,12 @@ struct StateTable: Sendable {
         var insertions: [(pathOffset: Int, pathCount: Int, offset: Int, count: Int)] = []
         var removals = false
         for change in changes {
-            let existing = slotNumber(of: change.path)
+            let existing: Int? =
+                switch change.slot {
+                case Change.unknown: slotNumber(of: change.path)
+                case Change.absent: nil
+                default: Int(change.slot)
+                }
             if let state = change.state {
                 let offset = state.withUnsafeBytes { builder.append($0) }
                 if let existing {

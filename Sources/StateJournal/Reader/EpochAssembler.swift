@@ -20,6 +20,8 @@ struct EpochAssembler: BatchEntrySink {
     private var undoBytes: [UInt8] = []
     private var pendingChanges: [JournalChange] = []
     let keepsChanges: Bool
+    /// Scratch for the slot numbers in ``state`` of the paths a batch defines.
+    private var bases: [Int32] = []
     /// The current segment's paths, which ``slots`` point into.
     private var segmentPaths: SegmentPaths?
     /// Builds the `RestorationPath`s of changes kept for a visitor; reset with each segment.
@@ -35,6 +37,10 @@ struct EpochAssembler: BatchEntrySink {
 
     private struct Slot {
         let path: EncodedPath
+        /// The path's slot number in ``EpochAssembler/state``, ``StateTable/Change/absent`` when the
+        /// state has no such path, or ``StateTable/Change/unknown``: looked up once per segment, for
+        /// both the previous version replay reads and the merge at the segment's end.
+        var base: Int32
         var status: Status
         /// The value when ``status`` is ``Status/present``; otherwise memory kept for the next put.
         var bytes: [UInt8]
@@ -51,7 +57,10 @@ struct EpochAssembler: BatchEntrySink {
     init(keepsChanges: Bool) { self.keepsChanges = keepsChanges }
 
     /// Starts from a checkpoint's state.
-    mutating func load(_ entries: StateTable) { state = entries }
+    mutating func load(_ entries: StateTable) {
+        state = entries
+        for index in slots.indices { slots[index].base = StateTable.Change.unknown }
+    }
 
     /// The committed state, once the pending changes are dropped and the segment's table folded in.
     mutating func finish() -> StateTable {
@@ -67,8 +76,8 @@ struct EpochAssembler: BatchEntrySink {
         for slot in slots {
             switch slot.status {
             case .inherited: break
-            case .present: changes.append(StateTable.Change(path: slot.path, state: slot.bytes))
-            case .absent: changes.append(StateTable.Change(path: slot.path, state: nil))
+            case .present: changes.append(StateTable.Change(path: slot.path, state: slot.bytes, slot: slot.base))
+            case .absent: changes.append(StateTable.Change(path: slot.path, state: nil, slot: slot.base))
             }
         }
         slots.removeAll(keepingCapacity: true)
@@ -80,7 +89,12 @@ struct EpochAssembler: BatchEntrySink {
     func appendCurrentState(ofPath index: Int, to buffer: inout [UInt8]) -> Bool {
         switch slots[index].status {
         case .inherited:
-            guard state.withState(of: slots[index].path, { buffer.append(contentsOf: $0) }) != nil else { return false }
+            let base = slots[index].base
+            guard base != StateTable.Change.unknown else {
+                return state.withState(of: slots[index].path) { buffer.append(contentsOf: $0) } != nil
+            }
+            guard base >= 0 else { return false }
+            state.withState(ofSlot: Int(base)) { buffer.append(contentsOf: $0) }
         case .present:
             // Borrowed through the buffer: reading a slot's array by value would retain and release it.
             slots.withUnsafeBufferPointer { slots in
@@ -104,9 +118,16 @@ struct EpochAssembler: BatchEntrySink {
         }
     }
 
-    mutating func pathDefined(_ path: EncodedPath, in paths: SegmentPaths) {
+    mutating func pathsDefined(_ numbers: Range<Int>, in paths: SegmentPaths) {
         segmentPaths = paths
-        slots.append(Slot(path: path, status: .inherited, bytes: []))
+        guard !numbers.isEmpty else { return }
+        bases.removeAll(keepingCapacity: true)
+        state.slotNumbers(
+            numbers.count, path: { paths[numbers.lowerBound + $0] },
+            hash: { paths.pathHash(of: numbers.lowerBound + $0) }, into: &bases)
+        for (offset, number) in numbers.enumerated() {
+            slots.append(Slot(path: paths[number], base: bases[offset], status: .inherited, bytes: []))
+        }
     }
 
     mutating func put(path index: Int, state bytes: UnsafeRawBufferPointer) {
@@ -132,7 +153,10 @@ struct EpochAssembler: BatchEntrySink {
     mutating func removeAll() {
         undo.append(.clear(state, slots))
         state = StateTable()
-        for index in slots.indices { slots[index].status = .absent }
+        for index in slots.indices {
+            slots[index].status = .absent
+            slots[index].base = StateTable.Change.absent
+        }
         if keepsChanges { pendingChanges.append(.removeAll) }
     }
 
@@ -159,7 +183,9 @@ struct EpochAssembler: BatchEntrySink {
                 if status == .present { slots[index].bytes = Array(undoBytes[start..<start + count]) }
             case .clear(let previousState, let previousSlots):
                 state = previousState
-                let defined = slots[previousSlots.count...].map { Slot(path: $0.path, status: .inherited, bytes: []) }
+                let defined = slots[previousSlots.count...].map {
+                    Slot(path: $0.path, base: StateTable.Change.unknown, status: .inherited, bytes: [])
+                }
                 slots = previousSlots + defined
             }
         }
