@@ -148,4 +148,39 @@ import Testing
         try journal.close()
         #expect(try JournalReader(at: directory.url).state().entries == model.latest)
     }
+
+    @Test func compactionAppliesRetentionEvenWhenTheNewestCheckpointIsAlreadyAtTheLatestEpoch() throws {
+        let directory = TemporaryDirectory()
+        var generator = WorkloadGenerator(seed: 44, pathCount: 20)
+        var model = JournalModel()
+        let journal = try Journal.open(
+            path: directory.path, options: Self.options(.manual), fileSystem: PosixFileSystem())
+        for _ in 0..<3 {
+            for _ in 0..<40 {
+                let changes = generator.nextEpoch()
+                model.commit(try journal.commit(changes).epoch, changes)
+            }
+            try journal.checkpoint()
+        }
+        #expect(try journal.history().first?.epoch == 1)
+        let checkpoints = try journal.store.readManifest().checkpoints
+        #expect(checkpoints.map(\.epoch) == [80, 120])
+
+        // As a store left by automatic checkpoints is: nothing to fold, only history to drop.
+        let report = try #require(try journal.compact(), "compaction dropped nothing")
+        #expect(report.checkpointEpoch == 120)
+        #expect(report.liveEntries == model.latest.count)
+        #expect(report.removedFiles.contains { $0.hasPrefix("segment-") })
+        #expect(try journal.history().first?.epoch == 80, "from the older retained checkpoint on")
+        #expect(try journal.compact() == nil, "nothing more to drop")
+        for _ in 0..<5 {
+            let changes = generator.nextEpoch()
+            model.commit(try journal.commit(changes).epoch, changes)
+        }
+        try journal.close()
+        let reader = try JournalReader(at: directory.url)
+        #expect(try reader.state().entries == model.latest)
+        #expect(try reader.history().first?.epoch == 80)
+        #expect(StoreInspector.verify(directory.url).status == .clean)
+    }
 }

@@ -90,6 +90,21 @@ import Testing
         return segment
     }
 
+    @Test func verifyCountsOneRetainedEpochInTheSingular() throws {
+        let directory = TemporaryDirectory()
+        let store = directory.appending("store")
+        let journal = try Journal.open(at: URL(fileURLWithPath: store), options: JournalOptions(durability: .none))
+        try journal.commit([.put(RestorationPath("Main"), [1])])
+        try journal.close()
+        let one = try ToolRunner.run(["verify", store])
+        #expect(one.standardOutput.contains("1 retained epoch checked;"), "\(one.standardOutput)")
+        let reopened = try Journal.open(at: URL(fileURLWithPath: store), options: JournalOptions(durability: .none))
+        try reopened.commit([.put(RestorationPath("Main"), [2])])
+        try reopened.close()
+        let two = try ToolRunner.run(["verify", store])
+        #expect(two.standardOutput.contains("2 retained epochs checked;"), "\(two.standardOutput)")
+    }
+
     @Test func verifySaysCleanDamagedOrUnusableWithItsExitStatus() throws {
         let directory = TemporaryDirectory()
         let (store, _) = try Self.soakedStore(directory, durability: "everyCommit")

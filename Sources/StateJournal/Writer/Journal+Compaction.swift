@@ -24,7 +24,11 @@ extension Journal {
     /// step leaves a store that opens to the same state, and files are deleted only after it is
     /// durable. Folding reads the journal, never the live objects.
     ///
-    /// - Returns: the report, or `nil` when nothing was committed since the current checkpoint.
+    /// When nothing was committed since the newest checkpoint (written by ``checkpoint()``, or by
+    /// the automatic checkpoints of a journal whose automatic compaction is off), there is nothing
+    /// to fold: compaction then reads that checkpoint back whole and applies retention alone.
+    ///
+    /// - Returns: the report, or `nil` when there was nothing to fold and nothing to delete.
     /// - Throws: ``JournalError/Code/damaged`` when the journal to fold is damaged (nothing changes),
     ///   ``JournalError/Code/ioFailure`` when a file could not be written (the store keeps its
     ///   previous checkpoint), or ``JournalError/Code/storePoisoned`` when sealing the segment failed.
@@ -66,8 +70,21 @@ extension Journal {
             throw error
         }
         guard let latest = lastCommittedInfo, latest.epoch > manifest.newestCheckpointEpoch else {
+            // Nothing to fold: the newest checkpoint is as of the latest epoch (written by
+            // `checkpoint()`, or by automatic checkpoints). Retention may still have history to drop.
+            guard !manifest.checkpoints.isEmpty else {
+                condition.unlock()
+                return nil
+            }
+            state.startCompaction()
             condition.unlock()
-            return nil
+            defer {
+                condition.lock()
+                state.finishCompaction()
+                condition.broadcast()
+                condition.unlock()
+            }
+            return try applyRetentionAlone(retention)
         }
         state.startCompaction()
         claimRoll()
@@ -122,17 +139,63 @@ extension Journal {
         try persistManifest(naming: "the checkpoint \(FileNames.checkpoint(sequence))")
 
         // Step 4: delete what retention let go; the durable manifest no longer names it.
-        var removed: [String] = []
-        for name in dropped.checkpoints.map(FileNames.checkpoint) + dropped.segments.map(FileNames.segment) {
-            if (try? fileSystem.remove(store.file(name))) != nil { removed.append(name) }
-        }
-        if !removed.isEmpty { try? fileSystem.syncDirectory(store.path) }
+        let removed = removeRetired(dropped)
         let report = CompactionReport(
             checkpointEpoch: epoch.epoch, checkpointFile: FileNames.checkpoint(sequence), checkpointBytes: size,
             liveEntries: content.entries.count, removedFiles: removed)
         metrics.compactions.increment()
         logCompaction(report)
         return report
+    }
+
+    /// Drops the history `retention` does not keep when there is nothing to fold, after checking
+    /// that the newest checkpoint, which replay then starts from, reads back whole. Called with the
+    /// compaction claimed.
+    private func applyRetentionAlone(_ retention: RetentionPolicy) throws -> CompactionReport? {
+        var planned = readPosition().0
+        let dropped: (checkpoints: [UInt64], segments: [UInt64])
+        do {
+            dropped = try retire(from: &planned, now: options.clock(), policy: retention)
+        } catch {
+            throw Self.ioError(error, "read the sizes and epochs of the files retention chooses from")
+        }
+        guard let newest = planned.checkpoints.last, !dropped.checkpoints.isEmpty || !dropped.segments.isEmpty
+        else { return nil }
+        let content: CheckpointContent
+        let size: Int64
+        do {
+            content = try CheckpointFile.load(newest, storeID: planned.storeID, in: store)
+            size = try store.fileSize(FileNames.checkpoint(newest.sequence))
+        } catch {
+            throw Self.ioError(
+                error, "read the checkpoint \(FileNames.checkpoint(newest.sequence)) before dropping older history")
+        }
+        condition.lock()
+        var next = manifest
+        next.generation += 1
+        next.checkpoints.removeAll { dropped.checkpoints.contains($0.sequence) }
+        next.segments.removeAll { dropped.segments.contains($0) }
+        manifest = next
+        condition.unlock()
+        try persistManifest(naming: "what retention keeps")
+        let removed = removeRetired(dropped)
+        let report = CompactionReport(
+            checkpointEpoch: newest.epoch, checkpointFile: FileNames.checkpoint(newest.sequence), checkpointBytes: size,
+            liveEntries: content.entries.count, removedFiles: removed)
+        metrics.compactions.increment()
+        logCompaction(report)
+        return report
+    }
+
+    /// Deletes the files retention let go, which the durable manifest no longer names, and returns
+    /// the names of those deleted.
+    private func removeRetired(_ dropped: (checkpoints: [UInt64], segments: [UInt64])) -> [String] {
+        var removed: [String] = []
+        for name in dropped.checkpoints.map(FileNames.checkpoint) + dropped.segments.map(FileNames.segment) {
+            if (try? fileSystem.remove(store.file(name))) != nil { removed.append(name) }
+        }
+        if !removed.isEmpty { try? fileSystem.syncDirectory(store.path) }
+        return removed
     }
 
     /// Removes from `next` the generations the retention policy does not keep, and returns them.

@@ -33,7 +33,14 @@ struct CompactCommand: ParsableCommand {
                 ])
             }
             guard let report else {
-                return print("Nothing to compact: no epoch was committed since the current checkpoint.")
+                return print(
+                    keepHistory
+                        ? "Nothing to do: the newest checkpoint is already as of the latest epoch."
+                        : """
+                        Nothing to compact: no epoch was committed since the newest checkpoint, and retention \
+                        deletes nothing.
+                        """
+                )
             }
             print(
                 """

@@ -61,7 +61,8 @@ struct VerifyCommand: ParsableCommand {
             case .clean:
                 print(
                     Style.green.apply("Clean:")
-                        + " \(result.epochsChecked) retained epochs checked; replay reaches epoch \(reached)."
+                        + " \(result.epochsChecked) retained epoch\(result.epochsChecked == 1 ? "" : "s") checked;"
+                        + " replay reaches epoch \(reached)."
                 )
             case .damaged:
                 print(
