@@ -183,4 +183,66 @@ import Testing
         #expect(try reader.history().first?.epoch == 80)
         #expect(StoreInspector.verify(directory.url).status == .clean)
     }
+
+    /// Commits 20,000 epochs of one put of 200 random bytes (which compress to no fewer), to 50 paths.
+    static func commitRandomStates(to journal: Journal) throws {
+        var random = SplitMix64(seed: 3)
+        let paths = (0..<50).map { RestorationPath("Main", "Item-\($0)") }
+        for index in 0..<20_000 {
+            let state = (0..<25).flatMap { _ in withUnsafeBytes(of: random.next()) { Array($0) } }
+            try journal.commit([.put(paths[index % 50], state)])
+        }
+    }
+
+    @Test(arguments: [false, true])
+    func aBackgroundCheckpointStartsOnlyOnceTheJournalHasGrownByTheThreshold(automaticCompaction: Bool) throws {
+        // What an epoch of this workload takes in the journal.
+        let measured = TemporaryDirectory()
+        let plain = try Journal.open(path: measured.path, options: Self.options(.manual), fileSystem: PosixFileSystem())
+        try Self.commitRandomStates(to: plain)
+        try plain.close()
+        let epochBytes = Double(try Self.journalBytes(of: measured).all) / 20_000
+
+        let directory = TemporaryDirectory()
+        let logs = CapturedLogs()
+        var options = Self.options(CompactionPolicy(isAutomatic: automaticCompaction))
+        options.compaction.growthRatio = 0
+        options.compaction.minimumJournalBytes = 64 << 10
+        options.segmentSizeLimit = 64 << 20
+        options.logger = logs.logger
+        let journal = try Journal.open(path: directory.path, options: options, fileSystem: PosixFileSystem())
+        try Self.commitRandomStates(to: journal)
+        try journal.close()
+        let epochs = logs.entries(.info, containing: "into a checkpoint").compactMap {
+            $0.metadata["epoch"].flatMap { UInt64("\($0)") }
+        }
+        #expect(epochs.count >= 2, "checkpoints: \(epochs)")
+        // A checkpoint starts once the journal since the last one reaches 64 KiB: a commit that
+        // found one due while another was about to start would start one sooner.
+        let least = UInt64((Double(64 << 10) / epochBytes).rounded(.down))
+        let gaps = zip(epochs, epochs.dropFirst()).map { $1 - $0 }
+        #expect(gaps.allSatisfy { $0 >= least }, "epochs between checkpoints: \(gaps), at least \(least)")
+    }
+
+    @Test func closingRightAfterACommitThatScheduledACheckpointNeitherHangsNorReportsAFailure() throws {
+        let logs = CapturedLogs()
+        var cancelledOrRun = 0
+        for round in 0..<100 {
+            let directory = TemporaryDirectory()
+            var options = Self.options(CompactionPolicy(isAutomatic: round % 2 == 0))
+            options.compaction.growthRatio = 0
+            options.compaction.minimumJournalBytes = 1
+            options.logger = logs.logger
+            let journal = try Journal.open(path: directory.path, options: options, fileSystem: PosixFileSystem())
+            // Each commit is past the threshold: the first schedules a checkpoint, and closing
+            // follows at once, most often before its thread begins.
+            try journal.commit([.put(RestorationPath("Main"), Array(repeating: UInt8(round), count: 64))])
+            try journal.close()
+            let reader = try JournalReader(at: directory.url)
+            #expect(try reader.state().entries == [RestorationPath("Main"): Array(repeating: UInt8(round), count: 64)])
+            cancelledOrRun += 1
+        }
+        #expect(cancelledOrRun == 100)
+        #expect(logs.entries(.error, containing: "").isEmpty, "\(logs.entries(.error, containing: "").map(\.message))")
+    }
 }

@@ -43,6 +43,19 @@ import Testing
         #expect(state.sync == .idle)
     }
 
+    @Test func aScheduledCompactionEitherStartsOrIsCancelled() {
+        var state = WriterState()
+        state.scheduleCompaction()
+        #expect(state.compaction == .scheduled)
+        state.startCompaction(scheduled: true)
+        #expect(state.compaction == .running)
+        state.finishCompaction()
+        state.scheduleCompaction()
+        state.cancelScheduledCompaction()
+        #expect(state.compaction == .idle)
+        #expect("\(state)" == "lifecycle open, epoch none, roll none, sync idle, compaction idle")
+    }
+
     @Test func aCompactionRunsBetweenItsTwoTransitions() {
         var state = WriterState()
         state.startCompaction()

@@ -34,7 +34,7 @@ extension Journal {
     ///   previous checkpoint), or ``JournalError/Code/storePoisoned`` when sealing the segment failed.
     @discardableResult
     public func compact() throws -> CompactionReport? {
-        try compact(retention: options.retention)
+        try compact(retention: options.retention, scheduled: false)
     }
 
     /// Writes a checkpoint of the state as of the latest committed epoch, and deletes no history.
@@ -52,20 +52,35 @@ extension Journal {
     /// - Throws: as ``compact()`` does.
     @discardableResult
     public func checkpoint() throws -> CompactionReport? {
-        var retention = options.retention
-        retention.keepsAllHistory = true
-        return try compact(retention: retention)
+        try compact(retention: Self.keepingHistory(options.retention), scheduled: false)
+    }
+
+    /// `retention`, deleting no segment: what ``checkpoint()`` applies.
+    private static func keepingHistory(_ retention: RetentionPolicy) -> RetentionPolicy {
+        var kept = retention
+        kept.keepsAllHistory = true
+        return kept
     }
 
     /// Folds the journal into a checkpoint, then drops the history `retention` does not keep.
-    private func compact(retention: RetentionPolicy) throws -> CompactionReport? {
+    /// `scheduled` is set for the compaction a commit scheduled (see ``startCompactionIfDue()``),
+    /// which does nothing once `close()` has cancelled it.
+    private func compact(retention: RetentionPolicy, scheduled: Bool) throws -> CompactionReport? {
         // Step 1: roll to a new segment, reserving the checkpoint's number. Writers wait only while the
         // roll switches segments, which makes no system call that waits for the disk.
         condition.lock()
-        while state.compaction == .running && !isClosed { condition.wait() }
+        if scheduled {
+            guard state.compaction == .scheduled else {
+                condition.unlock()
+                return nil
+            }
+        } else {
+            while state.compaction != .idle && !isClosed { condition.wait() }
+        }
         do {
             try checkWritable()
         } catch {
+            if scheduled { cancelScheduledCompaction() }
             condition.unlock()
             throw error
         }
@@ -73,10 +88,11 @@ extension Journal {
             // Nothing to fold: the newest checkpoint is as of the latest epoch (written by
             // `checkpoint()`, or by automatic checkpoints). Retention may still have history to drop.
             guard !manifest.checkpoints.isEmpty else {
+                if scheduled { cancelScheduledCompaction() }
                 condition.unlock()
                 return nil
             }
-            state.startCompaction()
+            state.startCompaction(scheduled: scheduled)
             condition.unlock()
             defer {
                 condition.lock()
@@ -86,7 +102,7 @@ extension Journal {
             }
             return try applyRetentionAlone(retention)
         }
-        state.startCompaction()
+        state.startCompaction(scheduled: scheduled)
         claimRoll()
         // Sync what is written first (commits go on meanwhile), so that the sync after the roll has
         // little left to do.
@@ -146,6 +162,13 @@ extension Journal {
         metrics.compactions.increment()
         logCompaction(report)
         return report
+    }
+
+    /// Cancels the scheduled compaction and wakes whoever waits for compaction to be idle. Called
+    /// with `condition` locked.
+    private func cancelScheduledCompaction() {
+        state.cancelScheduledCompaction()
+        condition.broadcast()
     }
 
     /// Drops the history `retention` does not keep when there is nothing to fold, after checking
@@ -308,10 +331,13 @@ extension Journal {
         guard policy.startsAnything, state.compaction == .idle, poison == nil, !isClosed,
             bytesSinceCheckpoint >= max(policy.minimumJournalBytes, Int64(policy.growthRatio * Double(checkpointBytes)))
         else { return }
+        // Until the thread begins, later commits must not start another.
+        state.scheduleCompaction()
+        let retention = policy.isAutomatic ? options.retention : Self.keepingHistory(options.retention)
         let thread = Thread { [weak self] in
             guard let journal = self else { return }
             do {
-                if policy.isAutomatic { try journal.compact() } else { try journal.checkpoint() }
+                try journal.compact(retention: retention, scheduled: true)
             } catch {
                 let work = policy.isAutomatic ? "compaction" : "checkpoint"
                 journal.logger.error(

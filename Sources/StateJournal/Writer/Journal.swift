@@ -273,8 +273,9 @@ public final class Journal: @unchecked Sendable {
             do { try waitUntilDurable(written) } catch { failure = error as? JournalError }
         }
         // A compaction running in the background finishes first: it writes a checkpoint and a manifest,
-        // which must not happen after the lock is released.
-        while state.syncIsUnderWay || state.compaction == .running || state.roll != .none { condition.wait() }
+        // which must not happen after the lock is released. One scheduled but not begun will not run.
+        if state.compaction == .scheduled { state.cancelScheduledCompaction() }
+        while state.syncIsUnderWay || state.compaction != .idle || state.roll != .none { condition.wait() }
         state.close()
         wakeEpochWaiters(all: true)
         stopIntervalSync()

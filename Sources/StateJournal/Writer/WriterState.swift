@@ -45,6 +45,9 @@ struct WriterState: Sendable {
     /// A compaction, one at a time.
     enum Compaction: Equatable, Sendable {
         case idle
+        /// A commit found one due and started a thread to run it, which has not begun yet: no
+        /// other commit starts another.
+        case scheduled
         case running
     }
 
@@ -139,9 +142,23 @@ struct WriterState: Sendable {
         sync = .idle
     }
 
-    /// A compaction starts. From: no compaction.
-    mutating func startCompaction() {
-        assert(compaction == .idle, "a compaction started while \(self)")
+    /// A commit found a compaction due and starts a thread for it. From: no compaction.
+    mutating func scheduleCompaction() {
+        assert(compaction == .idle, "a compaction was scheduled while \(self)")
+        compaction = .scheduled
+    }
+
+    /// The scheduled compaction will not run: the journal closes, or its thread found it could not.
+    /// From: scheduled.
+    mutating func cancelScheduledCompaction() {
+        assert(compaction == .scheduled, "a scheduled compaction was cancelled while \(self)")
+        compaction = .idle
+    }
+
+    /// A compaction starts: one called for (from no compaction) or the scheduled one (from
+    /// scheduled).
+    mutating func startCompaction(scheduled: Bool = false) {
+        assert(compaction == (scheduled ? .scheduled : .idle), "a compaction started while \(self)")
         compaction = .running
     }
 
