@@ -92,7 +92,10 @@ enum PreservationBenchmark {
         var workload = AppStateWorkload(objectCount: objects)
         let contenders = makeContenders()
         defer { contenders.forEach { $0.finish() } }
-        for contender in contenders { try contender.start(in: directory, with: workload) }
+        for contender in contenders {
+            try contender.start(in: directory, with: workload)
+            contender.settle()
+        }
 
         let passes = plan.passes(objects, changed)
         let perPass = changed.count(of: objects)
@@ -112,6 +115,7 @@ enum PreservationBenchmark {
                     continue
                 }
                 passTimes[contender.name, default: []].append(try time { try contender.save(indices, of: workload) })
+                contender.settle()
             }
             if (pass + 1) % restoreEvery == 0 && restoreRoundsDone < plan.restoreRounds {
                 restoreRoundsDone += 1

@@ -19,6 +19,9 @@ protocol PreservationContender: AnyObject {
     func save(_ changed: [Int], of workload: AppStateWorkload) throws
     /// Takes in a pass without saving it, for whole-state contenders on the passes that are not timed.
     func skip(_ changed: [Int], of workload: AppStateWorkload)
+    /// Lets work the contender started in the background finish (untimed), so that it does not run
+    /// beside the next timed operation, its own or another contender's.
+    func settle()
     /// Gets ready for a timed ``restore()`` (untimed).
     func prepareRestore(with workload: AppStateWorkload) throws
     /// Reads the whole state back as a relaunched app does and returns how many objects it holds.
@@ -37,6 +40,7 @@ extension PreservationContender {
     var rewritesWholeState: Bool { false }
     var restores: Bool { true }
     func skip(_ changed: [Int], of workload: AppStateWorkload) {}
+    func settle() {}
     func prepareRestore(with workload: AppStateWorkload) throws {}
     func compact() throws -> Bool { false }
     var probe: RestoreProbe.Target? { nil }
@@ -84,6 +88,8 @@ final class JournalContender: PreservationContender {
         for index in changed { try epoch.put(workload.path(index), workload.state(index)) }
         _ = try epoch.commit(metadata: ["bundleVersion": "1.0 (42)", "idiom": "desktop"])
     }
+
+    func settle() { journal?.waitForCompactions() }
 
     func restore() throws -> Int {
         try JournalReader(at: store!).state().visitEveryEntry()

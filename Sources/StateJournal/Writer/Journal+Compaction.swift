@@ -324,6 +324,14 @@ extension Journal {
         }
     }
 
+    /// Waits until no compaction is scheduled or running: what a benchmark does, untimed, so that a
+    /// background compaction does not run beside what it times next.
+    package func waitForCompactions() {
+        condition.lock()
+        while state.compaction != .idle && !isClosed { condition.wait() }
+        condition.unlock()
+    }
+
     /// Starts a background compaction, or a checkpoint alone when automatic compaction is off, when
     /// the policy says one is due. Called with `condition` locked.
     func startCompactionIfDue() {
