@@ -50,4 +50,40 @@ import Testing
         }
         #expect(kills == Self.killsPerPolicy)
     }
+
+    @Test func aWriterKilledWhileCheckpointsAreWrittenWithCompactionOffKeepsEveryEpochSinceTheFirst() throws {
+        let directory = TemporaryDirectory()
+        let store = directory.appending("store")
+        var random = SplitMix64(seed: 77)
+        var highestAcknowledged: UInt64 = 0
+        for kill in 1...Self.killsPerPolicy {
+            let process = Process()
+            process.executableURL = ToolRunner.binary
+            process.arguments = [
+                "soak", store, "--seconds", "30", "--durability", "none", "--objects", "40", "--keep-history",
+            ]
+            let output = Pipe()
+            process.standardOutput = output
+            process.standardError = FileHandle.nullDevice
+            try process.run()
+            usleep(useconds_t(20_000 + random.next() % 250_000))
+            Glibc.kill(process.processIdentifier, SIGKILL)
+            process.waitUntilExit()
+            let printed = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+            if let last = printed.split(separator: "\n").last(where: { $0.hasPrefix("committed ") }),
+                let epoch = UInt64(last.dropFirst("committed ".count))
+            {
+                highestAcknowledged = max(highestAcknowledged, epoch)
+            }
+            let check = try ToolRunner.run(["soak", store, "--check"])
+            #expect(check.status == 0, "after kill \(kill): \(check.standardOutput)\(check.standardError)")
+            let epochs = try ToolRunner.epochs(try ToolRunner.run(["log", store, "--json"]))
+            let numbers = epochs.compactMap { ($0["epoch"] as? NSNumber)?.uint64Value }
+            #expect(numbers.first == 1, "after kill \(kill): history starts at epoch \(numbers.first ?? 0)")
+            #expect(numbers == Array(1...(numbers.last ?? 1)), "after kill \(kill): a gap in the history")
+            #expect((numbers.last ?? 0) >= highestAcknowledged, "after kill \(kill)")
+        }
+        let names = try FileManager.default.contentsOfDirectory(atPath: store)
+        #expect(names.contains { $0.hasPrefix("checkpoint-") }, "checkpoints were written: \(names.sorted())")
+    }
 }

@@ -31,6 +31,13 @@ struct SoakCommand: ParsableCommand {
     @Flag(help: "Check the store instead of writing.")
     var check = false
 
+    @Flag(
+        help: """
+            Write with automatic compaction off: checkpoints are still written by themselves, and \
+            every ~97th epoch by hand, but no history is deleted.
+            """)
+    var keepHistory = false
+
     func validate() throws {
         guard ["everyCommit", "interval", "none"].contains(durability) else {
             throw ValidationError("--durability must be everyCommit, interval or none, not \"\(durability)\".")
@@ -73,7 +80,8 @@ struct SoakCommand: ParsableCommand {
                 }
             var options = JournalOptions(
                 durability: policy, segmentSizeLimit: 32 << 10, retention: RetentionPolicy(checkpoints: 2))
-            options.compaction = CompactionPolicy(isAutomatic: true, growthRatio: 1, minimumJournalBytes: 64 << 10)
+            options.compaction = CompactionPolicy(
+                isAutomatic: !keepHistory, growthRatio: 1, minimumJournalBytes: 64 << 10)
             let journal = try Journal.open(at: url, options: options)
             var epoch = (journal.lastCommitted?.epoch ?? 0) + 1
             let deadline = Date(timeIntervalSinceNow: seconds)
@@ -97,7 +105,7 @@ struct SoakCommand: ParsableCommand {
                     printError("\(error); stopped after epoch \(epoch), which is committed and kept.")
                     throw ExitCode(74)
                 }
-                if epoch % 97 == 0 { try journal.compact() }
+                if epoch % 97 == 0 { try keepHistory ? journal.checkpoint() : journal.compact() }
                 epoch += 1
             }
             try journal.close()
