@@ -245,4 +245,63 @@ import Testing
         #expect(cancelledOrRun == 100)
         #expect(logs.entries(.error, containing: "").isEmpty, "\(logs.entries(.error, containing: "").map(\.message))")
     }
+
+    /// The policies a random run switches between when it reopens the store.
+    static let policies: [(name: String, compaction: CompactionPolicy, retention: RetentionPolicy)] = [
+        ("compaction off", CompactionPolicy(isAutomatic: false), RetentionPolicy()),
+        ("manual", .manual, RetentionPolicy()),
+        ("automatic compaction", CompactionPolicy(), RetentionPolicy(checkpoints: 1)),
+        ("automatic, all history", CompactionPolicy(), .allHistory),
+    ]
+
+    @Test(arguments: [1 as UInt64, 2, 3, 4, 5, 6, 7, 8])
+    func randomRunsOfCommitsCheckpointsCompactionsAndReopensKeepEveryRetainedEpochIntact(seed: UInt64) throws {
+        let directory = TemporaryDirectory()
+        var random = SplitMix64(seed: seed)
+        var generator = WorkloadGenerator(seed: seed, pathCount: 25, changesPerEpoch: 1...6)
+        var model = JournalModel()
+        func open(_ policy: Int) throws -> Journal {
+            var options = Self.options(Self.policies[policy].compaction)
+            options.compaction.growthRatio = 0.5
+            options.compaction.minimumJournalBytes = 2 << 10
+            options.retention = Self.policies[policy].retention
+            return try Journal.open(path: directory.path, options: options, fileSystem: PosixFileSystem())
+        }
+        var policy = Int(random.next() % 4)
+        var journal = try open(policy)
+        // History may lose its oldest epochs only once something that applies retention has run.
+        var historyMayShrink = false
+        for step in 0..<600 {
+            let roll = random.next() % 100
+            let context = "seed \(seed), step \(step), \(Self.policies[policy].name)"
+            if roll < 75 {
+                let changes = generator.nextEpoch()
+                model.commit(try journal.commit(changes).epoch, changes)
+                if policy == 2 { historyMayShrink = true }
+            } else if roll < 82 {
+                try journal.checkpoint()
+            } else if roll < 86 {
+                try journal.compact()
+                historyMayShrink = historyMayShrink || !Self.policies[policy].retention.keepsAllHistory
+            } else if roll < 92 {
+                try journal.close()
+                policy = Int(random.next() % 4)
+                journal = try open(policy)
+                #expect(journal.recoveredState.entries == model.latest, "\(context): reopened")
+            } else {
+                let history = try journal.history().map(\.epoch)
+                guard let first = history.first else {
+                    #expect(model.epochs.isEmpty, "\(context): no history")
+                    continue
+                }
+                #expect(history == Array(first...(model.epochs.last ?? first)), "\(context): gaps or a lost tail")
+                if !historyMayShrink { #expect(first == 1, "\(context): history starts at \(first)") }
+                let epoch = history[Int(random.next() % UInt64(history.count))]
+                #expect(try journal.state(through: epoch).entries == model.states[epoch], "\(context): epoch \(epoch)")
+            }
+        }
+        try journal.close()
+        #expect(try JournalReader(at: directory.url).state().entries == model.latest)
+        #expect(StoreInspector.verify(directory.url).status == .clean)
+    }
 }
