@@ -85,7 +85,7 @@ import Testing
             let arena = builder.finish()
             let paths = ranges.map { EncodedPath(start: arena.base + $0.0, count: $0.1) }
             var numbers: [Int32] = [7]
-            table.slotNumbers(paths.count, path: { paths[$0] }, hash: { paths[$0].pathHashValue }, into: &numbers)
+            _ = table.slotNumbers(paths.count, path: { paths[$0] }, hash: { paths[$0].pathHashValue }, into: &numbers)
             #expect(numbers.first == 7, "round \(round): what was in the buffer stays")
             #expect(numbers.count == paths.count + 1)
             for (offset, path) in paths.enumerated() {
@@ -95,7 +95,7 @@ import Testing
             withExtendedLifetime(arena) {}
         }
         var empty: [Int32] = []
-        StateTable().slotNumbers(3, path: { _ in fatalError() }, hash: { _ in 0 }, into: &empty)
+        _ = StateTable().slotNumbers(3, path: { _ in fatalError() }, hash: { _ in 0 }, into: &empty)
         #expect(empty == [StateTable.Change.absent, StateTable.Change.absent, StateTable.Change.absent])
     }
 

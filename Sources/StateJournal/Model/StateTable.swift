@@ -157,10 +157,9 @@ struct StateTable: Sendable {
         slotNumber(hash: path.pathHash) { $0.matches(path) }
     }
 
-    /// The slot number of `path`, or `nil` when the state has no such path. `hash` is the path's
-    /// ``EncodedPath/pathHashValue``, when the caller has it.
-    func slotNumber(of path: EncodedPath, hash: Int? = nil) -> Int? {
-        slotNumber(hash: hash ?? path.pathHashValue) { EncodedPath.same($0, path) }
+    /// The slot number of `path`, or `nil` when the state has no such path.
+    func slotNumber(of path: EncodedPath) -> Int? {
+        slotNumber(hash: path.pathHashValue) { EncodedPath.same($0, path) }
     }
 
     private func slotNumber(hash: Int, where isMatch: (EncodedPath) -> Bool) -> Int? {
@@ -170,8 +169,10 @@ struct StateTable: Sendable {
         }
     }
 
-    /// The slot numbers of `count` paths, as ``slotNumber(of:hash:)`` gives them one by one, appended
-    /// to `numbers` (``Change/absent`` where the state has no such path).
+    /// The slot numbers of `count` paths, whose ``EncodedPath/pathHashValue``s `hash` gives, as
+    /// ``slotNumber(of:)`` gives them one by one, appended to `numbers` (``Change/absent`` where the
+    /// state has no such path). Returns a value derived from what the first stages read, which the
+    /// caller must keep, as ``BatchDecoder/warmth`` is kept.
     ///
     /// The lookups are made in stages (the buckets where they start, then the slots and paths these
     /// name, then the lookups themselves), each of whose memory loads waits on no other, so that the
@@ -179,13 +180,13 @@ struct StateTable: Sendable {
     /// first segment after a checkpoint looks up most of the state's paths this way.
     func slotNumbers(
         _ count: Int, path: (Int) -> EncodedPath, hash: (Int) -> Int, into numbers: inout [Int32]
-    ) {
+    ) -> Int {
         let first = numbers.count
         guard !storage.slots.isEmpty else {
             numbers.append(contentsOf: repeatElement(Change.absent, count: count))
-            return
+            return 0
         }
-        withExtendedLifetime(storage) {
+        return withExtendedLifetime(storage) {
             let index = storage.hashIndex()
             for offset in 0..<count { numbers.append(Int32(index.likelyNumber(hash: hash(offset)))) }
             var touched = 0
@@ -199,8 +200,7 @@ struct StateTable: Sendable {
                 let found = index.find(hash: hash(offset)) { EncodedPath.same(storage.slots[$0].encodedPath, path) }
                 numbers[first + offset] = found.map { Int32($0) } ?? Change.absent
             }
-            // Keeps the touching loads from being optimized away.
-            if touched == .min { numbers[first] = numbers[first] }
+            return touched
         }
     }
 

@@ -22,6 +22,8 @@ struct EpochAssembler: BatchEntrySink {
     let keepsChanges: Bool
     /// Scratch for the slot numbers in ``state`` of the paths a batch defines.
     private var bases: [Int32] = []
+    /// What ``StateTable/slotNumbers(_:path:hash:into:)`` returned, kept so that its reads stay.
+    private(set) var warmth = 0
     /// The current segment's paths, which ``slots`` point into.
     private var segmentPaths: SegmentPaths?
     /// Builds the `RestorationPath`s of changes kept for a visitor; reset with each segment.
@@ -122,7 +124,7 @@ struct EpochAssembler: BatchEntrySink {
         segmentPaths = paths
         guard !numbers.isEmpty else { return }
         bases.removeAll(keepingCapacity: true)
-        state.slotNumbers(
+        warmth &+= state.slotNumbers(
             numbers.count, path: { paths[numbers.lowerBound + $0] },
             hash: { paths.pathHash(of: numbers.lowerBound + $0) }, into: &bases)
         for (offset, number) in numbers.enumerated() {

@@ -128,40 +128,20 @@ extension Journal {
             try Self.fold(sealed, through: folded.epoch, into: sequence, fileSystem: fileSystem, store: store)
         }
 
-        // Step 3: the new manifest is the commit point. Retention reads the files' sizes and epochs
-        // before the lock is taken; segments rolled meanwhile are newer than anything it drops.
+        // Step 3: the new manifest is the commit point. Until it is durable, the files retention let go
+        // stay: a crash now opens to the same state, from the previous manifest (which leaves the
+        // checkpoint a leftover) or from this one. Step 4: delete what retention let go.
         let reference = Manifest.CheckpointReference(
             sequence: sequence, epoch: epoch.epoch, timestampMilliseconds: content.info.timestampMilliseconds)
         var planned = readPosition().0
         planned.checkpoints.append(reference)
-        let dropped: (checkpoints: [UInt64], segments: [UInt64])
-        do {
-            dropped = try retire(from: &planned, now: options.clock(), policy: retention)
-        } catch {
-            throw Self.ioError(error, "read the sizes and epochs of the files retention chooses from")
-        }
-        condition.lock()
-        var next = manifest
-        next.generation += 1
-        next.checkpoints.append(reference)
-        next.checkpoints.removeAll { dropped.checkpoints.contains($0.sequence) }
-        next.segments.removeAll { dropped.segments.contains($0) }
-        manifest = next
-        checkpointBytes = size
-        bytesSinceCheckpoint = segment.size - Int64(SegmentHeader.size)
-        condition.unlock()
-        // Until the manifest is durable, the files retention let go stay: a crash now opens to the same
-        // state, from the previous manifest (which leaves the checkpoint a leftover) or from this one.
-        try persistManifest(naming: "the checkpoint \(FileNames.checkpoint(sequence))")
-
-        // Step 4: delete what retention let go; the durable manifest no longer names it.
-        let removed = removeRetired(dropped)
-        let report = CompactionReport(
-            checkpointEpoch: epoch.epoch, checkpointFile: FileNames.checkpoint(sequence), checkpointBytes: size,
-            liveEntries: content.entries.count, removedFiles: removed)
-        metrics.compactions.increment()
-        logCompaction(report)
-        return report
+        let dropped = try planRetirement(of: &planned, retention)
+        let removed = try install(
+            adding: (reference, size), dropping: dropped, naming: "the checkpoint \(FileNames.checkpoint(sequence))")
+        return recorded(
+            CompactionReport(
+                checkpointEpoch: epoch.epoch, checkpointFile: FileNames.checkpoint(sequence), checkpointBytes: size,
+                liveEntries: content.entries.count, removedFiles: removed))
     }
 
     /// Cancels the scheduled compaction and wakes whoever waits for compaction to be idle. Called
@@ -176,12 +156,7 @@ extension Journal {
     /// compaction claimed.
     private func applyRetentionAlone(_ retention: RetentionPolicy) throws -> CompactionReport? {
         var planned = readPosition().0
-        let dropped: (checkpoints: [UInt64], segments: [UInt64])
-        do {
-            dropped = try retire(from: &planned, now: options.clock(), policy: retention)
-        } catch {
-            throw Self.ioError(error, "read the sizes and epochs of the files retention chooses from")
-        }
+        let dropped = try planRetirement(of: &planned, retention)
         guard let newest = planned.checkpoints.last, !dropped.checkpoints.isEmpty || !dropped.segments.isEmpty
         else { return nil }
         let content: CheckpointContent
@@ -193,18 +168,50 @@ extension Journal {
             throw Self.ioError(
                 error, "read the checkpoint \(FileNames.checkpoint(newest.sequence)) before dropping older history")
         }
+        let removed = try install(adding: nil, dropping: dropped, naming: "what retention keeps")
+        return recorded(
+            CompactionReport(
+                checkpointEpoch: newest.epoch, checkpointFile: FileNames.checkpoint(newest.sequence),
+                checkpointBytes: size, liveEntries: content.entries.count, removedFiles: removed))
+    }
+
+    /// The checkpoints and segments a compaction drops.
+    typealias Retired = (checkpoints: [UInt64], segments: [UInt64])
+
+    /// Removes from `planned` what `retention` does not keep, reading the files' sizes and epochs
+    /// before the lock is taken (segments rolled meanwhile are newer than anything it drops).
+    private func planRetirement(of planned: inout Manifest, _ retention: RetentionPolicy) throws -> Retired {
+        do {
+            return try retire(from: &planned, now: options.clock(), policy: retention)
+        } catch {
+            throw Self.ioError(error, "read the sizes and epochs of the files retention chooses from")
+        }
+    }
+
+    /// Makes durable the manifest that names the new checkpoint, when one was written (with its
+    /// size), and no longer names `dropped`; then deletes `dropped` and returns the names deleted.
+    private func install(
+        adding checkpoint: (reference: Manifest.CheckpointReference, bytes: Int64)?, dropping dropped: Retired,
+        naming: String
+    ) throws -> [String] {
         condition.lock()
         var next = manifest
         next.generation += 1
+        if let checkpoint {
+            next.checkpoints.append(checkpoint.reference)
+            checkpointBytes = checkpoint.bytes
+            bytesSinceCheckpoint = segment.size - Int64(SegmentHeader.size)
+        }
         next.checkpoints.removeAll { dropped.checkpoints.contains($0.sequence) }
         next.segments.removeAll { dropped.segments.contains($0) }
         manifest = next
         condition.unlock()
-        try persistManifest(naming: "what retention keeps")
-        let removed = removeRetired(dropped)
-        let report = CompactionReport(
-            checkpointEpoch: newest.epoch, checkpointFile: FileNames.checkpoint(newest.sequence), checkpointBytes: size,
-            liveEntries: content.entries.count, removedFiles: removed)
+        try persistManifest(naming: naming)
+        return removeRetired(dropped)
+    }
+
+    /// Counts and logs a compaction's report, and returns it.
+    private func recorded(_ report: CompactionReport) -> CompactionReport {
         metrics.compactions.increment()
         logCompaction(report)
         return report
@@ -212,7 +219,7 @@ extension Journal {
 
     /// Deletes the files retention let go, which the durable manifest no longer names, and returns
     /// the names of those deleted.
-    private func removeRetired(_ dropped: (checkpoints: [UInt64], segments: [UInt64])) -> [String] {
+    private func removeRetired(_ dropped: Retired) -> [String] {
         var removed: [String] = []
         for name in dropped.checkpoints.map(FileNames.checkpoint) + dropped.segments.map(FileNames.segment) {
             if (try? fileSystem.remove(store.file(name))) != nil { removed.append(name) }
@@ -224,7 +231,7 @@ extension Journal {
     /// Removes from `next` the generations the retention policy does not keep, and returns them.
     func retire(
         from next: inout Manifest, now: Date, policy: RetentionPolicy
-    ) throws -> (checkpoints: [UInt64], segments: [UInt64]) {
+    ) throws -> Retired {
         let checkpoints = next.checkpoints
         guard !checkpoints.isEmpty else { return ([], []) }
         // The format's limits come before any policy: a manifest naming more would not open.
