@@ -47,10 +47,7 @@ import Testing
             let journal = try Journal.open(
                 path: directory.path, options: Self.compactionOff, fileSystem: PosixFileSystem())
             #expect(journal.recoveredState.entries == model.latest)
-            for _ in 0..<150 {
-                let changes = generator.nextEpoch()
-                model.commit(try journal.commit(changes).epoch, changes)
-            }
+            try commitEpochs(150, journal, &generator, &model)
             try journal.close()
         }
         let checkpoints = try Self.checkpointFiles(in: directory)
@@ -72,10 +69,7 @@ import Testing
         var model = JournalModel()
         let journal = try Journal.open(
             path: directory.path, options: Self.options(.manual), fileSystem: PosixFileSystem())
-        for _ in 0..<400 {
-            let changes = generator.nextEpoch()
-            model.commit(try journal.commit(changes).epoch, changes)
-        }
+        try commitEpochs(400, journal, &generator, &model)
         try journal.close()
         #expect(try Self.checkpointFiles(in: directory).isEmpty)
         #expect(try AllHistoryRetentionTests.replayStart(of: directory) == nil, "a restore replays every epoch")
@@ -93,10 +87,7 @@ import Testing
             let journal = try Journal.open(
                 path: directory.path, options: Self.compactionOff, fileSystem: PosixFileSystem())
             #expect(journal.recoveredState.entries == model.latest)
-            for _ in 0..<100 {
-                let changes = generator.nextEpoch()
-                model.commit(try journal.commit(changes).epoch, changes)
-            }
+            try commitEpochs(100, journal, &generator, &model)
             // Closing lets a checkpoint under way finish, as a relaunch would find it.
             try journal.close()
             largestReplay = max(largestReplay, try Self.journalBytes(of: directory).afterCheckpoint)
@@ -124,10 +115,7 @@ import Testing
             path: directory.path, options: Self.options(.manual), fileSystem: PosixFileSystem())
         var removed: [String] = []
         for _ in 0..<4 {
-            for _ in 0..<40 {
-                let changes = generator.nextEpoch()
-                model.commit(try journal.commit(changes).epoch, changes)
-            }
+            try commitEpochs(40, journal, &generator, &model)
             let report = try #require(try journal.checkpoint())
             #expect(report.checkpointEpoch == model.epochs.last)
             removed += report.removedFiles
@@ -138,10 +126,7 @@ import Testing
         #expect(try journal.history().map(\.epoch) == model.epochs)
         #expect(try journal.state(through: 1).entries == model.states[1])
 
-        for _ in 0..<40 {
-            let changes = generator.nextEpoch()
-            model.commit(try journal.commit(changes).epoch, changes)
-        }
+        try commitEpochs(40, journal, &generator, &model)
         let compaction = try #require(try journal.compact())
         #expect(compaction.removedFiles.contains { $0.hasPrefix("segment-") }, "compaction applies retention")
         #expect(try journal.history().first!.epoch > 1)
@@ -156,10 +141,7 @@ import Testing
         let journal = try Journal.open(
             path: directory.path, options: Self.options(.manual), fileSystem: PosixFileSystem())
         for _ in 0..<3 {
-            for _ in 0..<40 {
-                let changes = generator.nextEpoch()
-                model.commit(try journal.commit(changes).epoch, changes)
-            }
+            try commitEpochs(40, journal, &generator, &model)
             try journal.checkpoint()
         }
         #expect(try journal.history().first?.epoch == 1)
@@ -173,10 +155,7 @@ import Testing
         #expect(report.removedFiles.contains { $0.hasPrefix("segment-") })
         #expect(try journal.history().first?.epoch == 80, "from the older retained checkpoint on")
         #expect(try journal.compact() == nil, "nothing more to drop")
-        for _ in 0..<5 {
-            let changes = generator.nextEpoch()
-            model.commit(try journal.commit(changes).epoch, changes)
-        }
+        try commitEpochs(5, journal, &generator, &model)
         try journal.close()
         let reader = try JournalReader(at: directory.url)
         #expect(try reader.state().entries == model.latest)
