@@ -436,13 +436,13 @@ public actor ReplicationShipper {
 
     /// Describes an object and stages its upload.
     private func stage(
-        _ name: String, bytes: [UInt8], start: Int64, level: Int, sha256: String? = nil,
+        _ name: String, bytes: [UInt8], start: Int64, level: Int, sha256: String,
         in staged: inout StagedUploads
     ) -> ReplicaGeneration.Object {
         staged.add(name, bytes)
         return ReplicaGeneration.Object(
             key: name, start: start, end: start + Int64(bytes.count),
-            sha256: sha256 ?? ReplicaLayout.sha256Hex(bytes), level: level)
+            sha256: sha256, level: level)
     }
 
     /// Bytes `range` of a store file; ``FileGone`` when the file is not there any more.

@@ -129,7 +129,7 @@ extension GatewayTests {
         /// history: every path written once, then 50,000 updates, under the default options.
         static func makeLargeStore(at storeURL: URL) throws -> Int {
             let journal = try Journal.open(at: storeURL, options: JournalOptions(durability: .none))
-            var generator = SystemRandomNumberGenerator()
+            var generator = SplitMix64(seed: 1)
             let words = ["inbox", "draft", "archive", "notes", "search", "settings", "photos", "reply", "thread"]
             func state(_ item: Int, _ version: Int) -> [UInt8] {
                 let word = words[Int.random(in: 0..<words.count, using: &generator)]
