@@ -42,3 +42,13 @@ struct ByteWriter {
 
     mutating func raw(_ other: UnsafeRawBufferPointer) { bytes.append(contentsOf: other) }
 }
+
+/// ZigZag encoding of signed values for varints, as protocol buffers' `sint64`: small magnitudes,
+/// negative or not, take few bytes. Commit records store their timestamps as such deltas.
+enum ZigZag {
+    /// `value` as an unsigned number: 0, -1, 1, -2… become 0, 1, 2, 3…
+    static func encode(_ value: Int64) -> UInt64 { UInt64(bitPattern: (value << 1) ^ (value >> 63)) }
+
+    /// The signed value `encoded` stands for.
+    static func decode(_ encoded: UInt64) -> Int64 { Int64(bitPattern: encoded >> 1) ^ -Int64(bitPattern: encoded & 1) }
+}

@@ -47,7 +47,7 @@ struct CommitRecord: Equatable, Sendable {
         if let syncedEnd { writer.varint(syncedEnd) }
         if let previousTimestamp {
             let delta = Int64(bitPattern: timestampMilliseconds &- previousTimestamp)
-            writer.varint(UInt64(bitPattern: (delta << 1) ^ (delta >> 63)))
+            writer.varint(ZigZag.encode(delta))
         } else {
             writer.varint(timestampMilliseconds)
         }
@@ -83,7 +83,7 @@ struct CommitRecord: Equatable, Sendable {
         let encodedTimestamp = try reader.varint()
         let timestamp: UInt64
         if let previousTimestamp {
-            let delta = Int64(bitPattern: encodedTimestamp >> 1) ^ -Int64(bitPattern: encodedTimestamp & 1)
+            let delta = ZigZag.decode(encodedTimestamp)
             timestamp = previousTimestamp &+ UInt64(bitPattern: delta)
         } else {
             timestamp = encodedTimestamp

@@ -70,7 +70,7 @@ struct CompactCommit: Equatable, Sendable {
         if flags & Self.sameSyncedEnd == 0 { writer.varint(syncedEnd) }
         if flags & Self.sameTimestamp == 0 {
             let delta = Int64(bitPattern: timestampMilliseconds &- previous.timestampMilliseconds)
-            writer.varint(UInt64(bitPattern: (delta << 1) ^ (delta >> 63)))
+            writer.varint(ZigZag.encode(delta))
         }
         if flags & Self.samePath == 0 { writer.varint(path) }
     }
@@ -100,7 +100,7 @@ struct CompactCommit: Equatable, Sendable {
         var timestamp = previous.timestampMilliseconds
         if flags & Self.sameTimestamp == 0 {
             let encoded = try reader.varint()
-            let delta = Int64(bitPattern: encoded >> 1) ^ -Int64(bitPattern: encoded & 1)
+            let delta = ZigZag.decode(encoded)
             timestamp = timestamp &+ UInt64(bitPattern: delta)
         }
         let path: UInt64
