@@ -16,13 +16,9 @@ public struct ReplicationKey: Sendable, CustomStringConvertible {
             throw ReplicationError(
                 .invalidArgument, "An encryption key is 32 bytes (AES-256); this one is \(bytes.count).")
         }
-        guard (1...64).contains(id.utf8.count),
-            id.unicodeScalars.allSatisfy({
-                CharacterSet(charactersIn: "._-").contains($0)
-                    || ($0.isASCII && CharacterSet.alphanumerics.contains($0))
-            })
-        else {
-            throw ReplicationError(.invalidArgument, "\(id) is not a key id: use 1 to 64 of A-Z a-z 0-9 . _ -.")
+        guard Self.isValidID(id.utf8) else {
+            throw ReplicationError(
+                .invalidArgument, "\(printable(id)) is not a key id: use 1 to 64 of A-Z a-z 0-9 . _ -.")
         }
         self.id = id
         self.key = SymmetricKey(data: bytes)
@@ -54,6 +50,15 @@ public struct ReplicationKey: Sendable, CustomStringConvertible {
 
     /// The key's id; never the key.
     public var description: String { "ReplicationKey(id: \(id))" }
+
+    /// Whether `bytes` are a key id: 1 to 64 of `A-Z a-z 0-9 . _ -`.
+    static func isValidID(_ bytes: some Collection<UInt8>) -> Bool {
+        (1...64).contains(bytes.count)
+            && bytes.allSatisfy { byte in
+                (0x30...0x39).contains(byte) || (0x41...0x5A).contains(byte) || (0x61...0x7A).contains(byte)
+                    || byte == 0x2E || byte == 0x5F || byte == 0x2D
+            }
+    }
 
     private static func hexBytes(_ text: Substring) -> [UInt8]? {
         var result: [UInt8] = []
@@ -136,11 +141,18 @@ enum ObjectEnvelope {
 
     /// The payload of an object, checked and decrypted.
     ///
-    /// - Throws: ``ReplicationError/Code/damagedObject``, ``ReplicationError/Code/missingKey`` or
-    ///   ``ReplicationError/Code/wrongKey``.
-    static func open(_ bytes: [UInt8], name: String, keyring: ReplicationKeyring?) throws -> [UInt8] {
+    /// With a keyring, the key decides: an object that is not encrypted is refused unless
+    /// `acceptsPlaintext` (only `replica.json`, which every shipper must read, is written in the
+    /// clear), so that whoever can write the bucket cannot slip in objects the key did not seal.
+    ///
+    /// - Throws: ``ReplicationError/Code/damagedObject``, ``ReplicationError/Code/unauthenticated``,
+    ///   ``ReplicationError/Code/missingKey`` or ``ReplicationError/Code/wrongKey``.
+    static func open(_ bytes: [UInt8], name: String, keyring: ReplicationKeyring?, acceptsPlaintext: Bool = false)
+        throws -> [UInt8]
+    {
+        let shown = printable(name)
         func damaged(_ reason: String) -> ReplicationError {
-            ReplicationError(.damagedObject, "The object \(name) is damaged: \(reason).", key: name)
+            ReplicationError(.damagedObject, "The object \(shown) is damaged: \(reason).", key: name)
         }
         guard bytes.count >= 4 + 3 + 32, Array(bytes[0..<4]) == magic else {
             throw damaged("it does not start as a StateJournal replica object")
@@ -154,17 +166,27 @@ enum ObjectEnvelope {
         let idLength = Int(bytes[6])
         guard body.count >= 7 + idLength else { throw damaged("its header is cut short") }
         let header = Array(body[0..<(7 + idLength)])
-        let id = String(decoding: body[7..<(7 + idLength)], as: UTF8.self)
+        let idBytes = body[7..<(7 + idLength)]
         let payload = Array(body[(7 + idLength)...])
-        guard encrypted else { return payload }
+        guard encrypted else {
+            guard keyring == nil || acceptsPlaintext else {
+                throw ReplicationError(
+                    .unauthenticated,
+                    "The object \(shown) is not encrypted, but this replica is read with a key: every object must be sealed by it. Someone who can write the bucket may have replaced it.",
+                    key: name)
+            }
+            return payload
+        }
+        guard ReplicationKey.isValidID(idBytes) else { throw damaged("its key id is not one a key can have") }
+        let id = String(decoding: idBytes, as: UTF8.self)
         guard let keyring else {
             throw ReplicationError(
-                .missingKey, "The object \(name) is encrypted with key \(id); give that key to read it.", key: name)
+                .missingKey, "The object \(shown) is encrypted with key \(id); give that key to read it.", key: name)
         }
         guard let key = keyring.keys[id] else {
             throw ReplicationError(
                 .missingKey,
-                "The object \(name) is encrypted with key \(id), which the keyring does not have (it has \(keyring.keys.keys.sorted().joined(separator: ", "))).",
+                "The object \(shown) is encrypted with key \(id), which the keyring does not have (it has \(keyring.keys.keys.sorted().joined(separator: ", "))).",
                 key: name)
         }
         do {
@@ -173,7 +195,7 @@ enum ObjectEnvelope {
         } catch {
             throw ReplicationError(
                 .wrongKey,
-                "The object \(name) could not be decrypted with key \(id): the key is not the one it was written with, or the object was altered.",
+                "The object \(shown) could not be decrypted with key \(id): the key is not the one it was written with, or the object was altered.",
                 key: name)
         }
     }

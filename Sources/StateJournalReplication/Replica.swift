@@ -22,9 +22,19 @@ struct Replica: Sendable {
     }
 
     /// An object's payload, checked and decrypted; `nil` when it is not there.
-    func get(_ name: String) async throws -> [UInt8]? {
-        guard let bytes = try await client.get(bucket: location.bucket, key: fullKey(name)) else { return nil }
-        return try ObjectEnvelope.open(bytes, name: name, keyring: keyring)
+    ///
+    /// No more than `maximumPayload` bytes of payload (and an envelope) are read. With a keyring,
+    /// only objects it sealed are accepted, unless `acceptsPlaintext`.
+    ///
+    /// - Throws: ``ReplicationError/Code/damagedObject`` when the object is larger or damaged, the
+    ///   envelope's key errors, or the client's.
+    func get(_ name: String, maximumPayload: Int, acceptsPlaintext: Bool = false) async throws -> [UInt8]? {
+        guard
+            let bytes = try await client.get(
+                bucket: location.bucket, key: fullKey(name),
+                maximumBytes: maximumPayload + ReplicaLimits.envelopeOverhead)
+        else { return nil }
+        return try ObjectEnvelope.open(bytes, name: name, keyring: keyring, acceptsPlaintext: acceptsPlaintext)
     }
 
     func delete(_ name: String) async throws {
@@ -42,18 +52,23 @@ struct Replica: Sendable {
     ///
     /// - Throws: ``ReplicationError/Code/foreignPrefix`` when it holds other objects.
     func identity() async throws -> ReplicaIdentity? {
-        guard let payload = try await get(ReplicaLayout.identity) else {
+        // The identity is written in the clear, so that every shipper of the store can read it; a
+        // key-holding reader trusts it only as far as the sealed generations agree with it.
+        guard
+            let payload = try await get(
+                ReplicaLayout.identity, maximumPayload: ReplicaLimits.maximumIdentityBytes, acceptsPlaintext: true)
+        else {
             let present = try await client.list(bucket: location.bucket, prefix: location.prefix, pageSize: 10)
             if let other = present.first {
                 throw ReplicationError(
                     .foreignPrefix,
-                    "\(location) holds objects that are not a StateJournal replica (such as \(other.key)); choose an empty prefix.",
+                    "\(location) holds objects that are not a StateJournal replica (such as \(printable(other.key))); choose an empty prefix.",
                     key: other.key)
             }
             return nil
         }
         guard let identity = try? JSONDecoder().decode(ReplicaIdentity.self, from: Data(payload)),
-            identity.format == "statejournal-replica"
+            identity.format == "statejournal-replica", ReplicaIdentity.isStoreID(identity.storeID)
         else {
             throw ReplicationError(
                 .foreignPrefix, "\(location)\(ReplicaLayout.identity) is not a StateJournal replica's identity.",
@@ -77,7 +92,8 @@ struct Replica: Sendable {
                 }
                 return
             }
-            let payload = Array(try JSONEncoder().encode(ReplicaIdentity(storeID: storeID)))
+            let payload = Array(
+                try JSONEncoder().encode(ReplicaIdentity(storeID: storeID, encrypted: keyring != nil)))
             if try await put(ReplicaLayout.identity, payload: payload, createOnly: true, encrypted: false) == .created {
                 return
             }
@@ -89,9 +105,17 @@ struct Replica: Sendable {
         try await list(ReplicaLayout.generationsFolder).compactMap { ReplicaLayout.generationNumber($0.key) }.sorted()
     }
 
-    func generation(_ number: UInt64) async throws -> ReplicaGeneration? {
+    /// Generation `number` of the replica of `storeID`, checked with
+    /// ``ReplicaGeneration/validated(number:storeID:key:)``; `nil` when it is not there.
+    ///
+    /// - Throws: ``ReplicationError/Code/damagedObject`` when it is damaged, too large, or not a
+    ///   valid generation of that store, the envelope's key errors, or the client's.
+    func generation(_ number: UInt64, of storeID: String) async throws -> ReplicaGeneration? {
         let name = ReplicaLayout.generation(number)
-        guard let payload = try await get(name) else { return nil }
+        guard let payload = try await get(name, maximumPayload: ReplicaLimits.maximumGenerationBytes) else {
+            return nil
+        }
         return try ReplicaGeneration.decode(payload, key: fullKey(name))
+            .validated(number: number, storeID: storeID, key: fullKey(name))
     }
 }

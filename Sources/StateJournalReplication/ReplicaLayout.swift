@@ -41,17 +41,31 @@ enum ReplicaLayout {
 
     static func generationNumber(_ name: String) -> UInt64? {
         guard name.hasPrefix(generationsFolder), name.hasSuffix(".json") else { return nil }
-        return UInt64(name.dropFirst(generationsFolder.count).dropLast(5), radix: 16)
+        let digits = name.dropFirst(generationsFolder.count).dropLast(5)
+        guard digits.utf8.count == 16, let number = UInt64(digits, radix: 16), number <= ReplicaLimits.maximumCounter
+        else { return nil }
+        return number
     }
 
     static func sha256Hex(_ bytes: [UInt8]) -> String { SignatureV4.hex(SHA256.hash(data: bytes)) }
 }
 
-/// What `replica.json` holds: which store the prefix replicates.
+/// What `replica.json` holds: which store the prefix replicates, and whether its shipper encrypts.
+///
+/// It is written in the clear (every shipper of the store reads it before it knows anything else),
+/// so it is a hint, never a proof: a reader with a key requires every other object to be sealed by
+/// it whatever `encrypted` says, and checks that every generation names this store.
 struct ReplicaIdentity: Codable, Equatable {
     var format = "statejournal-replica"
     var version = 1
     var storeID: String
+    /// Whether the shipper that claimed the prefix encrypts (absent in replicas of 0.1.0).
+    var encrypted: Bool?
+
+    /// Whether `text` is a store id: 32 lowercase hex digits.
+    static func isStoreID(_ text: String) -> Bool {
+        text.utf8.count == 32 && text.utf8.allSatisfy { (0x30...0x39).contains($0) || (0x61...0x66).contains($0) }
+    }
 }
 
 /// One generation of a replica: the files of the store as of one pass of the shipper, each as the

@@ -1,6 +1,12 @@
 import Foundation
 import StateJournal
 
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Musl)
+    import Musl
+#endif
+
 /// Which epoch a restore brings back.
 public enum RestoreTarget: Sendable, Hashable {
     /// The latest epoch the replica holds.
@@ -22,11 +28,15 @@ public struct DamagedObject: Sendable, Hashable, CustomStringConvertible {
     /// The epochs the restore could not reach because of it: from the first epoch after the one
     /// restored to the last the replica holds (empty when none were lost).
     public var epochsLost: ClosedRange<UInt64>?
+    /// Whether the object was a generation too damaged to say which epochs it reached: epochs after
+    /// the one restored may be lost, how many is not known.
+    public var lostEpochsUnknown = false
 
     /// The object, the file and the epochs lost, in a sentence.
     public var description: String {
-        "\(key)\(file.isEmpty ? "" : " (bytes of \(file))") is damaged: \(reason); "
-            + (epochsLost.map { "epochs \($0.lowerBound)…\($0.upperBound) are lost" } ?? "no epoch is lost")
+        "\(printable(key))\(file.isEmpty ? "" : " (bytes of \(file))") is damaged: \(reason); "
+            + (epochsLost.map { "epochs \($0.lowerBound)…\($0.upperBound) are lost" }
+                ?? (lostEpochsUnknown ? "the epochs only it reached are lost" : "no epoch is lost"))
     }
 }
 
@@ -47,6 +57,12 @@ public struct RestoreReport: Sendable, Hashable {
 }
 
 /// Brings a replica back as a local store.
+///
+/// The bucket is read as hostile input (see "Threat model" in <doc:BackingUpAndMovingAStore>):
+/// every generation is validated before it is used, every local file name is derived from the
+/// kind and sequence number the generation gives, files are created through a descriptor of the
+/// target directory and never through a symlink, no object is read past the size its generation
+/// declares, and with a keyring every object must be sealed by one of its keys.
 public struct ReplicaRestorer: Sendable {
     /// Where the replica lives.
     public let location: S3Location
@@ -58,13 +74,18 @@ public struct ReplicaRestorer: Sendable {
         self.replica = Replica(client: S3Client(configuration: configuration), location: location, keyring: keyring)
     }
 
-    /// The replica's generations, oldest first, each with the epochs it reaches.
+    /// The replica's generations, oldest first, each with the epochs it reaches (`nil` for one
+    /// that is damaged or not this replica's).
     public func generations() async throws -> [(generation: UInt64, epochs: ClosedRange<UInt64>?)] {
-        try await requireReplica()
+        let identity = try await requireReplica()
         var result: [(UInt64, ClosedRange<UInt64>?)] = []
         for number in try await replica.generationNumbers() {
-            guard let generation = try await replica.generation(number) else { continue }
-            result.append((number, generation.epochRange))
+            do {
+                guard let generation = try await replica.generation(number, of: identity.storeID) else { continue }
+                result.append((number, generation.epochRange))
+            } catch let error as ReplicationError where Self.isDamage(error) {
+                result.append((number, nil))
+            }
         }
         return result
     }
@@ -76,20 +97,39 @@ public struct ReplicaRestorer: Sendable {
     /// Every object is checked (its envelope's SHA-256, its decryption, the SHA-256 the generation
     /// recorded). When one is damaged, the restore stops before it: the store holds the latest
     /// consistent epoch before the damage, and ``RestoreReport/damage`` says which object and which
-    /// epochs.
+    /// epochs. A generation that is itself damaged (or not sealed by the key, or not this replica's)
+    /// is passed over for the newest intact one before it, and reported the same way.
     ///
-    /// - Throws: ``ReplicationError/Code/targetNotEmpty``, ``ReplicationError/Code/nothingShipped``,
-    ///   ``ReplicationError/Code/noSuchEpoch``, ``ReplicationError/Code/damagedObject`` when
-    ///   nothing consistent is left, ``ReplicationError/Code/wrongKey``,
-    ///   ``ReplicationError/Code/missingKey``, or the client's errors.
+    /// Memory is bounded whatever the bucket holds: objects are fetched ahead while their declared
+    /// sizes add up to at most ``ReplicaLimits/fetchWindowBytes``, and none is read past its
+    /// declared size, so a restore holds at most that window plus its largest single object.
+    /// Cancelling the task stops it within moments, removing what it wrote.
+    ///
+    /// - Throws: ``ReplicationError/Code/targetNotEmpty`` (also when the directory cannot be read),
+    ///   ``ReplicationError/Code/nothingShipped``, ``ReplicationError/Code/noSuchEpoch``,
+    ///   ``ReplicationError/Code/damagedObject`` when nothing consistent is left,
+    ///   ``ReplicationError/Code/unauthenticated``, ``ReplicationError/Code/wrongKey``,
+    ///   ``ReplicationError/Code/missingKey``, ``ReplicationError/Code/cancelled``, or the client's
+    ///   errors.
     public func restore(into directory: URL, target: RestoreTarget = .latest) async throws -> RestoreReport {
-        let manager = FileManager.default
-        if let names = try? manager.contentsOfDirectory(atPath: directory.path), !names.isEmpty {
-            throw ReplicationError(
-                .targetNotEmpty,
-                "\(directory.path) is not empty; a restore writes a new store, so choose a new directory.")
+        let output = try RestoreDirectory(preparing: directory)
+        do {
+            return try await restore(into: output, target: target)
+        } catch {
+            output.removeEverythingCreated()
+            if Task.isCancelled, (error as? ReplicationError)?.code != .cancelled {
+                throw ReplicationError(.cancelled, "The restore into \(directory.path) was cancelled.", cause: error)
+            }
+            throw error
         }
-        try await requireReplica()
+    }
+
+    private func restore(into output: RestoreDirectory, target: RestoreTarget) async throws -> RestoreReport {
+        let identity = try await requireReplica()
+        if identity.encrypted == true && replica.keyring == nil {
+            throw ReplicationError(
+                .missingKey, "\(location) is encrypted (its replica.json says so); give its key to restore it.")
+        }
         let numbers = try await replica.generationNumbers()
         guard !numbers.isEmpty else {
             throw ReplicationError(
@@ -102,22 +142,29 @@ public struct ReplicaRestorer: Sendable {
         // Newest generation first: it reaches every epoch the store retained when it was written;
         // older ones reach epochs that compaction dropped since.
         for number in numbers.reversed() {
-            guard let generation = try await replica.generation(number), let range = generation.epochRange else {
+            try checkCancellation()
+            let generation: ReplicaGeneration
+            do {
+                guard let found = try await replica.generation(number, of: identity.storeID) else { continue }
+                generation = found
+            } catch let error as ReplicationError where Self.isDamage(error) {
+                // A generation that cannot be used: an older one may still reach an epoch.
+                firstDamageError = firstDamageError ?? error
+                earlierDamage.append(
+                    DamagedObject(
+                        key: error.key ?? replica.fullKey(ReplicaLayout.generation(number)), file: "",
+                        reason: error.message, epochsLost: nil, lostEpochsUnknown: newestLastEpoch == nil))
                 continue
             }
+            guard let range = generation.epochRange else { continue }
             if case .epoch(let epoch) = target, !range.contains(epoch) {
                 lastError = ReplicationError(
                     .noSuchEpoch,
                     "Epoch \(epoch) is not in the replica (the newest generation reaches epochs \(range)).")
                 continue
             }
-            if case .time(let time) = target, let first = generation.firstEpochMillisecondsHint,
-                Double(first) > time.timeIntervalSince1970 * 1000
-            {
-                continue
-            }
             do {
-                var report = try await restore(generation, into: directory, target: target)
+                var report = try await restore(generation, into: output, target: target)
                 // Damage that made a newer generation unusable is reported with what it cost.
                 for var found in earlierDamage {
                     if let last = newestLastEpoch, last > report.epoch.epoch {
@@ -128,15 +175,15 @@ public struct ReplicaRestorer: Sendable {
                 return report
             } catch let error as ReplicationError where error.code == .noSuchEpoch {
                 lastError = lastError ?? error
-                try? removeContents(of: directory)
-            } catch let error as ReplicationError where error.code == .damagedObject {
+                output.removeEverythingCreated()
+            } catch let error as ReplicationError where Self.isDamage(error) {
                 // Nothing consistent in this generation (a damaged checkpoint whose earlier
                 // segments it no longer names): an older generation may still reach an epoch.
                 firstDamageError = firstDamageError ?? error
                 earlierDamage.append(
                     DamagedObject(key: error.key ?? "", file: "", reason: error.message, epochsLost: nil))
                 newestLastEpoch = newestLastEpoch ?? generation.lastEpoch
-                try? removeContents(of: directory)
+                output.removeEverythingCreated()
             }
         }
         if let firstDamageError { throw firstDamageError }
@@ -144,83 +191,110 @@ public struct ReplicaRestorer: Sendable {
             ?? ReplicationError(.noSuchEpoch, "No generation of \(location) reaches the requested epoch or time.")
     }
 
-    private func requireReplica() async throws {
-        guard try await replica.identity() != nil else {
+    /// Whether `error` says that an object of the bucket cannot be trusted (damaged, sealed by no
+    /// key, not sealed at all), as opposed to a problem of the request or of the local disk.
+    static func isDamage(_ error: ReplicationError) -> Bool {
+        error.code == .damagedObject || error.code == .unauthenticated || error.code == .wrongKey
+    }
+
+    private func checkCancellation() throws {
+        if Task.isCancelled { throw ReplicationError(.cancelled, "The restore was cancelled.") }
+    }
+
+    private func requireReplica() async throws -> ReplicaIdentity {
+        guard let identity = try await replica.identity() else {
             throw ReplicationError(.nothingShipped, "\(location) holds no StateJournal replica.")
         }
+        return identity
     }
 
-    private func removeContents(of directory: URL) throws {
-        for name in try FileManager.default.contentsOfDirectory(atPath: directory.path) {
-            try FileManager.default.removeItem(at: directory.appendingPathComponent(name))
+    /// Fetches a generation's objects in order, several ahead of the one being written while their
+    /// declared sizes fit in ``ReplicaLimits/fetchWindowBytes``.
+    private struct Prefetcher {
+        let objects: [ReplicaGeneration.Object]
+        let replica: Replica
+        private var fetches: [Int: Task<[UInt8], any Error>] = [:]
+        private var nextToFetch = 0
+        private var nextToUse = 0
+        private var bytesInFlight: Int64 = 0
+
+        init(objects: [ReplicaGeneration.Object], replica: Replica) {
+            self.objects = objects
+            self.replica = replica
         }
-    }
 
-    private func restore(_ generation: ReplicaGeneration, into directory: URL, target: RestoreTarget) async throws
-        -> RestoreReport
-    {
-        try FileManager.default.createDirectory(
-            at: directory, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
-        // Objects are fetched up to eight at a time ahead of the one being written, and used in order.
-        let replica = self.replica
-        let objects = generation.files.flatMap(\.objects)
-        var fetches: [Int: Task<[UInt8], any Error>] = [:]
-        var nextToFetch = 0
-        var nextToUse = 0
-        defer { for task in fetches.values { task.cancel() } }
-        func fetched() async throws -> [UInt8] {
-            while nextToFetch < objects.count && nextToFetch < nextToUse + 8 {
+        /// The next object's payload, checked against what its generation recorded.
+        mutating func next() async throws -> [UInt8] {
+            while nextToFetch < objects.count, nextToFetch - nextToUse < ReplicaLimits.fetchConcurrency {
+                let size = objects[nextToFetch].end - objects[nextToFetch].start
+                guard nextToFetch == nextToUse || bytesInFlight + size <= ReplicaLimits.fetchWindowBytes else { break }
                 let object = objects[nextToFetch]
-                fetches[nextToFetch] = Task { try await Self.fetch(object, from: replica) }
+                let replica = self.replica
+                fetches[nextToFetch] = Task { try await ReplicaRestorer.fetch(object, from: replica) }
+                bytesInFlight += size
                 nextToFetch += 1
             }
-            defer {
-                fetches[nextToUse] = nil
-                nextToUse += 1
-            }
-            return try await fetches[nextToUse]!.value
+            let index = nextToUse
+            let task = fetches.removeValue(forKey: index)!
+            nextToUse += 1
+            bytesInFlight -= objects[index].end - objects[index].start
+            return try await withTaskCancellationHandler { try await task.value } onCancel: { task.cancel() }
         }
+
+        func cancelAll() {
+            for task in fetches.values { task.cancel() }
+        }
+    }
+
+    private func restore(_ generation: ReplicaGeneration, into output: RestoreDirectory, target: RestoreTarget)
+        async throws -> RestoreReport
+    {
+        var prefetcher = Prefetcher(objects: generation.files.flatMap(\.objects), replica: replica)
+        defer { prefetcher.cancelAll() }
         var downloaded = 0
         var bytes: Int64 = 0
         var damage: DamagedObject?
         var kept: [ReplicaGeneration.File] = []
         var lengths: [String: Int64] = [:]
         fileLoop: for file in generation.files {
-            let path = directory.appendingPathComponent(file.name).path
-            guard FileManager.default.createFile(atPath: path, contents: nil, attributes: [.posixPermissions: 0o600]),
-                let handle = FileHandle(forWritingAtPath: path)
-            else {
-                throw ReplicationError(.invalidArgument, "Could not create \(path).")
-            }
-            defer { try? handle.close() }
+            // The name is derived from the validated kind and sequence, never taken from the bucket.
+            let name = StoreFileSet.fileName(
+                of: file.isCheckpoint ? .checkpoint : .segment, sequence: file.sequence)
+            let descriptor = try output.create(name)
+            var open = true
+            defer { if open { close(descriptor) } }
             for object in file.objects {
+                try checkCancellation()
                 let payload: [UInt8]
                 do {
-                    payload = try await fetched()
-                } catch let error as ReplicationError where error.code == .damagedObject {
+                    payload = try await prefetcher.next()
+                } catch let error as ReplicationError where Self.isDamage(error) {
                     damage = DamagedObject(
-                        key: replica.fullKey(object.key), file: file.name, reason: error.message, epochsLost: nil)
+                        key: replica.fullKey(object.key), file: name, reason: error.message, epochsLost: nil)
                     // Keep what came before the damaged bytes: a checkpoint is dropped whole (replay
                     // falls back to an older one), a segment is cut where the object starts.
                     if !file.isCheckpoint && object.start > 0 {
-                        lengths[file.name] = object.start
+                        lengths[name] = object.start
                         kept.append(file)
+                        try output.finish(descriptor, name: name)
                     } else {
-                        try? FileManager.default.removeItem(atPath: path)
+                        close(descriptor)
+                        output.remove(name)
                     }
-                    if file.isCheckpoint {
-                        continue fileLoop
-                    }
+                    open = false
+                    if file.isCheckpoint { continue fileLoop }
                     break fileLoop
                 }
-                try handle.seek(toOffset: UInt64(object.start))
-                try handle.write(contentsOf: payload)
+                // Validation made the objects of a file follow one another from offset 0.
+                try output.write(payload, to: descriptor, at: object.start, name: name)
                 downloaded += 1
                 bytes += Int64(payload.count)
             }
-            try handle.synchronize()
+            open = false
+            try output.finish(descriptor, name: name)
             kept.append(file)
         }
+        try output.sync()
         var restoredFiles = generation
         restoredFiles.files = kept
         // A segment list must not have holes: after a dropped segment nothing can be replayed.
@@ -231,9 +305,16 @@ public struct ReplicaRestorer: Sendable {
                 "Nothing consistent can be restored from \(location): \(damage.map { "\($0)" } ?? "no segment is left")."
             )
         }
+        func notAStore(_ error: JournalError) -> ReplicationError {
+            ReplicationError(
+                .damagedObject,
+                "The files of generation \(generation.generation) do not form a store\(damage.map { " once \(printable($0.key)) is left out" } ?? ""): \(error.message)",
+                cause: error, key: damage?.key)
+        }
+        let directory = output.url
         let epoch: UInt64?
         switch target {
-        case .latest: epoch = damage == nil ? nil : nil
+        case .latest: epoch = nil
         case .epoch(let number): epoch = number
         case .time(let time):
             do {
@@ -242,18 +323,10 @@ public struct ReplicaRestorer: Sendable {
             } catch let error as JournalError where error.code == .noSuchEpoch {
                 throw ReplicationError(.noSuchEpoch, error.message, cause: error)
             } catch let error as JournalError {
-                throw ReplicationError(
-                    .damagedObject,
-                    "The files of generation \(generation.generation) do not form a store\(damage.map { " once \($0.key) is left out" } ?? ""): \(error.message)",
-                    cause: error, key: damage?.key)
+                throw notAStore(error)
             }
         }
-        func notAStore(_ error: JournalError) -> ReplicationError {
-            ReplicationError(
-                .damagedObject,
-                "The files of generation \(generation.generation) do not form a store\(damage.map { " once \($0.key) is left out" } ?? ""): \(error.message)",
-                cause: error, key: damage?.key)
-        }
+        try checkCancellation()
         let reached: EpochInfo?
         do {
             reached = try set.assembleStore(in: directory, through: epoch)
@@ -272,6 +345,7 @@ public struct ReplicaRestorer: Sendable {
             throw ReplicationError(
                 .damagedObject, "The restored store holds no epoch\(damage.map { ": \($0)" } ?? ".")")
         }
+        try checkCancellation()
         let verification = StoreInspector.verify(directory)
         guard verification.status == .clean else {
             throw ReplicationError(
@@ -290,15 +364,17 @@ public struct ReplicaRestorer: Sendable {
 }
 
 extension ReplicaRestorer {
-    /// An object's payload, checked against what its generation recorded.
+    /// An object's payload, checked against what its generation recorded; never read past the size
+    /// the generation declares.
     ///
-    /// - Throws: ``ReplicationError/Code/damagedObject`` when it is missing or differs.
+    /// - Throws: ``ReplicationError/Code/damagedObject`` when it is missing, larger or differs.
     fileprivate static func fetch(_ object: ReplicaGeneration.Object, from replica: Replica) async throws -> [UInt8] {
-        guard let fetched = try await replica.get(object.key) else {
+        let size = object.end - object.start
+        guard let fetched = try await replica.get(object.key, maximumPayload: Int(size)) else {
             throw ReplicationError(
                 .damagedObject, "The object \(object.key) is missing.", key: replica.fullKey(object.key))
         }
-        guard fetched.count == object.end - object.start, ReplicaLayout.sha256Hex(fetched) == object.sha256 else {
+        guard fetched.count == size, ReplicaLayout.sha256Hex(fetched) == object.sha256 else {
             throw ReplicationError(
                 .damagedObject,
                 "The object \(object.key) does not hold the bytes its generation recorded (SHA-256 or length differs).",
@@ -314,7 +390,4 @@ extension ReplicaGeneration {
         guard let last = lastEpoch, let first = firstEpoch, first <= last else { return nil }
         return first...last
     }
-
-    /// Not known without reading the files: a generation is tried for any time.
-    var firstEpochMillisecondsHint: UInt64? { nil }
 }

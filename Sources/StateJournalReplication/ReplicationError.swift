@@ -12,7 +12,7 @@ public struct ReplicationError: Error, Sendable, CustomStringConvertible {
         private enum Wrapped: Hashable, Sendable {
             case invalidArgument, missingCredentials, accessDenied, noSuchBucket, notS3, unavailable
             case unexpectedResponse, foreignPrefix, otherStore, damagedObject, wrongKey, missingKey
-            case noSuchEpoch, nothingShipped, targetNotEmpty, store, cancelled
+            case noSuchEpoch, nothingShipped, targetNotEmpty, store, cancelled, unauthenticated
         }
         private let wrapped: Wrapped
         private init(_ wrapped: Wrapped) { self.wrapped = wrapped }
@@ -42,11 +42,14 @@ public struct ReplicationError: Error, Sendable, CustomStringConvertible {
         /// An object is encrypted with a key id that no configured key has, or is encrypted and no
         /// key was given.
         public static let missingKey = Code(.missingKey)
+        /// An object of a replica read with a key is not sealed by it (it is not encrypted at
+        /// all): someone who can write the bucket may have replaced it.
+        public static let unauthenticated = Code(.unauthenticated)
         /// The requested epoch or time is not in the replica.
         public static let noSuchEpoch = Code(.noSuchEpoch)
         /// The prefix holds no replica generation to restore.
         public static let nothingShipped = Code(.nothingShipped)
-        /// The directory to restore into exists and is not empty.
+        /// The directory to restore into exists and is not empty, or cannot be read.
         public static let targetNotEmpty = Code(.targetNotEmpty)
         /// Reading or writing the local store failed; ``ReplicationError/cause`` holds the
         /// ``JournalError``.

@@ -82,6 +82,9 @@ public actor ReplicationShipper {
     private var reader: JournalReader?
     private var claimedStoreID: String?
     private var latest: ReplicaGeneration?
+    /// The highest generation number the bucket was seen to hold, usable or not: the next
+    /// generation takes a number above it.
+    private var highestGeneration: UInt64 = 0
     private var lastRetention = ContinuousClock.now
     /// Generations this shipper knows the contents of, by number.
     private var knownGenerations: [UInt64: ReplicaGeneration] = [:]
@@ -223,7 +226,7 @@ public actor ReplicationShipper {
             return report
         }
         let next = ReplicaGeneration(
-            storeID: set.storeID, generation: (latest?.generation ?? 0) + 1,
+            storeID: set.storeID, generation: max(latest?.generation ?? 0, highestGeneration) + 1,
             writtenMilliseconds: UInt64(Date().timeIntervalSince1970 * 1000), storeGeneration: set.generation,
             nextFileSequence: set.nextFileSequence, epochFloor: set.epochFloor, lastEpoch: set.lastEpoch?.epoch,
             lastEpochMilliseconds: set.lastEpoch.map { UInt64(($0.timestamp.timeIntervalSince1970 * 1000).rounded()) },
@@ -237,6 +240,7 @@ public actor ReplicationShipper {
             return report
         }
         latest = next
+        highestGeneration = next.generation
         shippedFingerprint = fingerprint
         knownGenerations[next.generation] = next
         report.generation = next.generation
@@ -258,7 +262,7 @@ public actor ReplicationShipper {
         for number in numbers {
             if let known = knownGenerations[number] {
                 generations.append((number, known))
-            } else if let loaded = try await replica.generation(number) {
+            } else if let loaded = try await usableGeneration(number) {
                 knownGenerations[number] = loaded
                 generations.append((number, loaded))
             }
@@ -284,18 +288,35 @@ public actor ReplicationShipper {
         for key in garbage.sorted() { try await replica.delete(key) }
     }
 
+    /// Continues from the newest generation of this store that is usable: one written by another
+    /// shipper is read as hostile input, and one that is damaged, sealed by no key of the keyring or
+    /// not this store's is passed over (and never used to decide what retention deletes).
     private func loadLatest() async throws {
         latest = nil
-        if let newest = try await replica.generationNumbers().last,
-            let generation = try await replica.generation(newest)
-        {
-            guard generation.storeID == claimedStoreID else {
-                throw ReplicationError(
-                    .otherStore, "\(location) holds generations of another store (\(generation.storeID)).",
-                    key: replica.fullKey(ReplicaLayout.generation(newest)))
+        let numbers = try await replica.generationNumbers()
+        highestGeneration = numbers.last ?? 0
+        for number in numbers.reversed() {
+            if let generation = try await usableGeneration(number) {
+                latest = generation
+                knownGenerations[number] = generation
+                return
             }
-            latest = generation
-            knownGenerations[newest] = generation
+        }
+    }
+
+    /// Generation `number` of this store, or `nil` when it is missing or unusable (logged).
+    private func usableGeneration(_ number: UInt64) async throws -> ReplicaGeneration? {
+        guard let storeID = claimedStoreID else { return nil }
+        do {
+            return try await replica.generation(number, of: storeID)
+        } catch let error as ReplicationError
+            where error.code == .damagedObject || error.code == .unauthenticated || error.code == .wrongKey
+                || error.code == .missingKey
+        {
+            options.logger.warning(
+                "generation \(number) of \(location) is passed over: \(error.message)",
+                metadata: ["replica": "\(location)"])
+            return nil
         }
     }
 

@@ -33,6 +33,7 @@ public final class S3Client: Sendable {
     /// Where and how requests are sent.
     public let configuration: S3Configuration
     private let session: URLSession
+    private let transfers = BoundedTransfers()
     private let signer: SignatureV4
     private let counter = RequestCounter()
 
@@ -42,6 +43,10 @@ public final class S3Client: Sendable {
     /// Parts of a multipart upload, except the last, are this large (S3's smallest is 5 MiB).
     public static let multipartPartSize = 8 << 20
 
+    /// The most bytes of a response body read when a request sets no smaller limit: 16 MiB, more
+    /// than any listing page or error document (a GET names its own limit).
+    public static let defaultResponseLimit = 16 << 20
+
     /// Creates a client.
     public init(configuration: S3Configuration) {
         self.configuration = configuration
@@ -49,7 +54,7 @@ public final class S3Client: Sendable {
         sessionConfiguration.timeoutIntervalForRequest = 30
         sessionConfiguration.requestCachePolicy = .reloadIgnoringLocalCacheData
         sessionConfiguration.urlCache = nil
-        session = URLSession(configuration: sessionConfiguration)
+        session = URLSession(configuration: sessionConfiguration, delegate: transfers, delegateQueue: nil)
         signer = SignatureV4(credentials: configuration.credentials, region: configuration.region)
     }
 
@@ -60,7 +65,8 @@ public final class S3Client: Sendable {
         var status: Int
         var headers: [String: String]
         var body: [UInt8]
-        var errorCode: String? { S3XML.firstValue(of: "Code", in: body) }
+        /// The error document's code, made printable: it is the server's text.
+        var errorCode: String? { S3XML.firstValue(of: "Code", in: body).map { printable($0) } }
     }
 
     // MARK: Operations
@@ -80,10 +86,20 @@ public final class S3Client: Sendable {
     }
 
     /// Reads an object, or the bytes `range` of it; `nil` when there is no such object.
-    public func get(bucket: String, key: String, range: Range<Int64>? = nil) async throws -> [UInt8]? {
+    ///
+    /// At most `maximumBytes` of the body are read: a larger object (by its `Content-Length`, or by
+    /// the bytes the server sends) is not read further.
+    ///
+    /// - Throws: ``ReplicationError/Code/damagedObject`` when the object is larger than
+    ///   `maximumBytes`, or the errors of every request.
+    public func get(
+        bucket: String, key: String, range: Range<Int64>? = nil,
+        maximumBytes: Int = Int(ReplicaLimits.maximumObjectBytes) + 1024
+    ) async throws -> [UInt8]? {
         var headers: [String: String] = [:]
         if let range { headers["range"] = "bytes=\(range.lowerBound)-\(range.upperBound - 1)" }
-        let response = try await send("GET", bucket: bucket, key: key, headers: headers, accept: [200, 206, 404])
+        let response = try await send(
+            "GET", bucket: bucket, key: key, headers: headers, accept: [200, 206, 404], limit: maximumBytes)
         if response.status == 404 {
             if response.errorCode == "NoSuchBucket" { throw noSuchBucket(bucket) }
             return nil
@@ -196,10 +212,10 @@ public final class S3Client: Sendable {
     /// is in `accept`.
     func send(
         _ method: String, bucket: String, key: String?, query: [(String, String)] = [], headers: [String: String] = [:],
-        body: [UInt8] = [], accept: Set<Int>
+        body: [UInt8] = [], accept: Set<Int>, limit: Int = S3Client.defaultResponseLimit
     ) async throws -> Response {
         var lastFailure: (any Error & Sendable)?
-        let target = "\(method) \(bucket)/\(key ?? "")"
+        let target = "\(method) \(bucket)/\(printable(key ?? ""))"
         for attempt in 1...configuration.retry.attempts {
             if attempt > 1 {
                 do {
@@ -211,7 +227,8 @@ public final class S3Client: Sendable {
             if Task.isCancelled { throw ReplicationError(.cancelled, "Cancelled before \(target).") }
             let response: Response
             do {
-                response = try await once(method, bucket: bucket, key: key, query: query, headers: headers, body: body)
+                response = try await once(
+                    method, bucket: bucket, key: key, query: query, headers: headers, body: body, limit: limit)
             } catch let error as URLError {
                 if error.code == .cancelled && Task.isCancelled {
                     throw ReplicationError(.cancelled, "Cancelled during \(target).")
@@ -241,6 +258,12 @@ public final class S3Client: Sendable {
 
     private func classify(_ response: Response, target: String, bucket: String, key: String?) -> ReplicationError {
         let code = response.errorCode
+        if (300...399).contains(response.status) {
+            return ReplicationError(
+                .unexpectedResponse,
+                "\(configuration.endpoint) answered \(target) with a redirect (HTTP \(response.status)); redirects are not followed, so that signed requests go to the configured endpoint only. Give the endpoint the bucket lives at.",
+                key: key)
+        }
         let isXML = String(decoding: response.body.prefix(256), as: UTF8.self).contains("<Error")
         if !isXML && response.status != 403 && response.status != 404 {
             return ReplicationError(
@@ -269,7 +292,7 @@ public final class S3Client: Sendable {
 
     private func once(
         _ method: String, bucket: String, key: String?, query: [(String, String)], headers: [String: String],
-        body: [UInt8]
+        body: [UInt8], limit: Int
     ) async throws -> Response {
         var path = configuration.endpoint.path
         while path.hasSuffix("/") { path.removeLast() }
@@ -296,9 +319,21 @@ public final class S3Client: Sendable {
         }
         if !body.isEmpty || method == "PUT" || method == "POST" { request.httpBody = Data(body) }
         counter.increment()
-        let (data, urlResponse) = try await session.data(for: request)
-        guard let http = urlResponse as? HTTPURLResponse else {
-            throw ReplicationError(.notS3, "\(configuration.endpoint) did not answer over HTTP.")
+        let http: HTTPURLResponse
+        let data: Data
+        switch try await transfers.send(request, on: session, limit: limit) {
+        case .response(let response, let body):
+            (http, data) = (response, body)
+        case .failed(let error as URLError):
+            throw error
+        case .failed(let error):
+            throw ReplicationError(
+                .unavailable, "\(configuration.endpoint) did not answer \(method) \(bucket)/\(key ?? "").", cause: error)
+        case .tooLarge(let limit):
+            throw ReplicationError(
+                .damagedObject,
+                "\(bucket)/\(printable(key ?? "")) is larger than the \(limit) bytes it may have; it was not read.",
+                key: key)
         }
         var responseHeaders: [String: String] = [:]
         for (name, value) in http.allHeaderFields {

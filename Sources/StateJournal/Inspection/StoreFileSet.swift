@@ -59,6 +59,20 @@ public struct StoreFileSet: Sendable, Hashable {
         }
     }
 
+    /// The name a store gives the file of `kind` with `sequence`: the only names a copy of a store
+    /// may use, so that a copier that derives names from validated fields never takes one from its
+    /// input.
+    public static func fileName(of kind: Kind, sequence: UInt64) -> String {
+        switch kind {
+        case .checkpoint: FileNames.checkpoint(sequence)
+        case .segment: FileNames.segment(sequence)
+        }
+    }
+
+    /// The names ``assembleStore(in:through:)`` may create in the directory besides the set's
+    /// files: the manifest and its temporary file.
+    public static let assembledFileNames = [FileNames.manifest, FileNames.manifest + FileNames.temporarySuffix]
+
     /// The store's id, in hex: the same in every file of the store.
     public var storeID: String
     /// The manifest's generation this set was read from.

@@ -90,7 +90,7 @@ extension ExitStatus {
         case .noSuchBucket, .nothingShipped: self = .noInput
         case .accessDenied, .wrongKey, .missingKey: self = .noPermission
         case .notS3, .unavailable, .unexpectedResponse: self = .ioError
-        case .foreignPrefix, .otherStore, .damagedObject: self = .dataError
+        case .foreignPrefix, .otherStore, .damagedObject, .unauthenticated: self = .dataError
         case .targetNotEmpty: self = .cannotCreate
         default: self = .software
         }

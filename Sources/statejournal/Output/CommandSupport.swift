@@ -36,7 +36,28 @@ func reportingErrors(_ body: () throws -> Void) throws {
 }
 
 func printError(_ message: String) {
-    StandardStream.writeError("statejournal: " + message + "\n")
+    StandardStream.writeError("statejournal: " + escapingControlCharacters(message) + "\n")
+}
+
+/// `text` with every control character but the line feed and the tab written as a `\u{…}`
+/// escape: messages quote names and bytes read from stores, buckets and servers, and none of them
+/// may move a terminal's cursor, clear its screen or set its title.
+func escapingControlCharacters(_ text: String) -> String {
+    guard text.unicodeScalars.contains(where: isEscaped) else { return text }
+    var result = ""
+    for scalar in text.unicodeScalars {
+        if isEscaped(scalar) {
+            result += "\\u{" + String(scalar.value, radix: 16) + "}"
+        } else {
+            result.unicodeScalars.append(scalar)
+        }
+    }
+    return result
+}
+
+private func isEscaped(_ scalar: Unicode.Scalar) -> Bool {
+    let value = scalar.value
+    return (value < 0x20 && value != 0x0A && value != 0x09) || (0x7F...0x9F).contains(value)
 }
 
 /// Prints an `Encodable` value (`bench`'s report) as pretty, key-sorted JSON with

@@ -1,0 +1,111 @@
+import StateJournal
+
+extension ReplicaGeneration {
+    /// Checks everything a generation read from the bucket says before any of it is used: that it
+    /// is generation `number` of the store `storeID`, that every number is within
+    /// ``ReplicaLimits``, that every file is named as the store names a file of its kind and
+    /// sequence, and that every object is named as the shipper names it and covers its file's bytes
+    /// exactly once, in order, from the first byte to the last.
+    ///
+    /// A generation that passes can be restored without taking a single name, offset or length on
+    /// trust: local file names are derived from the kind and sequence, objects are written one after
+    /// another from offset 0, and no object is larger than ``ReplicaLimits/maximumObjectBytes``.
+    ///
+    /// - Throws: ``ReplicationError/Code/damagedObject`` naming the generation and what is wrong.
+    func validated(number: UInt64, storeID expectedStoreID: String, key: String) throws -> ReplicaGeneration {
+        func damaged(_ reason: String) -> ReplicationError {
+            ReplicationError(
+                .damagedObject, "The generation \(printable(key)) is not a valid generation: \(reason).", key: key)
+        }
+        guard format == "statejournal-replica-generation" else { throw damaged("its format is not a generation's") }
+        guard version == 1 else {
+            throw damaged("it is of version \(version), which this StateJournal does not read; a newer one may")
+        }
+        guard storeID == expectedStoreID else {
+            throw damaged(
+                "it belongs to the store \(printable(storeID)), not to \(expectedStoreID), whose replica this is")
+        }
+        guard generation == number else {
+            throw damaged("it says it is generation \(generation), but it is stored as generation \(number)")
+        }
+        let limit = ReplicaLimits.maximumCounter
+        guard storeGeneration <= limit, nextFileSequence <= limit, epochFloor <= limit, (lastEpoch ?? 0) <= limit
+        else { throw damaged("a number in it is beyond \(limit)") }
+        guard files.count <= ReplicaLimits.maximumFiles else { throw damaged("it names \(files.count) files") }
+        var previousCheckpoint: UInt64?
+        var previousSegment: ReplicaGeneration.File?
+        for (index, file) in files.enumerated() {
+            let what = "file \(index) (\(printable(file.name)))"
+            let kind: StoreFileSet.Kind
+            switch file.kind {
+            case "checkpoint": kind = .checkpoint
+            case "segment": kind = .segment
+            default: throw damaged("\(what) is of no kind a store has")
+            }
+            guard file.sequence < nextFileSequence else {
+                throw damaged("\(what) has sequence \(file.sequence), not below the next, \(nextFileSequence)")
+            }
+            guard file.name == StoreFileSet.fileName(of: kind, sequence: file.sequence) else {
+                throw damaged("\(what) is not named as the store names its \(file.kind) \(file.sequence)")
+            }
+            guard file.baseEpoch <= file.lastEpoch, file.lastEpoch <= limit else {
+                throw damaged("\(what) has the epochs \(file.baseEpoch) and \(file.lastEpoch)")
+            }
+            guard (0...ReplicaLimits.maximumFileBytes).contains(file.length) else {
+                throw damaged("\(what) is \(file.length) bytes long")
+            }
+            switch kind {
+            case .checkpoint:
+                guard previousSegment == nil, previousCheckpoint.map({ $0 < file.sequence }) ?? true,
+                    file.baseEpoch == file.lastEpoch, file.sealed
+                else { throw damaged("\(what) is not in order as a checkpoint") }
+                previousCheckpoint = file.sequence
+            case .segment:
+                if let previous = previousSegment {
+                    guard previous.sealed, previous.sequence < file.sequence, previous.lastEpoch <= file.baseEpoch
+                    else { throw damaged("\(what) does not follow the segment before it") }
+                }
+                previousSegment = file
+            }
+            try validateObjects(of: file, kind: kind, what: what, damaged: damaged)
+        }
+        return self
+    }
+
+    private func validateObjects(
+        of file: File, kind: StoreFileSet.Kind, what: String, damaged: (String) -> ReplicationError
+    ) throws {
+        guard file.objects.count <= ReplicaLimits.maximumObjectsPerFile else {
+            throw damaged("\(what) is made of \(file.objects.count) objects")
+        }
+        var end: Int64 = 0
+        for (index, object) in file.objects.enumerated() {
+            let which = "object \(index) of \(what)"
+            guard object.start == end, object.start < object.end, object.end <= file.length,
+                object.end - object.start <= ReplicaLimits.maximumObjectBytes
+            else {
+                throw damaged("\(which) covers the bytes \(object.start)..<\(object.end) where \(end) comes next")
+            }
+            guard object.sha256.utf8.count == 64,
+                object.sha256.utf8.allSatisfy({ (0x30...0x39).contains($0) || (0x61...0x66).contains($0) })
+            else { throw damaged("\(which) has no SHA-256") }
+            guard (0...64).contains(object.level) else { throw damaged("\(which) has the level \(object.level)") }
+            let expected: String
+            if file.sealed {
+                guard file.objects.count == 1 else { throw damaged("\(what) is sealed but made of pieces") }
+                expected =
+                    kind == .checkpoint
+                    ? ReplicaLayout.checkpoint(epoch: file.lastEpoch, sequence: file.sequence, sha256: object.sha256)
+                    : ReplicaLayout.segment(baseEpoch: file.baseEpoch, sequence: file.sequence, sha256: object.sha256)
+            } else {
+                expected = ReplicaLayout.piece(
+                    sequence: file.sequence, start: object.start, end: object.end, sha256: object.sha256)
+            }
+            guard object.key == expected else { throw damaged("\(which) is not named as the shipper names it") }
+            end = object.end
+        }
+        guard end == file.length else {
+            throw damaged("the objects of \(what) cover \(end) of its \(file.length) bytes")
+        }
+    }
+}

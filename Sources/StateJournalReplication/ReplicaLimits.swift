@@ -1,0 +1,49 @@
+/// The bounds every reader of a replica holds the bucket to, whatever it holds.
+///
+/// A bucket is written by whoever has credentials for it, so a restore, a shipper that reads
+/// another shipper's generations, and every other reader of a replica treat its bytes as hostile:
+/// nothing larger than these limits is read, no number beyond them is used, and a body is never
+/// read past the size its generation declares.
+public enum ReplicaLimits {
+    /// The largest generation document read: 32 MiB (a generation of a store with thousands of
+    /// files is a few hundred kilobytes).
+    public static let maximumGenerationBytes = 32 << 20
+    /// The largest identity document (`replica.json`) read: 64 KiB.
+    public static let maximumIdentityBytes = 64 << 10
+    /// The largest single object a generation may name: 2 GiB.
+    public static let maximumObjectBytes: Int64 = 1 << 31
+    /// The largest store file a generation may describe: 1 TiB.
+    public static let maximumFileBytes: Int64 = 1 << 40
+    /// The most objects one file of a generation may be made of.
+    public static let maximumObjectsPerFile = 4096
+    /// The most files one generation may name.
+    public static let maximumFiles = 1 << 17
+    /// The largest epoch, file sequence or generation number accepted: 2^62, as in the store.
+    public static let maximumCounter: UInt64 = 1 << 62
+    /// How many payload bytes a restore fetches ahead of what it writes: objects are fetched in
+    /// parallel while their declared sizes add up to at most this (one object at a time when one is
+    /// larger), so that a restore holds at most this much plus its largest single object.
+    public static let fetchWindowBytes: Int64 = 64 << 20
+    /// How many objects a restore fetches at once, at most.
+    public static let fetchConcurrency = 8
+
+    /// Bytes an envelope adds around a payload, at most: header, key id, nonce and tag, SHA-256.
+    static let envelopeOverhead = 7 + 255 + 12 + 16 + 32
+}
+
+/// Text from the bucket, made safe to print: control characters (which could move a terminal's
+/// cursor, clear its screen or set its title) are written as `\u{…}` escapes, and the text is cut
+/// after 200 characters.
+func printable(_ text: some StringProtocol) -> String {
+    var result = ""
+    for scalar in text.unicodeScalars.prefix(200) {
+        let value = scalar.value
+        if value < 0x20 || (0x7F...0x9F).contains(value) || value == 0x2028 || value == 0x2029 {
+            result += "\\u{" + String(value, radix: 16) + "}"
+        } else {
+            result.unicodeScalars.append(scalar)
+        }
+    }
+    if text.unicodeScalars.count > 200 { result += "…" }
+    return result
+}

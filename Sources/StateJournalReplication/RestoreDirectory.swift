@@ -1,0 +1,140 @@
+import Foundation
+import StateJournal
+
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Musl)
+    import Musl
+#endif
+
+/// The directory a restore writes into, held open: every file is created through its descriptor
+/// (`openat` with `O_CREAT | O_EXCL | O_NOFOLLOW`), under a name the restore derived itself, so that
+/// no symlink and no `..` can send a write elsewhere; and clean-up removes only what this restore
+/// created.
+final class RestoreDirectory {
+    /// The directory's path, as the user named it.
+    let url: URL
+    private let descriptor: Int32
+    /// The names this restore created, in order.
+    private(set) var created: [String] = []
+
+    /// Opens `url` for a restore: creates it (mode 0700) when it is missing, and refuses it when it
+    /// holds anything or cannot be read, or is not a directory.
+    ///
+    /// - Throws: ``ReplicationError/Code/targetNotEmpty`` or ``ReplicationError/Code/store``.
+    init(preparing url: URL) throws {
+        self.url = url
+        let path = url.path
+        var info = stat()
+        if lstat(path, &info) != 0 {
+            guard errno == ENOENT else { throw Self.failure("read", path, errno) }
+            try FileManager.default.createDirectory(
+                at: url.deletingLastPathComponent(), withIntermediateDirectories: true)
+            guard mkdir(path, 0o700) == 0 else { throw Self.failure("create", path, errno) }
+            let parent = open(url.deletingLastPathComponent().path, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
+            if parent >= 0 {
+                _ = fsync(parent)
+                _ = close(parent)
+            }
+        }
+        let descriptor = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
+        guard descriptor >= 0 else {
+            let code = errno
+            throw ReplicationError(
+                .targetNotEmpty,
+                code == ENOTDIR
+                    ? "\(path) is not a directory; a restore writes a new store into a new or empty directory."
+                    : "\(path) cannot be read (\(String(cString: strerror(code)))), so a restore cannot tell that it is empty; choose a directory this user can read.")
+        }
+        self.descriptor = descriptor
+        let names: [String]
+        do {
+            names = try Self.names(in: descriptor)
+        } catch {
+            _ = close(descriptor)
+            throw ReplicationError(
+                .targetNotEmpty,
+                "\(path) cannot be read, so a restore cannot tell that it is empty; choose a directory this user can read.",
+                cause: error as? ReplicationError)
+        }
+        guard names.isEmpty else {
+            _ = close(descriptor)
+            throw ReplicationError(
+                .targetNotEmpty,
+                "\(path) is not empty; a restore writes a new store, so choose a new or empty directory.")
+        }
+    }
+
+    deinit { _ = close(descriptor) }
+
+    /// Creates the file `name` (a name of the store's own, never one read from a bucket), mode 0600.
+    func create(_ name: String) throws -> Int32 {
+        precondition(!name.contains("/") && name != "." && name != "..", "a derived file name")
+        let file = openat(descriptor, name, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0o600)
+        guard file >= 0 else { throw Self.failure("create", url.path + "/" + name, errno) }
+        created.append(name)
+        return file
+    }
+
+    /// Writes all of `bytes` to `file` at `offset`.
+    func write(_ bytes: [UInt8], to file: Int32, at offset: Int64, name: String) throws {
+        var written = 0
+        while written < bytes.count {
+            let count = bytes.withUnsafeBytes { buffer in
+                pwrite(file, buffer.baseAddress! + written, buffer.count - written, off_t(offset) + off_t(written))
+            }
+            if count < 0 {
+                if errno == EINTR { continue }
+                throw Self.failure("write", url.path + "/" + name, errno)
+            }
+            written += count
+        }
+    }
+
+    /// Syncs and closes `file`.
+    func finish(_ file: Int32, name: String) throws {
+        defer { _ = close(file) }
+        guard fsync(file) == 0 else { throw Self.failure("sync", url.path + "/" + name, errno) }
+    }
+
+    /// Removes one file this restore created.
+    func remove(_ name: String) {
+        guard let index = created.firstIndex(of: name) else { return }
+        _ = unlinkat(descriptor, name, 0)
+        created.remove(at: index)
+    }
+
+    /// Removes every file this restore created, and the files a store assembly may have added
+    /// (the manifest and its temporary file), leaving the directory as the restore found it.
+    func removeEverythingCreated() {
+        for name in created + StoreFileSet.assembledFileNames { _ = unlinkat(descriptor, name, 0) }
+        created = []
+    }
+
+    /// Makes the directory's entries durable.
+    func sync() throws {
+        guard fsync(descriptor) == 0 else { throw Self.failure("sync", url.path, errno) }
+    }
+
+    private static func names(in descriptor: Int32) throws -> [String] {
+        let copy = dup(descriptor)
+        guard copy >= 0, let stream = fdopendir(copy) else {
+            throw ReplicationError(.store, "Could not list the directory.")
+        }
+        defer { closedir(stream) }
+        var names: [String] = []
+        while let entry = readdir(stream) {
+            let name = withUnsafeBytes(of: entry.pointee.d_name) { raw in
+                String(decoding: raw.prefix(while: { $0 != 0 }), as: UTF8.self)
+            }
+            if name != "." && name != ".." { names.append(name) }
+        }
+        return names
+    }
+
+    private static func failure(_ action: String, _ path: String, _ code: Int32) -> ReplicationError {
+        ReplicationError(
+            .store, "Could not \(action) \(path): \(String(cString: strerror(code))).",
+            cause: SystemError(call: action, errno: code, path: path))
+    }
+}
