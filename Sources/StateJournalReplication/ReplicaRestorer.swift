@@ -238,7 +238,11 @@ public struct ReplicaRestorer: Sendable {
             let task = fetches.removeValue(forKey: index)!
             nextToUse += 1
             bytesInFlight -= objects[index].end - objects[index].start
-            return try await withTaskCancellationHandler { try await task.value } onCancel: { task.cancel() }
+            return try await withTaskCancellationHandler {
+                try await task.value
+            } onCancel: {
+                task.cancel()
+            }
         }
 
         func cancelAll() {

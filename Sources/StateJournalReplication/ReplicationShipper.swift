@@ -311,7 +311,7 @@ public actor ReplicationShipper {
             return try await replica.generation(number, of: storeID)
         } catch let error as ReplicationError
             where error.code == .damagedObject || error.code == .unauthenticated || error.code == .wrongKey
-                || error.code == .missingKey
+            || error.code == .missingKey
         {
             options.logger.warning(
                 "generation \(number) of \(location) is passed over: \(error.message)",

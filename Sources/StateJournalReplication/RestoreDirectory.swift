@@ -44,7 +44,8 @@ final class RestoreDirectory {
                 .targetNotEmpty,
                 code == ENOTDIR
                     ? "\(path) is not a directory; a restore writes a new store into a new or empty directory."
-                    : "\(path) cannot be read (\(String(cString: strerror(code)))), so a restore cannot tell that it is empty; choose a directory this user can read.")
+                    : "\(path) cannot be read (\(String(cString: strerror(code)))), so a restore cannot tell that it is empty; choose a directory this user can read."
+            )
         }
         self.descriptor = descriptor
         let names: [String]

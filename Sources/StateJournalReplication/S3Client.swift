@@ -328,7 +328,8 @@ public final class S3Client: Sendable {
             throw error
         case .failed(let error):
             throw ReplicationError(
-                .unavailable, "\(configuration.endpoint) did not answer \(method) \(bucket)/\(key ?? "").", cause: error)
+                .unavailable, "\(configuration.endpoint) did not answer \(method) \(bucket)/\(key ?? "").", cause: error
+            )
         case .tooLarge(let limit):
             throw ReplicationError(
                 .damagedObject,
