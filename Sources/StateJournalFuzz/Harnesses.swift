@@ -1,5 +1,6 @@
 import Foundation
 import StateJournal
+import StateJournalReplication
 import StateRestoration
 
 /// What one fuzz input is fed to. Selected by `STATEJOURNAL_FUZZ_TARGET` under libFuzzer, and by
@@ -14,6 +15,9 @@ enum FuzzTarget: String, CaseIterable, Sendable {
     case checkpoint
     /// The manifest.
     case manifest
+    /// A replica's generation document and object envelopes, as a restore reads them from a
+    /// bucket: the generation decoder, its validation and the restore plan, and the envelope.
+    case replica
 }
 
 /// The harnesses. Each returns normally for every input: errors are expected, crashes, hangs and
@@ -34,6 +38,7 @@ enum Harness {
         case .entry: entry(input)
         case .checkpoint: checkpoint(input)
         case .manifest: manifest(input)
+        case .replica: replica(input)
         }
     }
 

@@ -58,11 +58,11 @@ public struct RestoreReport: Sendable, Hashable {
 
 /// Brings a replica back as a local store.
 ///
-/// The bucket is read as hostile input (see "Threat model" in <doc:BackingUpAndMovingAStore>):
-/// every generation is validated before it is used, every local file name is derived from the
-/// kind and sequence number the generation gives, files are created through a descriptor of the
-/// target directory and never through a symlink, no object is read past the size its generation
-/// declares, and with a keyring every object must be sealed by one of its keys.
+/// The bucket is read as hostile input (see "Threat model" in the article "Backing Up and Moving a
+/// Store"): every generation is validated before it is used, every local file name is derived
+/// from the kind and sequence number the generation gives, files are created through a descriptor
+/// of the target directory and never through a symlink, no object is read past the size its
+/// generation declares, and with a keyring every object must be sealed by one of its keys.
 public struct ReplicaRestorer: Sendable {
     /// Where the replica lives.
     public let location: S3Location
@@ -116,7 +116,7 @@ public struct ReplicaRestorer: Sendable {
         do {
             return try await restore(into: output, target: target)
         } catch {
-            output.removeEverythingCreated()
+            output.abandon()
             if Task.isCancelled, (error as? ReplicationError)?.code != .cancelled {
                 throw ReplicationError(.cancelled, "The restore into \(directory.path) was cancelled.", cause: error)
             }
@@ -253,17 +253,18 @@ public struct ReplicaRestorer: Sendable {
     private func restore(_ generation: ReplicaGeneration, into output: RestoreDirectory, target: RestoreTarget)
         async throws -> RestoreReport
     {
-        var prefetcher = Prefetcher(objects: generation.files.flatMap(\.objects), replica: replica)
+        let plan = RestorePlan(validated: generation)
+        var prefetcher = Prefetcher(objects: plan.objects, replica: replica)
         defer { prefetcher.cancelAll() }
         var downloaded = 0
         var bytes: Int64 = 0
         var damage: DamagedObject?
         var kept: [ReplicaGeneration.File] = []
         var lengths: [String: Int64] = [:]
-        fileLoop: for file in generation.files {
+        fileLoop: for planned in plan.files {
             // The name is derived from the validated kind and sequence, never taken from the bucket.
-            let name = StoreFileSet.fileName(
-                of: file.isCheckpoint ? .checkpoint : .segment, sequence: file.sequence)
+            let name = planned.name
+            let file = planned.described
             let descriptor = try output.create(name)
             var open = true
             defer { if open { close(descriptor) } }

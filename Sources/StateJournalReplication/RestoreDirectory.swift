@@ -17,6 +17,8 @@ final class RestoreDirectory {
     private let descriptor: Int32
     /// The names this restore created, in order.
     private(set) var created: [String] = []
+    /// Whether this restore created the directory itself.
+    private var createdDirectory = false
 
     /// Opens `url` for a restore: creates it (mode 0700) when it is missing, and refuses it when it
     /// holds anything or cannot be read, or is not a directory.
@@ -31,6 +33,7 @@ final class RestoreDirectory {
             try FileManager.default.createDirectory(
                 at: url.deletingLastPathComponent(), withIntermediateDirectories: true)
             guard mkdir(path, 0o700) == 0 else { throw Self.failure("create", path, errno) }
+            createdDirectory = true
             let parent = open(url.deletingLastPathComponent().path, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
             if parent >= 0 {
                 _ = fsync(parent)
@@ -110,6 +113,13 @@ final class RestoreDirectory {
     func removeEverythingCreated() {
         for name in created + StoreFileSet.assembledFileNames { _ = unlinkat(descriptor, name, 0) }
         created = []
+    }
+
+    /// Undoes the restore: removes every file it created and the directory too when the restore
+    /// made it (and it is empty).
+    func abandon() {
+        removeEverythingCreated()
+        if createdDirectory { _ = rmdir(url.path) }
     }
 
     /// Makes the directory's entries durable.

@@ -1,0 +1,92 @@
+#!/usr/bin/env python3
+"""An S3 endpoint that misbehaves, on loopback, for the untrusted-bucket tests.
+
+Usage: HostileEndpoint.py MODE LOG
+  redirect  answers every request with 307 to another origin (127.0.0.2, another port), where a
+            second listener records each request it receives, and whether it carried an
+            Authorization header, as one line of LOG.
+  drip      answers every request with 200 and a Content-Length of 4096, then sends one byte of
+            the body every half second, as a server that stalls a client would.
+Prints one line, `PORT`, the port of the endpoint, once it listens; runs until killed.
+"""
+
+import ctypes
+import http.server
+import signal
+import socketserver
+import sys
+import threading
+import time
+
+mode, log_path = sys.argv[1], sys.argv[2]
+# Ends with the test process that started it, even when that process dies (PR_SET_PDEATHSIG).
+ctypes.CDLL("libc.so.6").prctl(1, signal.SIGTERM)
+
+
+class Recorder(http.server.BaseHTTPRequestHandler):
+    def record(self):
+        with open(log_path, "a") as log:
+            log.write(f"{self.command} {self.path} authorization={'Authorization' in self.headers}\n")
+        self.send_response(200)
+        self.send_header("Content-Length", "0")
+        self.end_headers()
+
+    do_GET = do_PUT = do_POST = do_DELETE = do_HEAD = record
+
+    def log_message(self, *args):
+        pass
+
+
+class Redirector(http.server.BaseHTTPRequestHandler):
+    target = ""
+
+    def redirect(self):
+        self.send_response(307)
+        self.send_header("Location", self.target + self.path)
+        self.send_header("Content-Length", "0")
+        self.end_headers()
+
+    do_GET = do_PUT = do_POST = do_DELETE = do_HEAD = redirect
+
+    def log_message(self, *args):
+        pass
+
+
+class Dripper(http.server.BaseHTTPRequestHandler):
+    def drip(self):
+        self.send_response(200)
+        self.send_header("Content-Length", "4096")
+        self.end_headers()
+        try:
+            for _ in range(4096):
+                self.wfile.write(b"x")
+                self.wfile.flush()
+                time.sleep(0.5)
+        except OSError:
+            pass
+
+    do_GET = do_PUT = do_POST = do_DELETE = do_HEAD = drip
+
+    def log_message(self, *args):
+        pass
+
+
+class Server(socketserver.ThreadingMixIn, http.server.HTTPServer):
+    daemon_threads = True
+
+
+def serve(server):
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+
+
+if mode == "redirect":
+    recorder = Server(("127.0.0.2", 0), Recorder)
+    serve(recorder)
+    Redirector.target = f"http://127.0.0.2:{recorder.server_address[1]}"
+    endpoint = Server(("127.0.0.1", 0), Redirector)
+elif mode == "drip":
+    endpoint = Server(("127.0.0.1", 0), Dripper)
+else:
+    sys.exit(f"unknown mode {mode}")
+print(endpoint.server_address[1], flush=True)
+endpoint.serve_forever()

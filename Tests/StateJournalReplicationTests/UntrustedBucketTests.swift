@@ -1,0 +1,371 @@
+import Foundation
+import StateJournal
+import Testing
+
+@testable import StateJournalReplication
+
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+/// A generation an attacker with write access to the bucket wrote: the shipper's own, with one
+/// field made hostile.
+enum HostileGeneration: String, CaseIterable, Sendable, CustomStringConvertible {
+    case fileNameClimbingOut = "a file named ../../x.sh"
+    case fileNameOfANeighbouringStore = "a file named ../victim-store/MANIFEST"
+    case absoluteFileName = "an absolute file name"
+    case checkpointNamedOutsideWithAMissingObject = "a checkpoint named ../../precious.txt whose object is missing"
+    case negativeStart = "an object starting at -5"
+    case widestRange = "an object from -2^63 to 2^63-1"
+    case largestBaseEpoch = "a base epoch of 2^64-1"
+    case sparseStart = "an object starting at 2^31 in a file of 2^31 bytes"
+    case farSparseStart = "an object starting at 2^40"
+    case hugeLength = "a file of 2^62 bytes"
+    case objectKeyOutsideTheLayout = "an object key outside the replica's layout"
+    case unknownKind = "a file of a kind stores do not have"
+    case largestSequence = "a file sequence of 2^64-1"
+    case anotherStoreID = "the store id of another store"
+    case anotherGenerationNumber = "a generation number other than its name's"
+    case largestLastEpoch = "a last epoch of 2^64-1"
+    case overlappingObjects = "two objects covering the same bytes"
+    case controlCharactersInAName = "terminal escape sequences in a file name"
+
+    var description: String { rawValue }
+
+    func apply(to generation: inout ReplicaGeneration) {
+        let last = generation.files.count - 1
+        switch self {
+        case .fileNameClimbingOut: generation.files[last].name = "../../x.sh"
+        case .fileNameOfANeighbouringStore: generation.files[last].name = "../victim-store/MANIFEST"
+        case .absoluteFileName: generation.files[last].name = "/tmp/statejournal-absolute-\(getpid())"
+        case .checkpointNamedOutsideWithAMissingObject:
+            generation.files.insert(
+                ReplicaGeneration.File(
+                    name: "../../precious.txt", kind: "checkpoint", sequence: 0, baseEpoch: 1, lastEpoch: 1,
+                    timestampMilliseconds: 0, sealed: true, length: 10,
+                    objects: [
+                        ReplicaGeneration.Object(
+                            key: "checkpoints/missing", start: 0, end: 10, sha256: String(repeating: "0", count: 64),
+                            level: 0)
+                    ]), at: 0)
+        case .negativeStart: generation.files[last].objects[0].start = -5
+        case .widestRange:
+            generation.files[last].objects[0].start = .min
+            generation.files[last].objects[0].end = .max
+        case .largestBaseEpoch: generation.files[last].baseEpoch = .max
+        case .sparseStart, .farSparseStart:
+            let start: Int64 = self == .sparseStart ? 1 << 31 : 1 << 40
+            let index = generation.files[last].objects.count - 1
+            let size = generation.files[last].objects[index].end - generation.files[last].objects[index].start
+            generation.files[last].objects[index].start = start
+            generation.files[last].objects[index].end = start + size
+            generation.files[last].length = start + size
+        case .hugeLength: generation.files[last].length = 1 << 62
+        case .objectKeyOutsideTheLayout: generation.files[last].objects[0].key = "../../other-prefix/x"
+        case .unknownKind: generation.files[last].kind = "script"
+        case .largestSequence: generation.files[last].sequence = .max
+        case .anotherStoreID: generation.storeID = String(repeating: "ab", count: 16)
+        case .anotherGenerationNumber: generation.generation += 7
+        case .largestLastEpoch: generation.lastEpoch = .max
+        case .overlappingObjects:
+            let object = generation.files[last].objects[0]
+            generation.files[last].objects.insert(object, at: 0)
+        case .controlCharactersInAName: generation.files[last].name = "\u{1B}]0;owned\u{07}\u{1B}[2J"
+        }
+    }
+}
+
+extension GatewayTests {
+    /// Attacks on a restore by someone who can write the bucket, each named for the rule it tries
+    /// to break. Each asserts that nothing outside the target changed, that the exit is clear and
+    /// non-zero where the attack cannot be passed over, and that memory and time stay bounded.
+    @Suite struct UntrustedBucketTests {
+        /// Peak memory a restore of these small replicas may use, whatever the bucket holds: well
+        /// under any of the oversized bodies below.
+        static let peakLimitKiB = 96 << 10
+
+        @Test(arguments: HostileGeneration.allCases)
+        func aHostileGenerationIsRefusedWithoutWritingOutsideTheTargetOrTrapping(_ attack: HostileGeneration)
+            async throws
+        {
+            let gateway = try Gateway.required()
+            let shipped = try await ShippedReplica.ship(
+                gateway, bucket: try await gateway.freshBucket(), prefix: "hostile", passes: [8])
+            defer { shipped.remove() }
+            let sandbox = try Sandbox()
+            defer { sandbox.remove() }
+            var generation = try await shipped.generation(shipped.newestGeneration)
+            attack.apply(to: &generation)
+            try await shipped.forge(generation, as: shipped.newestGeneration)
+            let before = sandbox.outsideTarget()
+
+            let run = try shipped.restoreWithTool(into: sandbox.target)
+
+            #expect(run.status == 65, "\(attack): exit \(run.status): \(run.error)")
+            #expect(run.error.contains("not a valid generation"), "\(attack): \(run.error)")
+            #expect(!run.error.contains("\u{1B}"), "\(attack): a raw escape reached the terminal")
+            #expect(sandbox.outsideTarget() == before, "\(attack) changed something outside the target")
+            #expect(!FileManager.default.fileExists(atPath: "/tmp/statejournal-absolute-\(getpid())"))
+            let left = (try? FileManager.default.contentsOfDirectory(atPath: sandbox.target.path)) ?? []
+            #expect(left.isEmpty, "\(attack): the failed restore left \(left)")
+            #expect(run.peakKiB < Self.peakLimitKiB, "\(attack): peak \(run.peakKiB) KiB")
+            #expect(run.seconds < 30, "\(attack): took \(run.seconds) s")
+        }
+
+        @Test func aDamagedNewestGenerationFallsBackToTheNewestIntactOneAndSaysSo() async throws {
+            let gateway = try Gateway.required()
+            let shipped = try await ShippedReplica.ship(
+                gateway, bucket: try await gateway.freshBucket(), prefix: "fallback", passes: [5, 5, 5])
+            defer { shipped.remove() }
+            let sandbox = try Sandbox()
+            defer { sandbox.remove() }
+            let newest = shipped.newestGeneration
+            var forged = try await shipped.generation(newest)
+            HostileGeneration.fileNameClimbingOut.apply(to: &forged)
+            try await shipped.forge(forged, as: newest)
+            try await shipped.putRaw(ReplicaLayout.generation(newest + 1), Array("not a generation".utf8))
+
+            let restorer = ReplicaRestorer(from: shipped.location, configuration: gateway.configuration())
+            let report = try await restorer.restore(into: sandbox.target)
+
+            #expect(report.generation == newest - 1)
+            #expect(report.epoch.epoch == shipped.lastEpochs[newest - 1])
+            #expect(try JournalReader(at: sandbox.target).state().entries == shipped.states[newest - 1])
+            #expect(report.damage.count == 2)
+            #expect(report.damage.allSatisfy { "\($0)".contains("lost") })
+            let run = try shipped.restoreWithTool(into: sandbox.root.appendingPathComponent("work/by-tool"))
+            #expect(run.status == 1, "\(run.error)")
+            #expect(run.error.contains("Restored the latest consistent epoch before it"), "\(run.error)")
+        }
+
+        @Test func underAKeyAPlaintextGenerationAndPlaintextObjectsAreRefused() async throws {
+            let gateway = try Gateway.required()
+            let bucket = try await gateway.freshBucket()
+            let material = Array(repeating: UInt8(7), count: 32)
+            let key = try ReplicationKey(id: "k1", bytes: material)
+            let keyring = ReplicationKeyring(current: key)
+            let victim = try await ShippedReplica.ship(
+                gateway, bucket: bucket, prefix: "victim", keyring: keyring, passes: [4, 4])
+            defer { victim.remove() }
+            let attacker = try await ShippedReplica.ship(gateway, bucket: bucket, prefix: "attacker", passes: [9])
+            defer { attacker.remove() }
+            let sandbox = try Sandbox()
+            defer { sandbox.remove() }
+            // The attacker's own store, unencrypted, takes the victim's newest generation number,
+            // its objects copied beside it, its store id made the victim's.
+            let victimID = try await victim.generation(victim.newestGeneration).storeID
+            var planted = try await attacker.generation(attacker.newestGeneration)
+            planted.storeID = victimID
+            planted.generation = victim.newestGeneration
+            for object in planted.files.flatMap(\.objects) { try await victim.copy(object.key, from: attacker) }
+            try await victim.forge(planted, as: victim.newestGeneration)
+            let file = try keyFile(for: key, bytes: material, in: sandbox.root)
+            let before = sandbox.outsideTarget()
+
+            let report = try await ReplicaRestorer(
+                from: victim.location, configuration: gateway.configuration(), keyring: keyring
+            ).restore(into: sandbox.target)
+            #expect(report.generation == victim.newestGeneration - 1)
+            #expect(try JournalReader(at: sandbox.target).state().entries == victim.states[report.generation])
+            #expect(report.damage.first?.reason.contains("not encrypted") == true, "\(report.damage)")
+
+            // With every generation planted, nothing is restored, and the tool says why.
+            var older = planted
+            older.generation = victim.newestGeneration - 1
+            try await victim.forge(older, as: victim.newestGeneration - 1)
+            let run = try victim.restoreWithTool(
+                into: sandbox.root.appendingPathComponent("work/by-tool"), keyFile: file)
+            #expect(run.status == 65, "\(run.error)")
+            #expect(run.error.contains("not encrypted"), "\(run.error)")
+            #expect(sandbox.outsideTarget() == before)
+        }
+
+        @Test func aGenerationOfAnotherStoreUnderTheSameKeyIsNotRestoredInPlaceOfThisOne() async throws {
+            let gateway = try Gateway.required()
+            let bucket = try await gateway.freshBucket()
+            let keyring = ReplicationKeyring(
+                current: try ReplicationKey(id: "shared", bytes: Array(repeating: 9, count: 32)))
+            let victim = try await ShippedReplica.ship(
+                gateway, bucket: bucket, prefix: "victim", keyring: keyring, passes: [3, 3])
+            defer { victim.remove() }
+            let other = try await ShippedReplica.ship(
+                gateway, bucket: bucket, prefix: "other", keyring: keyring, passes: [7, 2])
+            defer { other.remove() }
+            let sandbox = try Sandbox()
+            defer { sandbox.remove() }
+            // Sealed objects copied byte for byte: the attacker cannot read them, only move them.
+            // The other store's generation 2 replaces this one's under the same name (its seal
+            // holds; the store id inside it does not match), and its generation 1 becomes a newer
+            // generation 3 here (its seal names another object, so it does not open).
+            for number in [1, 2] as [UInt64] {
+                for object in try await other.generation(number).files.flatMap(\.objects) {
+                    try await victim.copy(object.key, from: other)
+                }
+            }
+            try await victim.copy(ReplicaLayout.generation(2), from: other)
+            try await victim.copy(ReplicaLayout.generation(1), from: other, as: ReplicaLayout.generation(3))
+
+            let report = try await ReplicaRestorer(
+                from: victim.location, configuration: gateway.configuration(), keyring: keyring
+            ).restore(into: sandbox.target)
+
+            #expect(report.generation == 1)
+            #expect(try JournalReader(at: sandbox.target).state().entries == victim.states[1])
+            #expect(report.damage.count == 2, "\(report.damage)")
+            #expect(report.damage.contains { $0.reason.contains("belongs to the store") }, "\(report.damage)")
+        }
+
+        @Test func anObjectLargerThanItsGenerationSaysIsNeverReadPastTheDeclaredSize() async throws {
+            let gateway = try Gateway.required()
+            let shipped = try await ShippedReplica.ship(
+                gateway, bucket: try await gateway.freshBucket(), prefix: "bomb", passes: [6])
+            defer { shipped.remove() }
+            let sandbox = try Sandbox()
+            defer { sandbox.remove() }
+            let generation = try await shipped.generation(shipped.newestGeneration)
+            let object = try #require(generation.files.last?.objects.first)
+            // 160 MiB where the generation declares a few hundred bytes, referenced once.
+            try await shipped.putRaw(object.key, Array(repeating: 0x41, count: 160 << 20))
+
+            let run = try shipped.restoreWithTool(into: sandbox.target)
+
+            #expect(run.status == 65, "\(run.error)")
+            #expect(run.error.contains("larger than"), "\(run.error)")
+            #expect(run.peakKiB < Self.peakLimitKiB, "peak \(run.peakKiB) KiB")
+        }
+
+        @Test func aGenerationDocumentBeyondItsLimitIsPassedOverWithoutBeingRead() async throws {
+            let gateway = try Gateway.required()
+            let shipped = try await ShippedReplica.ship(
+                gateway, bucket: try await gateway.freshBucket(), prefix: "big-generation", passes: [4, 4])
+            defer { shipped.remove() }
+            let sandbox = try Sandbox()
+            defer { sandbox.remove() }
+            let huge = Array(repeating: UInt8(ascii: " "), count: ReplicaLimits.maximumGenerationBytes + (8 << 20))
+            try await shipped.put(ReplicaLayout.generation(shipped.newestGeneration + 1), payload: huge)
+
+            let run = try shipped.restoreWithTool(into: sandbox.target)
+
+            #expect(run.status == 1, "\(run.error)")
+            #expect(run.error.contains("larger than"), "\(run.error)")
+            #expect(run.peakKiB < Self.peakLimitKiB, "peak \(run.peakKiB) KiB")
+            #expect(try JournalReader(at: sandbox.target).state().entries == shipped.states[shipped.newestGeneration])
+        }
+
+        @Test func aTargetThatHoldsAnythingOrIsNotADirectoryIsRefusedUntouched() async throws {
+            let gateway = try Gateway.required()
+            let shipped = try await ShippedReplica.ship(
+                gateway, bucket: try await gateway.freshBucket(), prefix: "targets", passes: [3])
+            defer { shipped.remove() }
+            let sandbox = try Sandbox()
+            defer { sandbox.remove() }
+            // A symlink planted in the target, a store already there, a file where the target goes.
+            try FileManager.default.createDirectory(at: sandbox.target, withIntermediateDirectories: true)
+            try FileManager.default.createSymbolicLink(
+                atPath: sandbox.target.appendingPathComponent("MANIFEST").path,
+                withDestinationPath: sandbox.root.appendingPathComponent("victim-store/MANIFEST").path)
+            let asFile = sandbox.root.appendingPathComponent("work/plain-file")
+            try Data("a file".utf8).write(to: asFile)
+            let before = sandbox.outsideTarget()
+
+            for target in [sandbox.target, asFile, sandbox.root.appendingPathComponent("victim-store")] {
+                let run = try shipped.restoreWithTool(into: target)
+                #expect(run.status == 73, "\(target.path): \(run.error)")
+                #expect(run.error.contains("not empty") || run.error.contains("not a directory"), "\(run.error)")
+            }
+            #expect(sandbox.outsideTarget() == before)
+            #expect(try FileManager.default.contentsOfDirectory(atPath: sandbox.target.path) == ["MANIFEST"])
+        }
+
+        @Test func controlCharactersFromTheBucketNeverReachTheTerminal() async throws {
+            let gateway = try Gateway.required()
+            let bucket = try await gateway.freshBucket()
+            let location = S3Location(bucket: bucket, prefix: "escapes")
+            let client = gateway.client()
+            // A prefix holding something else, under a key made of escape sequences.
+            try await client.put(bucket: bucket, key: "escapes/\u{1B}]0;owned\u{07}\u{1B}[2J", body: Array("x".utf8))
+            let sandbox = try Sandbox()
+            defer { sandbox.remove() }
+
+            let run = try measuredTool(
+                ["restore", "s3://\(bucket)/\(location.prefix)", "--into", sandbox.target.path],
+                environment: gateway.childEnvironment)
+
+            #expect(run.status == 65, "\(run.error)")
+            #expect(run.error.contains("not a StateJournal replica"), "\(run.error)")
+            #expect(!run.error.contains("\u{1B}") && !run.error.contains("\u{07}"), "\(run.error.debugDescription)")
+        }
+
+        @Test func aRedirectIsNotFollowedSoCredentialsStayWithTheEndpoint() async throws {
+            let gateway = try Gateway.required()
+            let endpoint = try HostileEndpoint(mode: "redirect")
+            defer { endpoint.stop() }
+            var environment = gateway.childEnvironment
+            environment["AWS_ENDPOINT_URL"] = "http://127.0.0.1:\(endpoint.port)"
+            let sandbox = try Sandbox()
+            defer { sandbox.remove() }
+
+            let run = try measuredTool(
+                ["restore", "s3://bucket/prefix", "--into", sandbox.target.path], environment: environment)
+
+            #expect(run.status != 0)
+            #expect(run.error.contains("redirect"), "\(run.error)")
+            #expect(endpoint.log().isEmpty, "the other origin received: \(endpoint.log())")
+        }
+
+        @Test func aRestoreStalledByASlowServerStopsWithinASecondOfSIGTERM() async throws {
+            let endpoint = try HostileEndpoint(mode: "drip")
+            defer { endpoint.stop() }
+            let gateway = try Gateway.required()
+            var environment = gateway.childEnvironment
+            environment["AWS_ENDPOINT_URL"] = "http://127.0.0.1:\(endpoint.port)"
+            let sandbox = try Sandbox()
+            defer { sandbox.remove() }
+            let process = try startTool(
+                ["restore", "s3://bucket/prefix", "--into", sandbox.target.path], environment: environment,
+                logs: sandbox.root, name: "restore")
+            try await Task.sleep(for: .seconds(2))
+            #expect(process.isRunning, "the restore should still be waiting for the slow body")
+            let signalled = ContinuousClock.now
+            kill(process.processIdentifier, SIGTERM)
+            let status = await waitForExit(process, timeout: .seconds(10))
+            let took = ContinuousClock.now - signalled
+            #expect(status != nil && status != 0)
+            // Generous for a loaded machine: the promise is one second.
+            #expect(took < .seconds(3), "SIGTERM took \(took)")
+        }
+    }
+}
+
+/// `HostileEndpoint.py` running in the background.
+final class HostileEndpoint {
+    let process = Process()
+    let port: Int
+    let logFile: URL
+
+    init(mode: String) throws {
+        let script = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
+            .appendingPathComponent("HostileEndpoint.py")
+        logFile = FileManager.default.temporaryDirectory.appendingPathComponent("hostile-\(UUID().uuidString).log")
+        FileManager.default.createFile(atPath: logFile.path, contents: nil)
+        let output = Pipe()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/python3")
+        process.arguments = [script.path, mode, logFile.path]
+        process.standardOutput = output
+        process.standardError = FileHandle.nullDevice
+        try process.run()
+        let line = String(decoding: output.fileHandleForReading.availableData, as: UTF8.self)
+        guard let port = Int(line.trimmingCharacters(in: .whitespacesAndNewlines)) else {
+            process.terminate()
+            throw Gateway.Missing(description: "HostileEndpoint.py did not start: \(line)")
+        }
+        self.port = port
+    }
+
+    func log() -> String { (try? String(contentsOf: logFile, encoding: .utf8)) ?? "" }
+
+    func stop() {
+        process.terminate()
+        try? FileManager.default.removeItem(at: logFile)
+    }
+}
