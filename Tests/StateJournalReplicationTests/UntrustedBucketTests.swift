@@ -296,6 +296,33 @@ extension GatewayTests {
             #expect(!run.error.contains("\u{1B}") && !run.error.contains("\u{07}"), "\(run.error.debugDescription)")
         }
 
+        @Test func aShipperPassesOverAForgedNewestGenerationAndShipsAboveIt() async throws {
+            let gateway = try Gateway.required()
+            let shipped = try await ShippedReplica.ship(
+                gateway, bucket: try await gateway.freshBucket(), prefix: "forged-for-shipper", passes: [4])
+            defer { shipped.remove() }
+            var forged = try await shipped.generation(shipped.newestGeneration)
+            HostileGeneration.fileNameClimbingOut.apply(to: &forged)
+            forged.generation += 1
+            try await shipped.forge(forged, as: forged.generation)
+            try await shipped.putRaw(ReplicaLayout.generation(forged.generation + 1), Array("junk".utf8))
+
+            // A shipper started afresh, as after a restart, reads the bucket as another shipper left it.
+            let journal = try Journal.open(at: shipped.store)
+            try commit(journal, count: 3)
+            let shipper = ReplicationShipper(
+                store: shipped.store, to: shipped.location, configuration: gateway.configuration())
+            let report = try await shipper.shipOnce()
+            #expect(report.generation == forged.generation + 2)
+            let sandbox = try Sandbox()
+            defer { sandbox.remove() }
+            let restored = try await ReplicaRestorer(from: shipped.location, configuration: gateway.configuration())
+                .restore(into: sandbox.target)
+            #expect(restored.damage.isEmpty)
+            #expect(try JournalReader(at: sandbox.target).state().entries == journal.state().entries)
+            try journal.close()
+        }
+
         @Test func aRedirectIsNotFollowedSoCredentialsStayWithTheEndpoint() async throws {
             let gateway = try Gateway.required()
             let endpoint = try HostileEndpoint(mode: "redirect")
