@@ -164,6 +164,32 @@ extension GatewayTests {
             return puts
         }
 
+        @Test func peakMemoryOfARestoreOf100000PathsThroughTheTool() async throws {
+            let gateway = try Gateway.required()
+            let location = S3Location(bucket: try await gateway.freshBucket(), prefix: "big-memory")
+            let directory = try temporaryDirectory("restore-memory")
+            defer { try? FileManager.default.removeItem(at: directory) }
+            let storeURL = directory.appendingPathComponent("store")
+            try Self.makeLargeStore(at: storeURL)
+            let shipper = ReplicationShipper(store: storeURL, to: location, configuration: gateway.configuration())
+            try await shipper.shipOnce()
+            let objects = try await gateway.client().list(bucket: location.bucket, prefix: location.prefix)
+            let run = try measuredTool(
+                [
+                    "restore", "s3://\(location.bucket)/\(location.prefix)", "--into",
+                    directory.appendingPathComponent("r").path,
+                ],
+                environment: gateway.childEnvironment)
+            #expect(run.status == 0, "\(run.error)")
+            let verify = try measuredTool(
+                ["verify", directory.appendingPathComponent("r").path], environment: gateway.childEnvironment)
+            print(
+                "FIGURE peak memory of statejournal restore of a store of 100,000 paths"
+                    + " (\(objects.count) objects, largest \(objects.map(\.size).max() ?? 0) bytes, all \(objects.reduce(Int64(0)) { $0 + $1.size }) bytes):"
+                    + " \(run.peakKiB / 1024) MiB in \(String(format: "%.2f", run.seconds)) s;"
+                    + " statejournal verify of the restored store alone: \(verify.peakKiB / 1024) MiB")
+        }
+
         @Test func restoreOf100000PathsAgainstAwsCliCopy() async throws {
             let gateway = try Gateway.required()
             let location = S3Location(bucket: try await gateway.freshBucket(), prefix: "big")
