@@ -31,6 +31,8 @@ import StateRestoration
 ///   call ``setNeedsPreservation()``.
 /// - Every ``Configuration/fullPassInterval``, a full pass saves whatever changed without being
 ///   invalidated.
+/// - Both are measured on ``Configuration/clock``, a `ContinuousClock` unless a test passes a
+///   clock of its own.
 /// - On graceful shutdown (or cancellation), a final full pass runs, then `Journal.sync()` makes
 ///   everything durable, whatever the durability policy; then ``run()`` returns. The app owns the
 ///   journal and closes it afterwards.
@@ -52,6 +54,10 @@ public final class StateRestorationService: Service {
         /// Where the service logs its passes (debug), restoration (info) and failures (error).
         /// Defaults to a logger that discards everything.
         public var logger: Logger
+        /// The clock that measures ``coalescingDelay`` and ``fullPassInterval``. Defaults to a
+        /// `ContinuousClock`; a test passes a clock it advances by hand, so that what a pass saves
+        /// does not depend on how fast the machine runs.
+        public var clock: any Clock<Duration>
 
         /// Creates a configuration; every parameter has a default.
         ///
@@ -60,16 +66,19 @@ public final class StateRestorationService: Service {
         ///   - fullPassInterval: How often a full pass runs, or `nil` for never.
         ///   - restoresAtStart: Whether to restore before preserving.
         ///   - logger: Where the service logs; by default nothing is logged.
+        ///   - clock: The clock the delay and the interval are measured on.
         public init(
             coalescingDelay: Duration = .milliseconds(500),
             fullPassInterval: Duration? = .seconds(60),
             restoresAtStart: Bool = true,
-            logger: Logger = Logger(label: "StateRestorationService", factory: { _ in SwiftLogNoOpLogHandler() })
+            logger: Logger = Logger(label: "StateRestorationService", factory: { _ in SwiftLogNoOpLogHandler() }),
+            clock: any Clock<Duration> = ContinuousClock()
         ) {
             self.coalescingDelay = coalescingDelay
             self.fullPassInterval = fullPassInterval
             self.restoresAtStart = restoresAtStart
             self.logger = logger
+            self.clock = clock
         }
     }
 
@@ -201,22 +210,23 @@ public final class StateRestorationService: Service {
 
     /// Runs the passes that requests ask for, until the task is cancelled.
     private func preserveUntilCancelled() async {
+        let clock = configuration.clock
         await withTaskGroup(of: Void.self) { group in
             if let interval = configuration.fullPassInterval {
                 group.addTask { [passes, requests] in
-                    while (try? await Task.sleep(for: interval)) != nil {
+                    while (try? await clock.sleep(for: interval)) != nil {
                         if await passes.request(.full) { requests.yield(.full) }
                     }
                 }
             }
             for await request in events {
                 if request == .incremental {
-                    guard (try? await Task.sleep(for: configuration.coalescingDelay)) != nil else { break }
+                    guard (try? await clock.sleep(for: configuration.coalescingDelay)) != nil else { break }
                 }
                 let report = try? await passes.preserve(request)
                 if report?.outcome == .restorationInProgress {
                     // Saved after the restoration the app extended completes.
-                    guard (try? await Task.sleep(for: configuration.coalescingDelay)) != nil else { break }
+                    guard (try? await clock.sleep(for: configuration.coalescingDelay)) != nil else { break }
                     requests.yield(request)
                 }
             }

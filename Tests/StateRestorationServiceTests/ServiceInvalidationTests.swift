@@ -16,9 +16,10 @@ struct ServiceInvalidationTests {
         let journal = try Journal.open(
             at: URL(fileURLWithPath: directory.appending("store")), options: JournalOptions(durability: .none))
         let app = MailApp(journal: journal)
+        let clock = ManualClock()
         let service = StateRestorationService(
             manager: app.manager, roots: { app.roots },
-            configuration: .init(coalescingDelay: .milliseconds(10), fullPassInterval: nil))
+            configuration: .init(coalescingDelay: .seconds(1), fullPassInterval: nil, clock: clock))
 
         try await withThrowingTaskGroup(of: Void.self) { group in
             group.addTask { try await service.run() }
@@ -29,6 +30,10 @@ struct ServiceInvalidationTests {
             // navigation controller invalidating itself does.
             app.perform(.toggleUnreadOnly)
             app.navigation.invalidateRestorableState()
+            // The coalesced pass it scheduled waits for the clock, which only this test moves.
+            while clock.sleeperCount == 0 { try await Task.sleep(for: .milliseconds(5)) }
+            #expect(journal.lastCommitted?.epoch == before)
+            clock.advance(by: .seconds(1))
             while (journal.lastCommitted?.epoch ?? 0) <= before {
                 try await Task.sleep(for: .milliseconds(5))
             }

@@ -23,10 +23,13 @@ struct ServicePassSplitTests {
             fileSystem: fileSystem)
     }
 
+    /// The service over `app`; its coalescing delay runs on a clock no test advances, so only
+    /// `preserve()` runs passes.
     func service(for app: MailApp) -> StateRestorationService {
         StateRestorationService(
             manager: app.manager, roots: { app.roots },
-            configuration: .init(coalescingDelay: .seconds(3600), fullPassInterval: nil, restoresAtStart: false))
+            configuration: .init(
+                coalescingDelay: .seconds(1), fullPassInterval: nil, restoresAtStart: false, clock: ManualClock()))
     }
 
     /// Waits, without blocking the main actor, until `condition` holds.

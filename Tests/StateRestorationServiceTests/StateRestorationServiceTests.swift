@@ -10,7 +10,8 @@ import StateRestorationService
 import Testing
 
 /// The service's passes, driven through the example mail app. Nothing here asserts a duration:
-/// tests wait for conditions with generous time limits.
+/// the coalescing delay and the full-pass timer run on a clock only the test advances, and tests
+/// wait for conditions with generous time limits.
 @MainActor
 @Suite(.timeLimit(.minutes(2)))
 struct StateRestorationServiceTests {
@@ -61,13 +62,17 @@ struct StateRestorationServiceTests {
         try await testGracefulShutdown { trigger in try await body(trigger) }
     }
 
+    /// The service over `app`, whose coalescing delay and timer run on `clock`: unless the test
+    /// advances it, neither runs a pass.
     private func service(
-        for app: MailApp, coalescingDelay: Duration = .seconds(3600), fullPassInterval: Duration? = nil,
+        for app: MailApp, clock: ManualClock = ManualClock(), coalescingDelay: Duration = .seconds(1),
+        fullPassInterval: Duration? = nil,
         logger: Logger = Logger(label: "test", factory: { _ in SwiftLogNoOpLogHandler() })
     ) -> StateRestorationService {
         StateRestorationService(
             manager: app.manager, roots: { app.roots },
-            configuration: .init(coalescingDelay: coalescingDelay, fullPassInterval: fullPassInterval, logger: logger))
+            configuration: .init(
+                coalescingDelay: coalescingDelay, fullPassInterval: fullPassInterval, logger: logger, clock: clock))
     }
 
     @Test func gracefulShutdownPreservesAFinalEpochAndSyncsBeforeReturning() async throws {
@@ -75,8 +80,9 @@ struct StateRestorationServiceTests {
         let journal = try store.open()
         let app = MailApp(journal: journal)
         let logs = CapturedLogs()
-        // Neither the coalescing delay nor a timer can run a pass before the shutdown does.
-        let service = service(for: app, logger: logs.logger)
+        // The clock is never advanced: neither the coalescing delay nor a timer can run a pass before
+        // the shutdown does.
+        let service = service(for: app, fullPassInterval: .seconds(60), logger: logs.logger)
 
         try await withGracefulShutdownTrigger { trigger in
             try await running(service) { group in
@@ -120,25 +126,31 @@ struct StateRestorationServiceTests {
         let store = Store()
         let journal = try store.open()
         let app = MailApp(journal: journal)
-        // Long enough that the burst below fits in it even on a loaded machine, where 50 yields
-        // have taken more than 3 s.
-        let service = service(for: app, coalescingDelay: .seconds(8))
+        let clock = ManualClock()
+        let service = service(for: app, clock: clock, coalescingDelay: .seconds(1))
 
         try await running(service) { group in
             app.perform(.openMailbox("Inbox"))
             service.setNeedsPreservation()
+            try await waitUntil { clock.sleeperCount == 1 }
+            clock.advance(by: .seconds(1))
             // The pass asked for above, not a restoration marker, is the epoch the burst must follow.
             try await waitUntil {
                 journal.lastCommitted?.metadata[EpochMetadataKey.kind] == RestorationEpochKind.preservation.rawValue
             }
             let before = try #require(journal.lastCommitted).epoch
 
+            // The clock stands still during the burst, so the whole burst is inside one coalescing
+            // window, however long the machine takes over it.
             for offset in 1...50 {
                 app.perform(.scroll(to: Double(offset)))
                 let list = try #require(app.navigation.stack.last)
                 service.invalidate(list)
                 await Task.yield()
             }
+            try await waitUntil { clock.sleeperCount == 1 }
+            #expect(journal.lastCommitted?.epoch == before, "no pass runs before the coalescing delay ends")
+            clock.advance(by: .seconds(1))
             try await waitUntil { (journal.lastCommitted?.epoch ?? 0) > before }
             group.cancelAll()
             try await group.waitForAll()
@@ -148,17 +160,51 @@ struct StateRestorationServiceTests {
         #expect(try store.relaunched().scrollOffset == 50)
     }
 
+    @Test func invalidationsAfterTheCoalescingDelayEndsAreSavedByTheNextPass() async throws {
+        let store = Store()
+        let journal = try store.open()
+        let app = MailApp(journal: journal)
+        let clock = ManualClock()
+        let service = service(for: app, clock: clock, coalescingDelay: .seconds(1))
+
+        try await running(service) { group in
+            app.perform(.openMailbox("Inbox"))
+            let before = journal.lastCommitted?.epoch ?? 0
+            var epochs: [UInt64] = []
+            for offset in 1...3 {
+                app.perform(.scroll(to: Double(offset)))
+                service.invalidate(try #require(app.navigation.stack.last))
+                try await waitUntil { clock.sleeperCount == 1 }
+                // Half the delay runs no pass; the other half does.
+                clock.advance(by: .milliseconds(500))
+                #expect(journal.lastCommitted?.epoch ?? 0 == epochs.last ?? before)
+                clock.advance(by: .milliseconds(500))
+                try await waitUntil { (journal.lastCommitted?.epoch ?? 0) > epochs.last ?? before }
+                epochs.append(try #require(journal.lastCommitted).epoch)
+            }
+            #expect(epochs == [before + 1, before + 2, before + 3], "one epoch per coalescing window")
+            group.cancelAll()
+            try await group.waitForAll()
+        }
+        try journal.close()
+        #expect(try store.relaunched().scrollOffset == 3)
+    }
+
     @Test func aFullPassOnATimerSavesChangesTheServiceWasNotToldOf() async throws {
         let store = Store()
         let journal = try store.open()
         let app = MailApp(journal: journal)
-        let service = service(for: app, fullPassInterval: .milliseconds(20))
+        let clock = ManualClock()
+        let service = service(for: app, clock: clock, fullPassInterval: .seconds(60))
 
         try await running(service) { group in
-            try await waitUntil { journal.lastCommitted != nil }
-            let first = try #require(journal.lastCommitted).epoch
-            // The service is not told: only its timer runs a pass.
+            let first = journal.lastCommitted?.epoch ?? 0
+            // The service is not told: only its timer runs a pass, once the interval has passed.
             app.perform(.toggleUnreadOnly)
+            try await waitUntil { clock.sleeperCount == 1 }
+            clock.advance(by: .seconds(59))
+            #expect(journal.lastCommitted?.epoch ?? 0 == first)
+            clock.advance(by: .seconds(1))
             try await waitUntil { (journal.lastCommitted?.epoch ?? 0) > first }
             group.cancelAll()
             try await group.waitForAll()

@@ -118,12 +118,10 @@ extension Journal {
         // always fall on segment boundaries.
         let roll = try performClaimedRoll(reservingCheckpoint: true)
         let sequence = roll.checkpointSequence!
-        let snapshot = roll.manifest
+        let sealed = roll.sealed
         guard let folded = roll.sealedThrough else { return nil }
 
         // Step 2, without the lock and at a lower priority: fold the sealed segments into a checkpoint.
-        var sealed = snapshot
-        sealed.segments.removeLast()
         let (epoch, content, size) = try LowPriorityWork.run { [fileSystem, store, sealed] in
             try Self.fold(sealed, through: folded.epoch, into: sequence, fileSystem: fileSystem, store: store)
         }
@@ -133,9 +131,7 @@ extension Journal {
         // checkpoint a leftover) or from this one. Step 4: delete what retention let go.
         let reference = Manifest.CheckpointReference(
             sequence: sequence, epoch: epoch.epoch, timestampMilliseconds: content.info.timestampMilliseconds)
-        var planned = readPosition().0
-        planned.checkpoints.append(reference)
-        let dropped = try planRetirement(of: &planned, retention)
+        let dropped = try planRetirement(of: readPosition().0, adding: reference, retention)
         let removed = try install(
             adding: (reference, size), dropping: dropped, naming: "the checkpoint \(FileNames.checkpoint(sequence))")
         return recorded(
@@ -155,14 +151,15 @@ extension Journal {
     /// that the newest checkpoint, which replay then starts from, reads back whole. Called with the
     /// compaction claimed.
     private func applyRetentionAlone(_ retention: RetentionPolicy) throws -> CompactionReport? {
-        var planned = readPosition().0
-        let dropped = try planRetirement(of: &planned, retention)
-        guard let newest = planned.checkpoints.last, !dropped.checkpoints.isEmpty || !dropped.segments.isEmpty
+        let current = readPosition().0
+        let dropped = try planRetirement(of: current, adding: nil, retention)
+        guard let newest = current.checkpoints.last(where: { !dropped.checkpoints.contains($0.sequence) }),
+            !dropped.checkpoints.isEmpty || !dropped.segments.isEmpty
         else { return nil }
         let content: CheckpointContent
         let size: Int64
         do {
-            content = try CheckpointFile.load(newest, storeID: planned.storeID, in: store)
+            content = try CheckpointFile.load(newest, storeID: current.storeID, in: store)
             size = try store.fileSize(FileNames.checkpoint(newest.sequence))
         } catch {
             throw Self.ioError(
@@ -178,11 +175,14 @@ extension Journal {
     /// The checkpoints and segments a compaction drops.
     typealias Retired = (checkpoints: [UInt64], segments: [UInt64])
 
-    /// Removes from `planned` what `retention` does not keep, reading the files' sizes and epochs
-    /// before the lock is taken (segments rolled meanwhile are newer than anything it drops).
-    private func planRetirement(of planned: inout Manifest, _ retention: RetentionPolicy) throws -> Retired {
+    /// What `retention` does not keep of `current` with `checkpoint` added, reading the files' sizes
+    /// and epochs before the lock is taken (segments rolled meanwhile are newer than anything it
+    /// drops). ``install(adding:dropping:naming:)`` applies it to the manifest under the lock.
+    private func planRetirement(
+        of current: Manifest, adding checkpoint: Manifest.CheckpointReference?, _ retention: RetentionPolicy
+    ) throws -> Retired {
         do {
-            return try retire(from: &planned, now: options.clock(), policy: retention)
+            return try retirement(of: current, adding: checkpoint, now: options.clock(), policy: retention)
         } catch {
             throw Self.ioError(error, "read the sizes and epochs of the files retention chooses from")
         }
@@ -228,46 +228,53 @@ extension Journal {
         return removed
     }
 
-    /// Removes from `next` the generations the retention policy does not keep, and returns them.
-    func retire(
-        from next: inout Manifest, now: Date, policy: RetentionPolicy
+    /// The generations of `current`, with `checkpoint` added, that the retention policy does not keep.
+    ///
+    /// Reads `current` and changes nothing in it: it is a snapshot that readers on other threads may
+    /// hold, so a manifest built from it outside the lock could be written in place into storage they
+    /// read, ordered only by reference counts (which ThreadSanitizer does not see). The new manifest
+    /// is built under the lock, from the writer's (``install(adding:dropping:naming:)``).
+    func retirement(
+        of current: Manifest, adding checkpoint: Manifest.CheckpointReference?, now: Date, policy: RetentionPolicy
     ) throws -> Retired {
-        let checkpoints = next.checkpoints
+        var checkpoints: [Manifest.CheckpointReference] = []
+        checkpoints.reserveCapacity(current.checkpoints.count + 1)
+        checkpoints.append(contentsOf: current.checkpoints)
+        if let checkpoint { checkpoints.append(checkpoint) }
+        let segments = current.segments
         guard !checkpoints.isEmpty else { return ([], []) }
         // The format's limits come before any policy: a manifest naming more would not open.
         let formatFloor = max(0, checkpoints.count - Manifest.maximumCheckpoints)
         var keepFrom = max(formatFloor, checkpoints.count - policy.checkpoints)
-        if policy.keepsAllHistory && next.segments.count <= Self.segmentsKeptAtMost {
+        if policy.keepsAllHistory && segments.count <= Self.segmentsKeptAtMost {
             // Every segment stays, so replay reaches every epoch from the first without the older
             // checkpoints: they are only faster starting points, and the newest ones are kept.
             // A store whose older segments an earlier policy deleted keeps its oldest checkpoint,
             // where its history now starts.
-            let first = try segmentsReachTheFirstEpoch(next) ? 0 : min(1, keepFrom)
-            let dropped = Set(checkpoints[first..<keepFrom].map(\.sequence))
-            next.checkpoints.removeAll { dropped.contains($0.sequence) }
-            return (dropped.sorted(), [])
+            let first = try segmentsReachTheFirstEpoch(segments) ? 0 : min(1, keepFrom)
+            return (checkpoints[first..<keepFrom].map(\.sequence).sorted(), [])
         }
         if let age = policy.maximumAge {
             let cutoff = UInt64(max(0, (now.timeIntervalSince1970 - age) * 1000))
             // The newest checkpoint at or before the cutoff covers every younger epoch.
             if let covering = checkpoints.lastIndex(where: { $0.timestampMilliseconds <= cutoff }) {
                 keepFrom = min(keepFrom, covering)
-            } else if formatFloor == 0 && next.segments.count <= Self.segmentsKeptAtMost {
+            } else if formatFloor == 0 && segments.count <= Self.segmentsKeptAtMost {
                 return ([], [])
             } else {
                 keepFrom = formatFloor
             }
         }
         var bases: [UInt64: UInt64] = [:]
-        for sequence in next.segments { bases[sequence] = try store.segmentBase(sequence) }
+        for sequence in segments { bases[sequence] = try store.segmentBase(sequence) }
         if let budget = policy.byteBudget {
             var segmentSizes: [UInt64: Int64] = [:]
-            for sequence in next.segments { segmentSizes[sequence] = try store.fileSize(FileNames.segment(sequence)) }
+            for sequence in segments { segmentSizes[sequence] = try store.fileSize(FileNames.segment(sequence)) }
             let checkpointSizes = try checkpoints.map { try store.fileSize(FileNames.checkpoint($0.sequence)) }
             // The bytes kept when history starts at checkpoint `index`.
             func retainedBytes(from index: Int) -> Int64 {
                 checkpointSizes[index...].reduce(0, +)
-                    + next.segments.filter { bases[$0]! >= checkpoints[index].epoch }.reduce(0) {
+                    + segments.filter { bases[$0]! >= checkpoints[index].epoch }.reduce(0) {
                         $0 + segmentSizes[$1]!
                     }
             }
@@ -275,15 +282,13 @@ extension Journal {
         }
         keepFrom = max(keepFrom, formatFloor)
         while keepFrom < checkpoints.count - 1,
-            next.segments.count(where: { bases[$0]! >= checkpoints[keepFrom].epoch }) > Self.segmentsKeptAtMost
+            segments.count(where: { bases[$0]! >= checkpoints[keepFrom].epoch }) > Self.segmentsKeptAtMost
         {
             keepFrom += 1
         }
         let oldestKept = checkpoints[keepFrom].epoch
         let droppedCheckpoints = checkpoints[..<keepFrom].map(\.sequence)
-        let droppedSegments = next.segments.filter { bases[$0]! < oldestKept }
-        next.checkpoints.removeFirst(keepFrom)
-        next.segments.removeAll { bases[$0]! < oldestKept }
+        let droppedSegments = segments.filter { bases[$0]! < oldestKept }
         return (droppedCheckpoints, droppedSegments)
     }
 
@@ -294,8 +299,8 @@ extension Journal {
 
     /// Whether the manifest's first segment starts at the store's first epoch, so that replay can
     /// reach any retained epoch without a checkpoint.
-    private func segmentsReachTheFirstEpoch(_ manifest: Manifest) throws -> Bool {
-        guard let first = manifest.segments.first else { return false }
+    private func segmentsReachTheFirstEpoch(_ segments: [UInt64]) throws -> Bool {
+        guard let first = segments.first else { return false }
         return try store.segmentBase(first) == 0
     }
 

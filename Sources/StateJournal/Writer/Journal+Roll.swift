@@ -6,8 +6,10 @@ struct SegmentRoll {
     var sealedThrough: EpochInfo?
     /// A file sequence number reserved for a checkpoint, when the roll was asked for one.
     var checkpointSequence: UInt64?
-    /// The manifest as of the switch, naming the new segment last.
-    var manifest: Manifest
+    /// The manifest as of the switch without the new segment: the segments the roll sealed, which a
+    /// compaction folds. Built under the lock and never changed, so that nothing outside the lock
+    /// writes into manifest storage that readers on other threads may hold.
+    var sealed: Manifest
 }
 
 extension Journal {
@@ -156,8 +158,9 @@ extension Journal {
         var next = manifest
         next.nextFileSequence = sequence + (reservingCheckpoint ? 2 : 1)
         next.generation += 1
-        next.segments.append(sequence)
         next.epochFloor = max(next.epochFloor, lastEpoch)
+        let sealed = next
+        next.segments.append(sequence)
         manifest = next
         sealedPredecessor = segment.descriptor
         let sealedSegment = segment
@@ -169,7 +172,7 @@ extension Journal {
         return (
             SegmentRoll(
                 sealedThrough: sealedThrough, checkpointSequence: reservingCheckpoint ? sequence + 1 : nil,
-                manifest: next), sealedSegment
+                sealed: sealed), sealedSegment
         )
     }
 
