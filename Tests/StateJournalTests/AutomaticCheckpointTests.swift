@@ -47,7 +47,7 @@ import Testing
             let journal = try Journal.open(
                 path: directory.path, options: Self.compactionOff, fileSystem: PosixFileSystem())
             #expect(journal.recoveredState.entries == model.latest)
-            try commitEpochs(150, journal, &generator, &model)
+            try commitEpochs(150, journal, &generator, &model, settling: true)
             try journal.close()
         }
         let checkpoints = try Self.checkpointFiles(in: directory)
@@ -87,7 +87,7 @@ import Testing
             let journal = try Journal.open(
                 path: directory.path, options: Self.compactionOff, fileSystem: PosixFileSystem())
             #expect(journal.recoveredState.entries == model.latest)
-            try commitEpochs(100, journal, &generator, &model)
+            try commitEpochs(100, journal, &generator, &model, settling: true)
             // Closing lets a checkpoint under way finish, as a relaunch would find it.
             try journal.close()
             largestReplay = max(largestReplay, try Self.journalBytes(of: directory).afterCheckpoint)

@@ -54,13 +54,20 @@ func journalError<T>(
 }
 
 /// Commits `count` epochs from `workload` into `journal`, recording them in `model`.
-func commitEpochs(_ count: Int, _ journal: Journal, _ workload: inout WorkloadGenerator, _ model: inout JournalModel)
-    throws
-{
+///
+/// With `settling`, it waits after each commit until a background checkpoint or compaction that the
+/// commit started has finished, so that what a test asserts of the files does not depend on how
+/// fast the machine runs that thread: the checkpoints are the policy's, written by its background
+/// thread, at the same epochs on a loaded machine as on an idle one.
+func commitEpochs(
+    _ count: Int, _ journal: Journal, _ workload: inout WorkloadGenerator, _ model: inout JournalModel,
+    settling: Bool = false
+) throws {
     for index in 0..<count {
         let changes = workload.nextEpoch()
         let info = try journal.commit(changes, metadata: ["pass": "\(index)", "idiom": "terminal"])
         model.commit(info.epoch, changes)
+        if settling { journal.waitForCompactions() }
     }
 }
 
