@@ -115,8 +115,9 @@ let package = Package(
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "ServiceLifecycleTestKit", package: "swift-service-lifecycle"),
             ],
-            // The misbehaving S3 endpoint the untrusted-bucket tests run (a redirect, a slow body).
-            exclude: ["HostileEndpoint.py"]
+            // The misbehaving S3 endpoint the untrusted-bucket tests run (a redirect, a slow body), and
+            // the golden replicas, read from the source tree.
+            exclude: ["HostileEndpoint.py", "Golden"]
         ),
         .testTarget(
             name: "StatejournalToolTests",
