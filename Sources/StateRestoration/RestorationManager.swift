@@ -49,6 +49,10 @@ public final class RestorationManager {
     var restoration: RestorationProgress?
     let typeNames = TypeNameCache()
     let metrics: RestorationMetrics
+    /// Where the manager is in recovering from a failed write or sync (see ``health``).
+    var recovery = StoreRecovery()
+    /// Time on ``RestorationConfiguration/recovery``'s clock since the manager was created.
+    let recoveryClock: Stopwatch
 
     struct RestorationProgress {
         var epoch: UInt64
@@ -72,6 +76,7 @@ public final class RestorationManager {
         self.journal = journal
         self.configuration = configuration
         self.metrics = RestorationMetrics(factory: configuration.metricsFactory)
+        self.recoveryClock = Stopwatch(configuration.recovery.clock)
         written.digests.reserveCapacity(journal.recoveredState.count)
         journal.recoveredState.forEachEntry { path, bytes in written[path] = StateDigest(bytes) }
         if let last = journal.lastCommitted,
