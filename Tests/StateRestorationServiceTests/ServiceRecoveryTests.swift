@@ -129,4 +129,62 @@ struct ServiceRecoveryTests {
         }
         try journal.close()
     }
+
+    @Test func aServiceUnderRandomFaultWindowsAcknowledgesNothingRefusedAndKeepsDescriptorsFlat() async throws {
+        let journal = try Journal.open(
+            path: path, options: JournalOptions(durability: .everyCommit, compaction: .manual), fileSystem: fileSystem)
+        let manager = manager(journal)
+        for tally in tallies {
+            manager.registerObject(forStateRestoration: tally, restorationIdentifier: tally.restorationIdentifier!)
+        }
+        let service = StateRestorationService(
+            manager: manager, roots: { [] },
+            configuration: .init(coalescingDelay: .seconds(3600), fullPassInterval: nil, restoresAtStart: false))
+        var random = SplitMix64(seed: 27)
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            group.addTask { try await service.run() }
+            _ = await service.waitUntilRestored()
+            change(service, to: 0)
+            try await service.preserve()
+            let descriptors = fileSystem.openDescriptorCount
+            var faulty = false
+            var windows = 0
+            var acknowledged = 0
+            for round in 1...300 {
+                if round % 15 == 0 {
+                    faulty.toggle()
+                    let kinds: [Set<IOCallKind>?] = [IOCallKind.syncs, [.write], nil]
+                    let fault: InjectedFault = random.next() % 2 == 0 ? .eio : .enospc
+                    let plan = FaultPlan(
+                        at: 1, of: kinds[Int(random.next() % 3)], fault: fault, persistent: true)
+                    fileSystem.arm(faulty ? plan : nil)
+                    if faulty { windows += 1 }
+                }
+                change(service, to: round * 10)
+                let saved = (try? await service.preserve()) != nil
+                if saved { acknowledged += 1 }
+                #expect(!(saved && faulty), "round \(round): a save was acknowledged while the disk refused it")
+                clock.advance(by: .milliseconds(Int(random.next() % 1500)))
+                await Task.yield()
+                #expect(service.passes.queuedCallerCount == 0)
+                #expect(clock.sleeperCount <= 1)
+                #expect(fileSystem.openDescriptorCount <= descriptors + 1, "round \(round)")
+            }
+            fileSystem.arm(nil)
+            change(service, to: 10_000)
+            while !service.health.isHealthy {
+                clock.advance(by: .seconds(5))
+                try await Task.sleep(for: .milliseconds(2))
+                _ = try? await service.preserve()
+            }
+            try await service.preserve()
+            #expect(try restoredAfterPowerCut() == tallies.map(\.value))
+            #expect(windows == 10)
+            #expect(acknowledged > 50)
+            #expect(fileSystem.openDescriptorCount == descriptors)
+            group.cancelAll()
+            try await group.waitForAll()
+        }
+        try journal.close()
+    }
 }
