@@ -9,6 +9,10 @@ import StateJournal
 /// ``preserveState(roots:mode:)``. Each preservation pass is one epoch of the journal, so every
 /// saved state stays in its history.
 ///
+/// When the journal fails to write or sync, the manager recovers while the app runs: it reports
+/// its ``health``, refuses saves until it has reopened the journal, and then saves every live
+/// object again in a catch-up pass.
+///
 /// A manager is used from one thread (the app's main thread, typically); it is not `Sendable`.
 /// ``preserveStateInBackground(roots:mode:isolation:)`` and ``submitPreservation(roots:mode:)`` run the encode
 /// step on that thread and leave compression, writing and syncing to the journal's background
