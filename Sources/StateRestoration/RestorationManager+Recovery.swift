@@ -87,6 +87,12 @@ extension RestorationManager {
         return max(.zero, recovery.nextAttemptAt - recoveryClock.elapsed())
     }
 
+    /// Lets the next pass try to recover at once, whatever the backoff: the service's final pass at
+    /// shutdown, after which no pass follows.
+    package func makeRecoveryAttemptDue() {
+        recovery.nextAttemptAt = .zero
+    }
+
     /// Called at the start of every pass: lets it run, runs a recovery attempt first, or throws.
     ///
     /// - Returns: Whether the pass is the catch-up pass: full, and, after a reopen, clearing the store

@@ -130,6 +130,8 @@ final class PassRunner {
 
     private func runPass(_ request: PassRequest, isFinal: Bool) async throws -> PreservationReport {
         pending.remove(request)
+        // The final pass tries to recover whatever the backoff: no pass follows it.
+        if isFinal { manager.makeRecoveryAttemptDue() }
         do {
             // The encode step, on the main actor; the commit runs on the journal's committer.
             let submitted = try manager.submitPreservation(roots: roots(), mode: request.mode)

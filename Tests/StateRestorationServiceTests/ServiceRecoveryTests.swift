@@ -187,4 +187,34 @@ struct ServiceRecoveryTests {
         }
         try journal.close()
     }
+
+    @Test func theFinalPassAtShutdownRecoversWithoutWaitingForTheBackoff() async throws {
+        let journal = try Journal.open(
+            path: path, options: JournalOptions(durability: .everyCommit, compaction: .manual), fileSystem: fileSystem)
+        let manager = manager(journal)
+        for tally in tallies {
+            manager.registerObject(forStateRestoration: tally, restorationIdentifier: tally.restorationIdentifier!)
+        }
+        let service = StateRestorationService(
+            manager: manager, roots: { [] },
+            configuration: .init(coalescingDelay: .seconds(3600), fullPassInterval: nil, restoresAtStart: false))
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            group.addTask { try await service.run() }
+            _ = await service.waitUntilRestored()
+            change(service, to: 10)
+            try await service.preserve()
+            fileSystem.arm(FaultPlan(at: 1, of: IOCallKind.syncs, fault: .eio, persistent: true))
+            change(service, to: 20)
+            await #expect(throws: (any Error).self) { try await service.preserve() }
+            #expect(!service.health.isHealthy)
+            fileSystem.arm(nil)
+            change(service, to: 30)
+            // The clock is never advanced: only the final pass can recover, and it does.
+            group.cancelAll()
+            try await group.waitForAll()
+        }
+        #expect(service.health.isHealthy)
+        #expect(try restoredAfterPowerCut() == tallies.map(\.value))
+        try journal.close()
+    }
 }
