@@ -5,7 +5,8 @@ Mounts a FUSE file system at MOUNTPOINT holding one file, `disk.img`, of SIZE by
 BACKING (a sparse file on a file system with room). A loop device over `disk.img` is a block
 device on which an ext4 file system can be made and mounted. While the file CONTROL exists, every
 write and every flush of `disk.img` fails with EIO, whole: nothing of a failed request reaches
-BACKING, as when a disk's writes fail. Reads keep working. Without CONTROL the disk works again.
+BACKING, as when a disk's writes fail. When CONTROL holds the word `flush`, only flushes fail (a
+disk whose cache cannot be written out). Reads keep working. Without CONTROL the disk works again.
 
 A loop device over a file that accepts only part of a write (a full tmpfs) reports the request as
 done, so the kernel believes bytes were written that never were: that is not a failing disk, and
@@ -33,8 +34,13 @@ class FailingDisk(Operations):
         os.ftruncate(self.fd, size)
         self.failed_writes = 0
 
-    def failing(self):
-        return os.path.exists(self.control)
+    def failing(self, flush=False):
+        try:
+            with open(self.control) as control:
+                only_flushes = control.read().strip() == "flush"
+        except FileNotFoundError:
+            return False
+        return flush or not only_flushes
 
     def getattr(self, path, fh=None):
         now = time.time()
@@ -75,7 +81,7 @@ class FailingDisk(Operations):
         return 0
 
     def fsync(self, path, datasync, fh):
-        if self.failing():
+        if self.failing(flush=True):
             raise FuseOSError(errno.EIO)
         os.fsync(self.fd)
         return 0

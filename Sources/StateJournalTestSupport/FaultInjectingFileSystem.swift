@@ -155,6 +155,8 @@ package final class FaultInjectingFileSystem: FileSystem {
     package var faultsFired: Int { state.withLock { $0.faultsFired } }
     /// Closes of descriptors that were not open: a double close in the engine.
     package var unmatchedCloses: Int { state.withLock { $0.unmatchedCloses } }
+    /// Descriptors this file system opened and has not closed.
+    package var openDescriptorCount: Int { state.withLock { $0.descriptorPaths.count } }
     /// The largest single read request, in bytes: what a reader asked the disk for at once.
     package var largestRead: Int { state.withLock { $0.largestRead } }
     /// The calls made, when created with `keepsLog`.

@@ -31,7 +31,9 @@ extension RestorationManager {
     ///   - roots: The root controllers, in order.
     ///   - mode: ``PreservationMode/incremental`` (the default) or ``PreservationMode/full``.
     /// - Returns: What the pass did, including the problems it met (duplicate paths, failed encodes).
-    /// - Throws: `JournalError` when the journal cannot be written.
+    /// - Throws: `JournalError` when the journal cannot be written (the store is then degraded, see
+    ///   ``health``); ``RestorationError`` with code ``RestorationError/Code/storeUnavailable`` while
+    ///   it has not recovered, without running the pass.
     /// - Complexity: Incremental: proportional to the invalidated objects, their children and the
     ///   roots, not to the size of the hierarchy. Full: O(*n*).
     @discardableResult
@@ -40,14 +42,23 @@ extension RestorationManager {
     {
         // Epochs submitted before this pass commit first, and this pass relies on their digests.
         settleSubmittedPasses(waiting: true)
+        let catchUp = try prepareStoreForPass()
         let started = startPass(mode)
         guard case .run(var report, let metadata, let applicationCoder) = started else {
             return started.finishedReport!
         }
-        let epoch = try journal.beginEpoch()
+        let epoch: EpochWriter
+        do {
+            epoch = try journal.beginEpoch()
+        } catch {
+            needsFullPass = true
+            noteStoreFailure(error)
+            throw error
+        }
         let pass = makePass(report.mode, requested: mode, writingInto: epoch)
         let tombstones: [RestorationPath]
         do {
+            if catchUp?.clearsStore == true { try epoch.removeAll() }
             tombstones = try encode(pass, roots: roots, applicationCoder: applicationCoder)
             if pass.writtenPaths.isEmpty && tombstones.isEmpty && metadata == lastPreservationMetadata {
                 epoch.abort()
@@ -58,9 +69,11 @@ extension RestorationManager {
         } catch {
             epoch.abort()
             needsFullPass = true
+            noteStoreFailure(error)
             throw error
         }
         _ = record(pass, tombstones: tombstones, metadata: metadata, into: &report)
+        if catchUp != nil { noteCatchUpCommitted(report.epoch, writtenPaths: report.writtenPaths.count) }
         return report
     }
 
@@ -87,7 +100,9 @@ extension RestorationManager {
     ///   - mode: ``PreservationMode/incremental`` (the default) or ``PreservationMode/full``.
     /// - Returns: The submitted pass. Its report is at hand at once when the pass wrote nothing
     ///   (declined, restoration in progress) and after the epochs submitted before it otherwise.
-    /// - Throws: `JournalError` when a path cannot be recorded at all (the next pass is then full).
+    /// - Throws: `JournalError` when a path cannot be recorded at all (the next pass is then full);
+    ///   ``RestorationError`` with code ``RestorationError/Code/storeUnavailable`` while the store has
+    ///   not recovered from a failure (``health``), without running the pass.
     ///   Failures of the journal's commit reach the caller through ``PendingPreservation/report()``.
     /// - Complexity: The encode step of ``preserveState(roots:mode:)``, plus a copy of the changed
     ///   entries' bytes; compression and I/O happen on the committer's thread.
@@ -95,6 +110,7 @@ extension RestorationManager {
         -> PendingPreservation
     {
         settleSubmittedPasses(waiting: false)
+        let catchUp = try prepareStoreForPass()
         let started = startPass(mode)
         guard case .run(var report, let metadata, let applicationCoder) = started else {
             return PendingPreservation(report: started.finishedReport!, epoch: nil, predecessor: nil)
@@ -103,6 +119,7 @@ extension RestorationManager {
         let pass = makePass(report.mode, requested: mode, writingInto: snapshot)
         let tombstones: [RestorationPath]
         do {
+            if catchUp?.clearsStore == true { snapshot.removeAll() }
             tombstones = try encode(pass, roots: roots, applicationCoder: applicationCoder)
         } catch {
             // Only a limit the snapshot checks can throw here, and the pass reports those itself.
@@ -113,13 +130,19 @@ extension RestorationManager {
         if pass.writtenPaths.isEmpty && tombstones.isEmpty && metadata == lastPreservationMetadata {
             report.outcome = .unchanged
             _ = record(pass, tombstones: tombstones, metadata: metadata, into: &report)
+            // A catch-up that found nothing to write follows no failed pass: the store holds the state.
+            if catchUp != nil && predecessor == nil { noteCatchUpCommitted(nil, writtenPaths: 0) }
             return PendingPreservation(report: report, epoch: nil, predecessor: predecessor)
         }
         let previousMetadata = lastPreservationMetadata
         let replaced = record(pass, tombstones: tombstones, metadata: metadata, into: &report)
         // Last, so that the committer's thread, once woken, finds the caller done.
         let pending = journal.submit(snapshot.changes, metadata: metadata, after: predecessor)
-        submitted.append(SubmittedPass(pending: pending, replaced: replaced, previousMetadata: previousMetadata))
+        submitted.append(
+            SubmittedPass(
+                pending: pending, replaced: replaced, previousMetadata: previousMetadata,
+                catchUpPaths: catchUp != nil ? report.writtenPaths.count : nil))
+        if catchUp != nil { recovery.phase = .catchingUp }
         return PendingPreservation(report: report, epoch: pending, predecessor: nil)
     }
 
@@ -155,7 +178,9 @@ extension RestorationManager {
     /// - Returns: What the pass did; ``PreservationReport/epoch`` is the committed epoch.
     /// - Throws: `JournalError` when the epoch could not be committed (the journal keeps the previous
     ///   epoch, and the next pass is full), including ``JournalError/Code/precedingEpochFailed`` when
-    ///   a pass submitted before this one failed.
+    ///   a pass submitted before this one failed; ``RestorationError`` with code
+    ///   ``RestorationError/Code/storeUnavailable`` while the store has not recovered from a failure
+    ///   (``health``).
     @discardableResult
     public func preserveStateInBackground(
         roots: [any RestorableController], mode: PreservationMode = .incremental,
@@ -268,14 +293,17 @@ extension RestorationManager {
             if waiting { _ = try? first.pending.wait() }
             switch first.pending.result {
             case nil: return
-            case .success?: submitted.removeFirst()
-            case .failure?:
+            case .success(let info)?:
+                submitted.removeFirst()
+                if let paths = first.catchUpPaths { noteCatchUpCommitted(info, writtenPaths: paths) }
+            case .failure(let error)?:
                 for pass in submitted.reversed() {
                     for (path, digest) in pass.replaced.reversed() { written[path] = digest }
                 }
                 lastPreservationMetadata = first.previousMetadata
                 submitted.removeAll()
                 needsFullPass = true
+                noteStoreFailure(error)
                 return
             }
         }
@@ -308,4 +336,7 @@ struct SubmittedPass {
     let replaced: [(RestorationPath, StateDigest?)]
     /// The metadata of the last preservation before the pass.
     let previousMetadata: [String: String]?
+    /// For the catch-up pass after a failure (see ``RestorationManager/health``), how many paths it
+    /// wrote; `nil` for other passes.
+    var catchUpPaths: Int? = nil
 }

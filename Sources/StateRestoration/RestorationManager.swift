@@ -9,6 +9,10 @@ import StateJournal
 /// ``preserveState(roots:mode:)``. Each preservation pass is one epoch of the journal, so every
 /// saved state stays in its history.
 ///
+/// When the journal fails to write or sync, the manager recovers while the app runs: it reports
+/// its ``health``, refuses saves until it has reopened the journal, and then saves every live
+/// object again in a catch-up pass.
+///
 /// A manager is used from one thread (the app's main thread, typically); it is not `Sendable`.
 /// ``preserveStateInBackground(roots:mode:isolation:)`` and ``submitPreservation(roots:mode:)`` run the encode
 /// step on that thread and leave compression, writing and syncing to the journal's background
@@ -49,6 +53,10 @@ public final class RestorationManager {
     var restoration: RestorationProgress?
     let typeNames = TypeNameCache()
     let metrics: RestorationMetrics
+    /// Where the manager is in recovering from a failed write or sync (see ``health``).
+    var recovery = StoreRecovery()
+    /// Time on ``RestorationConfiguration/recovery``'s clock since the manager was created.
+    let recoveryClock: Stopwatch
 
     struct RestorationProgress {
         var epoch: UInt64
@@ -72,6 +80,7 @@ public final class RestorationManager {
         self.journal = journal
         self.configuration = configuration
         self.metrics = RestorationMetrics(factory: configuration.metricsFactory)
+        self.recoveryClock = Stopwatch(configuration.recovery.clock)
         written.digests.reserveCapacity(journal.recoveredState.count)
         journal.recoveredState.forEachEntry { path, bytes in written[path] = StateDigest(bytes) }
         if let last = journal.lastCommitted,

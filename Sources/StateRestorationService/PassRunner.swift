@@ -130,6 +130,8 @@ final class PassRunner {
 
     private func runPass(_ request: PassRequest, isFinal: Bool) async throws -> PreservationReport {
         pending.remove(request)
+        // The final pass tries to recover whatever the backoff: no pass follows it.
+        if isFinal { manager.makeRecoveryAttemptDue() }
         do {
             // The encode step, on the main actor; the commit runs on the journal's committer.
             let submitted = try manager.submitPreservation(roots: roots(), mode: request.mode)
@@ -146,6 +148,12 @@ final class PassRunner {
                 ])
             return report
         } catch {
+            if !isFinal { startRecoveryIfNeeded() }
+            if (error as? RestorationError)?.code == .storeUnavailable {
+                logger.debug(
+                    "A preservation pass was not run: the store is unavailable", metadata: ["error": "\(error)"])
+                throw error
+            }
             if isFinal {
                 logger.error(
                     "The final preservation pass failed; the saved state is the last epoch that committed",
@@ -155,5 +163,38 @@ final class PassRunner {
             }
             throw error
         }
+    }
+
+    // MARK: - Recovery
+
+    private var recoveryTask: Task<Void, Never>?
+
+    /// Starts running recovery attempts, unless they run already: while the store is degraded, a
+    /// full pass as often as the manager's `StoreRecoveryPolicy` allows, until it is healthy or
+    /// failed. One task at most, whatever the length of the outage.
+    func startRecoveryIfNeeded() {
+        guard recoveryTask == nil, manager.delayBeforeRecoveryAttempt != nil else { return }
+        recoveryTask = Task { @MainActor in
+            defer { recoveryTask = nil }
+            let clock = manager.configuration.recovery.clock
+            while !Task.isCancelled, let delay = manager.delayBeforeRecoveryAttempt {
+                if delay > .zero {
+                    guard (try? await Self.sleep(for: delay, on: clock)) != nil else { return }
+                }
+                let report = try? await preserve(.full)
+                // A pass the delegate declined (or a restoration put off) saved nothing: the next
+                // pass asked for is the catch-up.
+                if let report, report.epoch == nil { return }
+            }
+        }
+    }
+
+    /// Stops the recovery attempts, at shutdown: the final pass makes the last one.
+    func stopRecovery() {
+        recoveryTask?.cancel()
+    }
+
+    private static func sleep(for delay: Duration, on clock: some Clock<Duration>) async throws {
+        try await clock.sleep(until: clock.now.advanced(by: delay), tolerance: nil)
     }
 }

@@ -38,7 +38,8 @@ import StateRestoration
 ///   journal and closes it afterwards.
 ///
 /// A pass that throws is logged and the next one is full; only the final pass and sync make
-/// ``run()`` throw.
+/// ``run()`` throw. When the journal fails to write or sync, the service reopens it and saves the
+/// app's state again by itself (see ``health``).
 public final class StateRestorationService: Service {
     /// How the service schedules its passes.
     public struct Configuration: Sendable {
@@ -182,6 +183,24 @@ public final class StateRestorationService: Service {
         return journal.lastCommitted
     }
 
+    /// Whether the journal accepts saves: `StoreHealth.healthy`, `degraded` while the service
+    /// recovers from a failed write or sync, or `failed` for good. Expose it as a readiness probe.
+    ///
+    /// While the store is degraded, the service retries by itself as the manager's
+    /// `RestorationConfiguration.recovery` allows: it reopens the journal and runs a full pass that
+    /// saves every live object again, and ``preserve()`` throws at once (`RestorationError` with
+    /// code `storeUnavailable`) until that pass is as durable as the journal's policy promises.
+    @MainActor
+    public var health: StoreHealth { passes.manager.health }
+
+    /// Waits until the store is healthy again after a failure; returns at once when it is.
+    ///
+    /// - Throws: `RestorationError` with code `storeUnavailable` when the store fails for good.
+    @MainActor
+    public func waitUntilHealthy() async throws {
+        try await passes.manager.waitUntilHealthy()
+    }
+
     /// Restores, then preserves until graceful shutdown or cancellation, then preserves a final
     /// epoch and syncs the journal.
     ///
@@ -193,6 +212,7 @@ public final class StateRestorationService: Service {
         if configuration.restoresAtStart { await passes.restore() } else { await passes.finishRestoration() }
         await cancelWhenGracefulShutdown { [self] in await preserveUntilCancelled() }
         requests.finish()
+        await passes.stopRecovery()
         let logger = configuration.logger
         // The runner logs a failed pass itself.
         try await passes.preserve(.full, isFinal: true)

@@ -8,7 +8,7 @@ public struct JournalError: Error, Sendable, CustomStringConvertible {
         private enum Wrapped: Hashable, Sendable {
             case storeLocked, notAStore, unsupportedFormat, damaged, ioFailure, storePoisoned
             case limitExceeded, invalidPath, epochInProgress, closed, noSuchEpoch, readOnly
-            case precedingEpochFailed
+            case precedingEpochFailed, storeReplaced
         }
         private let wrapped: Wrapped
         private init(_ wrapped: Wrapped) { self.wrapped = wrapped }
@@ -40,6 +40,10 @@ public struct JournalError: Error, Sendable, CustomStringConvertible {
         /// An epoch submitted with ``Journal/submit(_:metadata:after:)`` was not written because the
         /// epoch it was submitted after failed; ``JournalError/cause`` holds that failure.
         public static let precedingEpochFailed = Code(.precedingEpochFailed)
+        /// ``Journal/reopen()`` found another store in the journal's directory (its store ID
+        /// differs): the directory was replaced while the journal was open, and the journal will
+        /// not write into a store it did not open.
+        public static let storeReplaced = Code(.storeReplaced)
 
         /// The code's name.
         public var description: String { "\(wrapped)" }
@@ -67,6 +71,47 @@ public struct JournalError: Error, Sendable, CustomStringConvertible {
         self.file = file
         self.offset = offset
     }
+
+    /// The `errno` of the first ``SystemError`` in the chain of causes, if there is one.
+    public var errno: Int32? {
+        var next: (any Error)? = self
+        while let error = next {
+            if let system = error as? SystemError { return system.errno }
+            next = (error as? JournalError)?.cause
+        }
+        return nil
+    }
+
+    /// Whether the failure may clear by itself while the app runs, so that reopening the store later
+    /// (``Journal/reopen()``) is worth trying.
+    ///
+    /// Transient: a failed write, sync or open (``Code/ioFailure``, ``Code/storePoisoned``, and
+    /// ``Code/precedingEpochFailed`` caused by one) whose `errno` says the disk is full or over
+    /// quota (`ENOSPC`, `EDQUOT`), failing (`EIO`, `ETIMEDOUT`, `ENXIO`, `ENODEV`), read-only for
+    /// now (`EROFS`), busy or interrupted (`EBUSY`, `EAGAIN`, `EINTR`), or that the store's
+    /// directory is gone for now (`ENOENT`, `ENOTDIR`, `ESTALE`: removed, unmounted, or remounted),
+    /// and a failed sync that names no `errno`.
+    ///
+    /// Permanent: everything else, which needs a person: another writer holds the lock, the
+    /// directory holds another store (``Code/storeReplaced``) or no store, a format this library
+    /// cannot read, damage in strict mode, a permission denied, too many open files, an invalid
+    /// path or an entry over the limits.
+    public var isTransient: Bool {
+        switch code {
+        case .precedingEpochFailed:
+            return (cause as? JournalError)?.isTransient ?? false
+        case .ioFailure, .storePoisoned:
+            guard let errno else { return code == .storePoisoned }
+            return Self.transientErrnos.contains(errno)
+        default:
+            return false
+        }
+    }
+
+    /// The `errno` values of ``isTransient``.
+    static let transientErrnos: Set<Int32> = [
+        ENOSPC, EDQUOT, EIO, ETIMEDOUT, ENXIO, ENODEV, EROFS, EBUSY, EAGAIN, EINTR, ENOENT, ENOTDIR, ESTALE,
+    ]
 
     /// The code, the message, the location and the chain of causes, one per line.
     public var description: String {

@@ -26,9 +26,27 @@ extension Journal {
 
     /// Opens a store through a given file system: the seam tests use to inject faults.
     package static func open(path: String, options: JournalOptions, fileSystem: any FileSystem) throws -> Journal {
+        let journal = try openStore(path: path, options: options, fileSystem: fileSystem, creating: true)
+        if case .interval(let seconds) = options.durability { journal.startIntervalSync(every: max(seconds, 0.001)) }
+        return journal
+    }
+
+    /// Takes the lock and replays the store: what ``open(path:options:fileSystem:)`` and
+    /// ``reopen()`` share. Starts no background thread.
+    ///
+    /// - Parameter creating: Whether a missing or empty directory becomes a new store; without it,
+    ///   it is an ``JournalError/Code/ioFailure`` with `ENOENT` (a directory removed or not mounted
+    ///   yet, which may come back).
+    static func openStore(path: String, options: JournalOptions, fileSystem: any FileSystem, creating: Bool) throws
+        -> Journal
+    {
         let store = StoreDirectory(fileSystem: fileSystem, path: path)
         do {
-            if try store.names() == nil { try makeStoreDirectory(path, fileSystem: fileSystem) }
+            let names = try store.names()
+            if !creating && !(names ?? []).contains(FileNames.manifest) {
+                throw SystemError(call: "open", errno: ENOENT, path: store.file(FileNames.manifest))
+            }
+            if names == nil { try makeStoreDirectory(path, fileSystem: fileSystem) }
             let lock = try StoreLock.acquire(in: store)
             do {
                 return try openLocked(store: store, lock: lock, options: options)
@@ -162,7 +180,6 @@ extension Journal {
             journal.condition.unlock()
             throw error
         }
-        if case .interval(let seconds) = options.durability { journal.startIntervalSync(every: max(seconds, 0.001)) }
         journal.metrics.replayDuration.recordNanoseconds(replayNanoseconds)
         journal.logRecovery()
         return journal

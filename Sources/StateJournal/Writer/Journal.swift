@@ -20,9 +20,10 @@ public final class Journal: @unchecked Sendable {
     public let directory: URL
     /// The options the journal was opened with.
     public let options: JournalOptions
-    /// What opening found and repaired.
+    /// What opening found and repaired (the first open: ``reopen()`` returns its own report).
     public let recoveryReport: RecoveryReport
-    /// The state as of the latest consistent epoch when the journal was opened.
+    /// The state as of the latest consistent epoch when the journal was opened (first opened, not
+    /// reopened).
     public let recoveredState: JournalState
 
     let fileSystem: any FileSystem
@@ -83,6 +84,9 @@ public final class Journal: @unchecked Sendable {
     /// The current checkpoint's size on disk.
     var checkpointBytes: Int64 = 0
     var lastCompactionFailure: JournalError?
+    /// Whether the active segment's descriptor is closed: by ``close()``, or by a ``reopen()`` that
+    /// failed after letting go of the poisoned writer's files.
+    var filesReleased = false
 
     init(
         directory: String, options: JournalOptions, fileSystem: any FileSystem, manifest: Manifest,
@@ -264,7 +268,7 @@ public final class Journal: @unchecked Sendable {
     }
 
     @discardableResult
-    private func shutDown(syncing: Bool) -> JournalError? {
+    func shutDown(syncing: Bool) -> JournalError? {
         condition.lock()
         defer { condition.unlock() }
         guard !isClosed else { return nil }
@@ -285,10 +289,13 @@ public final class Journal: @unchecked Sendable {
             fileSystem.close(predecessor)
             sealedPredecessor = nil
         }
-        // A closed store holds no zeros written ahead; if this cut does not reach the disk before a
-        // crash, the next open cuts them.
-        try? cutPreallocation(of: &segment)
-        fileSystem.close(segment.descriptor)
+        if !filesReleased {
+            // A closed store holds no zeros written ahead; if this cut does not reach the disk before a
+            // crash, the next open cuts them.
+            try? cutPreallocation(of: &segment)
+            fileSystem.close(segment.descriptor)
+            filesReleased = true
+        }
         lock?.release(fileSystem)
         lock = nil
         condition.broadcast()

@@ -173,6 +173,16 @@ struct WriterState: Sendable {
         if case .open = lifecycle { lifecycle = .poisoned(error) }
     }
 
+    /// A poisoned journal opened its store again (``Journal/reopen()``) and accepts commits. From:
+    /// poisoned, with no epoch, sync, roll or compaction under way.
+    mutating func reopen() {
+        assert(poison != nil, "a journal that was not poisoned was reopened")
+        assert(
+            epoch == .none && sync == .idle && roll == .none && compaction == .idle,
+            "the journal reopened while \(self)")
+        lifecycle = .open
+    }
+
     /// The journal closes. From: open or poisoned, with no sync, roll or compaction under way.
     mutating func close() {
         assert(!isClosed, "the journal closed twice")

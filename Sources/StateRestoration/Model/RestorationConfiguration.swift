@@ -5,7 +5,8 @@ import Metrics
 /// What the manager records about the running app in every preservation pass: the values of the
 /// archive keys (``ArchiveKey``), and where the manager reports what it does.
 ///
-/// Two configurations are equal when their archive keys are; the logger is not compared.
+/// Two configurations are equal when their archive keys are; the logger and the recovery policy
+/// are not compared.
 public struct RestorationConfiguration: Sendable, Hashable {
     /// The app's build version, compared with the saved one by migrations and by
     /// ``ApplicationRestorationDelegate/shouldRestoreApplicationState(_:)``.
@@ -21,6 +22,8 @@ public struct RestorationConfiguration: Sendable, Hashable {
     ///
     /// Defaults to a logger that discards everything.
     public var logger: Logger
+    /// How the manager retries after its journal failed to write or sync; see ``StoreHealth``.
+    public var recovery = StoreRecoveryPolicy()
     /// The factory metrics are created with; `nil` (the default) means the global `MetricsSystem`.
     package var metricsFactory: (any MetricsFactory)?
 

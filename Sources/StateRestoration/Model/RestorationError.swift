@@ -9,7 +9,7 @@ public struct RestorationError: Error, Sendable, CustomStringConvertible {
     public struct Code: Hashable, Sendable, CustomStringConvertible {
         private enum Wrapped: Hashable, Sendable {
             case keyNotFound, typeMismatch, reservedKey, valueOutOfRange, corruptEntry, unsupportedEntryVersion
-            case restorationInProgress, duplicateKey
+            case restorationInProgress, duplicateKey, storeUnavailable
         }
         private let wrapped: Wrapped
         private init(_ wrapped: Wrapped) { self.wrapped = wrapped }
@@ -31,6 +31,11 @@ public struct RestorationError: Error, Sendable, CustomStringConvertible {
         public static let restorationInProgress = Code(.restorationInProgress)
         /// Two ``Preserved`` properties of one object use the same key.
         public static let duplicateKey = Code(.duplicateKey)
+        /// The journal failed to write or sync and has not recovered yet (``StoreHealth``): the
+        /// pass was not run, and nothing was saved. ``RestorationError/cause`` holds the journal's
+        /// error. Saves succeed again once the store has recovered
+        /// (``RestorationManager/waitUntilHealthy(isolation:)``).
+        public static let storeUnavailable = Code(.storeUnavailable)
 
         /// The code's name.
         public var description: String { "\(wrapped)" }

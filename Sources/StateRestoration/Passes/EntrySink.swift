@@ -29,4 +29,9 @@ final class ChangeSnapshot: EntrySink {
         try change.validate()
         changes.append(change)
     }
+
+    /// Clears the store before the pass's entries: the first change of a catch-up pass.
+    func removeAll() {
+        changes.append(.removeAll)
+    }
 }

@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import Logging
 import StateJournal
 import StateJournalComparison
 
@@ -38,6 +39,15 @@ struct SoakCommand: ParsableCommand {
             """)
     var keepHistory = false
 
+    @Flag(
+        help: """
+            Write through the restoration layer: a simulated app saves each change with a RestorationManager, which \
+            recovers by itself from failed writes and syncs, and prints "acknowledged C T S" (the change, and the Unix \
+            times at which the save returned and began) after each save that returned. With --check, restores the store and checks the objects against the change it \
+            holds, printing "ok: restored change C".
+            """)
+    var restoration = false
+
     func validate() throws {
         guard ["everyCommit", "interval", "none"].contains(durability) else {
             throw ValidationError("--durability must be everyCommit, interval or none, not \"\(durability)\".")
@@ -47,6 +57,10 @@ struct SoakCommand: ParsableCommand {
 
     func run() throws {
         let url = URL(fileURLWithPath: directory)
+        if restoration {
+            try runRestorationSoak(url)
+            return
+        }
         if check {
             try reportingErrors {
                 // The object count is part of the workload; the store records it with every epoch.
@@ -108,6 +122,42 @@ struct SoakCommand: ParsableCommand {
                 if epoch % 97 == 0 { try keepHistory ? journal.checkpoint() : journal.compact() }
                 epoch += 1
             }
+            try journal.close()
+        }
+    }
+
+    /// `--restoration`: writes or checks through a `RestorationManager` (see ``RestorationSoak``).
+    private func runRestorationSoak(_ url: URL) throws {
+        let soak = RestorationSoak(objects: objects, seed: seed)
+        if check {
+            try reportingErrors {
+                let journal = try Journal.open(at: url, options: JournalOptions(durability: .none))
+                defer { try? journal.close() }
+                switch try soak.check(journal) {
+                case .restored(let change): print("ok: restored change \(change)")
+                case .mismatch(let mismatch):
+                    print("mismatch: \(mismatch)")
+                    throw ExitCode.failure
+                }
+            }
+            return
+        }
+        guard StandardStream.prepare() else {
+            printError("standard output is closed: soak reports each acknowledged save there; nothing was written.")
+            throw ExitCode(74)
+        }
+        try reportingErrors {
+            let policy: Durability =
+                switch durability {
+                case "everyCommit": .everyCommit
+                case "none": .none
+                default: .interval(seconds: 0.05)
+                }
+            let journal = try Journal.open(
+                at: url, options: JournalOptions(durability: policy, segmentSizeLimit: 256 << 10))
+            var logger = Logger(label: "soak", factory: { StreamLogHandler.standardError(label: $0) })
+            logger.logLevel = .notice
+            try soak.write(to: journal, seconds: seconds, logger: logger)
             try journal.close()
         }
     }
