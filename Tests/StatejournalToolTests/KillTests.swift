@@ -13,6 +13,30 @@ import Testing
 @Suite(.serialized) struct KillTests {
     static let killsPerPolicy = Int(ProcessInfo.processInfo.environment["STATEJOURNAL_KILLS"] ?? "") ?? 12
 
+    /// Runs `statejournal` with `arguments` (a soak), waits until it has printed its first
+    /// `committed` line, so that a loaded machine cannot kill it before it opened the store, then
+    /// kills it with SIGKILL 0 to 250 ms later; returns all it printed.
+    static func soakKilledAtRandom(_ arguments: [String], _ random: inout SplitMix64) throws -> String {
+        let process = Process()
+        process.executableURL = ToolRunner.binary
+        process.arguments = arguments
+        let output = Pipe()
+        process.standardOutput = output
+        process.standardError = FileHandle.nullDevice
+        try process.run()
+        var printed = Data()
+        while !String(decoding: printed, as: UTF8.self).contains("committed ") {
+            let chunk = output.fileHandleForReading.availableData
+            if chunk.isEmpty { break }
+            printed.append(chunk)
+        }
+        usleep(useconds_t(random.next() % 250_000))
+        Glibc.kill(process.processIdentifier, SIGKILL)
+        process.waitUntilExit()
+        printed.append(output.fileHandleForReading.readDataToEndOfFile())
+        return String(decoding: printed, as: UTF8.self)
+    }
+
     @Test(arguments: ["everyCommit", "interval", "none"])
     func aKilledWriterLosesNothingItAcknowledged(durability: String) throws {
         let directory = TemporaryDirectory()
@@ -21,17 +45,8 @@ import Testing
         var kills = 0
         var highestAcknowledged: UInt64 = 0
         for _ in 0..<Self.killsPerPolicy {
-            let process = Process()
-            process.executableURL = ToolRunner.binary
-            process.arguments = ["soak", store, "--seconds", "30", "--durability", durability, "--objects", "40"]
-            let output = Pipe()
-            process.standardOutput = output
-            process.standardError = FileHandle.nullDevice
-            try process.run()
-            usleep(useconds_t(20_000 + random.next() % 250_000))
-            kill(process.processIdentifier, SIGKILL)
-            process.waitUntilExit()
-            let printed = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+            let printed = try Self.soakKilledAtRandom(
+                ["soak", store, "--seconds", "30", "--durability", durability, "--objects", "40"], &random)
             if let last = printed.split(separator: "\n").last(where: { $0.hasPrefix("committed ") }),
                 let epoch = UInt64(last.dropFirst("committed ".count))
             {
@@ -57,19 +72,9 @@ import Testing
         var random = SplitMix64(seed: 77)
         var highestAcknowledged: UInt64 = 0
         for kill in 1...Self.killsPerPolicy {
-            let process = Process()
-            process.executableURL = ToolRunner.binary
-            process.arguments = [
-                "soak", store, "--seconds", "30", "--durability", "none", "--objects", "40", "--keep-history",
-            ]
-            let output = Pipe()
-            process.standardOutput = output
-            process.standardError = FileHandle.nullDevice
-            try process.run()
-            usleep(useconds_t(20_000 + random.next() % 250_000))
-            Glibc.kill(process.processIdentifier, SIGKILL)
-            process.waitUntilExit()
-            let printed = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+            let printed = try Self.soakKilledAtRandom(
+                ["soak", store, "--seconds", "30", "--durability", "none", "--objects", "40", "--keep-history"],
+                &random)
             if let last = printed.split(separator: "\n").last(where: { $0.hasPrefix("committed ") }),
                 let epoch = UInt64(last.dropFirst("committed ".count))
             {
