@@ -217,6 +217,7 @@ extension RestorationManager {
         writer.writeHeader(kind: .application, typeName: "", restorationClassName: nil)
         writer.writeDictionary(appValues)
         try pass.write(writer.bytes, at: Self.applicationPath)
+        pass.record(applicationCoderDiagnostics: applicationCoder.diagnostics)
 
         try pass.place(roots: roots, invalidated: pass.isIncremental ? Array(dirty.values) : [])
         try pass.encodeQueued()

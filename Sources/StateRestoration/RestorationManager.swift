@@ -201,6 +201,9 @@ public final class RestorationManager {
         coder.setReserved(
             ArchiveKey.interfaceIdiom, metadata[EpochMetadataKey.interfaceIdiom].map(RestorableValue.string))
         coder.setReserved(
+            ArchiveKey.userInterfaceIdiom,
+            metadata[EpochMetadataKey.interfaceIdiom].map { .int(Int64(ArchiveKey.userInterfaceIdiomNumber(for: $0))) })
+        coder.setReserved(
             ArchiveKey.systemVersion, metadata[EpochMetadataKey.systemVersion].map(RestorableValue.string))
         coder.setReserved(ArchiveKey.timestamp, .date(timestamp))
         coder.restorationReason = reason

@@ -86,7 +86,7 @@ public final class MailApp: ApplicationRestorationDelegate {
 
     /// Records the number of screens, as an app key.
     public func willEncodeRestorableState(_ coder: RestorationCoder) {
-        try? coder.encode(navigation.stack.count, forKey: "screens")
+        coder.encode(navigation.stack.count, forKey: "screens")
     }
 
     /// Creates the settings sheet, which has no restoration class.

@@ -401,7 +401,7 @@ final class Holder: RestorableController {
     var embeddedRestorationChildren: [any RestorableController] { children }
 
     func encodeRestorableState(with coder: RestorationCoder) throws {
-        try coder.encode(children.map { $0 as any StateRestoring }, forKey: "children")
+        coder.encode(children.map { $0 as any StateRestoring }, forKey: "children")
     }
 
     func decodeRestorableState(with coder: RestorationCoder) throws {
@@ -421,7 +421,7 @@ final class Pane: RestorableController {
 
     var restorationIdentifier: String? { id }
     var restorationClass: (any ControllerRestoration.Type)? { PaneFactory.self }
-    func encodeRestorableState(with coder: RestorationCoder) throws { try coder.encode(value, forKey: "value") }
+    func encodeRestorableState(with coder: RestorationCoder) throws { coder.encode(value, forKey: "value") }
     func decodeRestorableState(with coder: RestorationCoder) throws { value = try coder.decodeInt(forKey: "value") }
 }
 

@@ -21,8 +21,8 @@ final class ObservedNotes: RestorableController {
     var embeddedRestorationChildren: [any RestorableController] { children }
 
     func encodeRestorableState(with coder: RestorationCoder) throws {
-        try coder.encode(text, forKey: "text")
-        try coder.encode(cursor, forKey: "cursor")
+        coder.encode(text, forKey: "text")
+        coder.encode(cursor, forKey: "cursor")
     }
 
     func decodeRestorableState(with coder: RestorationCoder) throws {

@@ -140,7 +140,7 @@ import Testing
         var fails = false
         let bag = Bag("Bag") { coder in
             if fails { throw Failure() }
-            try coder.encode(1, forKey: "one")
+            coder.encode(1, forKey: "one")
         }
         try manager.preserveState(roots: [bag])
         fails = true

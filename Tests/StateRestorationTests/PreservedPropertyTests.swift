@@ -20,12 +20,12 @@ final class MixedController: RestorableController {
 
     func encodeRestorableState(with coder: RestorationCoder) throws {
         try encodePreservedProperties(with: coder)
-        try coder.encode(scroll, forKey: "scroll")
+        coder.encode(scroll, forKey: "scroll")
     }
 
     func decodeRestorableState(with coder: RestorationCoder) throws {
         try decodePreservedProperties(with: coder)
-        scroll = try coder.decodeDouble(forKey: "scroll")
+        scroll = coder.decodeDouble(forKey: "scroll")
     }
 }
 
@@ -113,7 +113,7 @@ final class ClashingController: RestorableController {
     @Test func aKeyMissingFromTheSavedStateLeavesThePropertyAtItsInitialValue() throws {
         var decoded: MixedController?
         _ = try CoderTests().roundTrip(
-            { try $0.encode(2.5, forKey: "scroll") },
+            { $0.encode(2.5, forKey: "scroll") },
             decode: { coder in
                 let mixed = MixedController()
                 try mixed.decodeRestorableState(with: coder)
@@ -141,7 +141,7 @@ final class ClashingController: RestorableController {
     @Test func aPreservedValueOfTheWrongTypeThrowsATypedErrorNamingPathAndKey() throws {
         var caught: RestorationError?
         _ = try CoderTests().roundTrip(
-            { try $0.encode("three", forKey: "page") },
+            { $0.encode("three", forKey: "page") },
             decode: { coder in
                 do { try MixedController().decodePreservedProperties(with: coder) } catch let error as RestorationError
                 {

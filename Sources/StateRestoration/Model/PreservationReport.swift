@@ -54,6 +54,9 @@ public enum PreservationProblem: Sendable, Hashable, CustomStringConvertible {
     /// controller without a restoration identifier, or one below a controller without one): the
     /// reference is saved as null and restores as nil.
     case referenceOutsideHierarchy(type: String, from: RestorationPath)
+    /// A value given to `encode(_:forKey:)` under `NSCoder`'s names could not be written (the
+    /// rest of the object's state was); see the diagnostic.
+    case coder(CoderDiagnostic)
 
     /// Where an object that claims a path came from, to tell two instances of one type apart.
     public enum Origin: Sendable, Hashable, CustomStringConvertible {
@@ -98,6 +101,7 @@ public enum PreservationProblem: Sendable, Hashable, CustomStringConvertible {
             \(path) references a \(type) that has no place in the saved hierarchy; give it and its ancestors \
             restoration identifiers
             """
+        case .coder(let diagnostic): "encoding \(diagnostic)"
         }
     }
 

@@ -26,8 +26,8 @@ import StateJournal
 ///                                                 migrationFailed (DETAIL: the error); TYPE may be
 ///                                                 empty
 /// d <tab> CODE <tab> PATH <tab> TEXT              a diagnostic: classMismatch, decodeFailed,
-///                                                 createdWithoutParent, unfinished (PATH empty) or
-///                                                 outsideHierarchy, and its sentence
+///                                                 createdWithoutParent, unfinished (PATH empty),
+///                                                 outsideHierarchy or coder, and its sentence
 /// ```
 ///
 /// Paths are written as ``RestorationPath/description`` prints them. Readers ignore lines they do
@@ -71,8 +71,8 @@ public struct RecordedRestorationReport: Sendable, Hashable {
 
     /// One diagnostic.
     public struct Diagnostic: Sendable, Hashable {
-        /// `classMismatch`, `decodeFailed`, `createdWithoutParent`, `unfinished` or
-        /// `outsideHierarchy`.
+        /// `classMismatch`, `decodeFailed`, `createdWithoutParent`, `unfinished`,
+        /// `outsideHierarchy` or `coder`.
         public var code: String
         /// The path concerned, if any.
         public var path: RestorationPath?
@@ -134,6 +134,7 @@ public struct RecordedRestorationReport: Sendable, Hashable {
                 case .createdObjectWithoutParent(let path): ("createdWithoutParent", path)
                 case .unfinishedRestoration: ("unfinished", nil)
                 case .restoredControllerOutsideHierarchy(let path): ("outsideHierarchy", path)
+                case .coder(let diagnostic): ("coder", diagnostic.path)
                 }
             return Diagnostic(code: code, path: path, text: diagnostic.description)
         }
