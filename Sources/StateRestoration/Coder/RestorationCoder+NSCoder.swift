@@ -135,7 +135,8 @@ extension RestorationCoder {
     /// An `NSCoding` object's keys, encoded on a coder of its own, with its class name.
     func archive(_ object: NSObject & NSCoding) -> RestorableValue {
         let coder = RestorationCoder(
-            path: restorationPath, isApplicationCoder: isApplicationCoder, resolver: resolver, log: log)
+            path: restorationPath, isApplicationCoder: isApplicationCoder, resolver: resolver,
+            owner: owner ?? self)
         object.encode(with: coder)
         var entries = coder.values
         entries[Self.classKey] = .string(NSStringFromClass(type(of: object)))
@@ -159,7 +160,8 @@ extension RestorationCoder {
         var values = entries
         values[Self.classKey] = nil
         let coder = RestorationCoder(
-            path: restorationPath, values: values, isApplicationCoder: isApplicationCoder, resolver: resolver, log: log)
+            path: restorationPath, values: values, isApplicationCoder: isApplicationCoder, resolver: resolver,
+            owner: owner ?? self)
         guard let object = codingClass.init(coder: coder) else {
             note(.unsupportedValue, key, "\(className).init(coder:) returned nil")
             return nil

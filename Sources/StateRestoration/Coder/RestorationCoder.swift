@@ -32,30 +32,30 @@ public final class RestorationCoder: NSCoder {
     var values: [String: RestorableValue]
     let isApplicationCoder: Bool
     let resolver: (any ReferenceResolving)?
-    /// Where the problems met under `NSCoder`'s names go; shared with the coders of the `NSCoding`
-    /// objects encoded into this one.
-    let log: CoderDiagnosticLog
+    /// The coder of the object whose `NSCoding` value this coder encodes or decodes, which keeps
+    /// the problems met; `nil` for an object's own coder.
+    unowned(unsafe) let owner: RestorationCoder?
+    /// The problems met under `NSCoder`'s names, in order, by this coder and the coders it owns.
+    private(set) var diagnostics: [CoderDiagnostic] = []
     /// The values of the class instances encoded unconditionally, for `encodeConditionalObject`.
     var encodedInstances: [ObjectIdentifier: RestorableValue] = [:]
 
     init(
         path: RestorationPath, values: [String: RestorableValue] = [:], isApplicationCoder: Bool = false,
-        resolver: (any ReferenceResolving)? = nil, log: CoderDiagnosticLog = CoderDiagnosticLog()
+        resolver: (any ReferenceResolving)? = nil, owner: RestorationCoder? = nil
     ) {
         self.restorationPath = path
         self.values = values
         self.isApplicationCoder = isApplicationCoder
         self.resolver = resolver
-        self.log = log
+        self.owner = owner
         super.init()
     }
 
-    /// The problems met so far under `NSCoder`'s names, in order.
-    var diagnostics: [CoderDiagnostic] { log.items }
-
-    /// Records a problem met under `NSCoder`'s names.
+    /// Records a problem met under `NSCoder`'s names, in the object's own coder.
     func note(_ kind: CoderDiagnostic.Kind, _ key: String, _ message: String) {
-        log.items.append(CoderDiagnostic(path: restorationPath, key: key, kind: kind, message: message))
+        let diagnostic = CoderDiagnostic(path: restorationPath, key: key, kind: kind, message: message)
+        if let owner { owner.diagnostics.append(diagnostic) } else { diagnostics.append(diagnostic) }
     }
 
     /// Always `true`: the coder is keyed, as `NSKeyedArchiver` is.
@@ -391,12 +391,6 @@ public final class RestorationCoder: NSCoder {
 
 @available(*, unavailable, message: "A coder belongs to the pass that created it.")
 extension RestorationCoder: Sendable {}
-
-/// The problems one object's coders met, shared by the coder of the object and those of the
-/// `NSCoding` objects encoded into it.
-final class CoderDiagnosticLog {
-    var items: [CoderDiagnostic] = []
-}
 
 /// What a coder asks of the pass that owns it about restorable objects.
 protocol ReferenceResolving: AnyObject {
