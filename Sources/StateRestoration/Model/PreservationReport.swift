@@ -1,11 +1,17 @@
 import StateJournal
 
 /// Which objects a preservation pass encodes.
+///
+/// ``full`` is the default: like UIKit's walk, it keeps every change of every reachable object
+/// whether or not the app invalidated anything. ``incremental`` is a speed-up an app opts into when
+/// it invalidates what it changes (``RestorationManager/invalidateRestorableState(for:)``,
+/// `@Preserved`, or `@Observable` objects, which invalidate themselves): a change that nothing
+/// invalidated waits for the next full pass.
 public enum PreservationMode: Sendable, Hashable {
     /// Only objects marked with ``RestorationManager/invalidateRestorableState(for:)`` since the last
     /// pass, plus the structure that changed around them. The first pass of a manager is always full.
     case incremental
-    /// Every object reachable from the roots. Still writes only what changed.
+    /// Every object reachable from the roots; the default. Still writes only what changed.
     case full
 }
 
