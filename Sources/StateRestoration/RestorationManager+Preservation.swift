@@ -210,7 +210,8 @@ extension RestorationManager {
         _ runMode: PreservationMode, requested: PreservationMode, writingInto sink: any EntrySink
     ) -> PreservationPass {
         PreservationPass(
-            tree: runMode == .full ? StateTree() : tree, registry: registry, written: written, sink: sink,
+            tree: runMode == .full ? StateTree(reservingCapacity: tree.nodes.count) : tree, registry: registry,
+            written: written, sink: sink,
             typeNames: typeNames, isIncremental: runMode == .incremental,
             fullPassReason: requested == .full ? .requested : .noPreviousPass)
     }

@@ -373,6 +373,8 @@ final class PreservationPass: ReferenceResolving {
         found = []
         adoptedNow = []
         let coder = RestorationCoder(path: path, resolver: self)
+        // One allocation for the usual handful of keys, rather than one per doubling.
+        coder.values.reserveCapacity(8)
         do {
             try ObservedEncoding.encode(object, with: coder)
         } catch {
