@@ -77,4 +77,43 @@ import Testing
         #expect(report.writtenPaths.contains(RestorationPath("Root")))
         #expect(!report.writtenPaths.contains(RestorationPath("Inbox")))
     }
+
+    final class MailController: RestorableViewController {
+        override func encodeRestorableState(with coder: NSCoder) {
+            super.encodeRestorableState(with: coder)
+            coder.encode(presentedViewController, forKey: "presented")
+        }
+
+        override func decodeRestorableState(with coder: NSCoder) {
+            super.decodeRestorableState(with: coder)
+            presentedViewController = coder.decodeObject(forKey: "presented") as? RestorableViewController
+        }
+    }
+
+    @Test func aControllerWithoutARestorationClassIsCreatedByTheFactoryRegisteredForItsIdentifier() throws {
+        let store = TestStore()
+        do {
+            let journal = try store.open()
+            let delegate = TestDelegate()
+            let manager = store.manager(journal, delegate: delegate)
+            let mail = MailController(restorationIdentifier: "Mail")
+            let compose = ListController(restorationIdentifier: "Compose")
+            compose.scrollOffset = 12
+            mail.presentedViewController = compose
+            try manager.preserveState(roots: [mail])
+            withExtendedLifetime(delegate) {}
+        }
+        let journal = try store.open()
+        let delegate = TestDelegate()
+        let manager = store.manager(journal, delegate: delegate)
+        manager.registerController(forRestorationIdentifier: "Compose") {
+            ListController(restorationIdentifier: "Compose")
+        }
+        let mail = MailController(restorationIdentifier: "Mail")
+        let report = try manager.restoreState(roots: [mail])
+        let compose = mail.presentedViewController as? ListController
+        #expect(compose?.scrollOffset == 12)
+        #expect(report.restored.last?.source == .registeredFactory)
+        #expect(report.diagnostics.isEmpty)
+    }
 }

@@ -19,7 +19,8 @@ import StateJournal
 ///                                                 restoredEpochCompacted <tab> 7 <tab> 9
 /// counts <tab> 4 <tab> 1 <tab> 0                  restored, skipped, diagnostics (all of them)
 /// r <tab> e <tab> 1 <tab> 0 <tab> TYPE <tab> PATH restored: source (c restoration class,
-///                                                 d delegate, e existing), decoded, migrated
+///                                                 d delegate, e existing, f registered
+///                                                 factory), decoded, migrated
 /// s <tab> REASON <tab> DETAIL <tab> TYPE <tab> PATH  skipped; REASON is declined, ancestorDeclined
 ///                                                 (DETAIL: the ancestor's path), unregistered
 ///                                                 (DETAIL: the class name), notFound, corrupt or
@@ -207,6 +208,7 @@ public struct RecordedRestorationReport: Sendable, Hashable {
                     switch fields[1] {
                     case "c": .restorationClass
                     case "d": .delegate
+                    case "f": .registeredFactory
                     default: .existing
                     }
                 restored.append(
@@ -254,6 +256,7 @@ public struct RecordedRestorationReport: Sendable, Hashable {
         case .restorationClass: "c"
         case .delegate: "d"
         case .existing: "e"
+        case .registeredFactory: "f"
         }
     }
 

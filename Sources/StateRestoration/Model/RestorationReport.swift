@@ -8,6 +8,9 @@ public enum RestorationSource: Sendable, Hashable {
     case delegate
     /// It already existed: a root, a child in the existing hierarchy, or a registered object.
     case existing
+    /// A factory registered for its restoration identifier created it, as a storyboard creates a
+    /// controller in UIKit (``RestorationManager/registerController(forRestorationIdentifier:_:)``).
+    case registeredFactory
 }
 
 /// One restored object.

@@ -209,6 +209,11 @@ final class RestorationPass: ReferenceResolving {
         if let object = existing(at: path) as? any StateRestoring {
             return .obtained((object, .existing))
         }
+        if entry.kind == .controller, let identifier = path.components.last,
+            let factory = input.registry.controllerFactories[identifier]
+        {
+            return .obtained((factory(), .registeredFactory))
+        }
         return .skipped(.notFound)
     }
 
