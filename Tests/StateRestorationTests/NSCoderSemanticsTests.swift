@@ -316,6 +316,24 @@ extension RestorationReport {
         #expect(entries[RestorationPath(["Root", "Stranger"])] == nil)
     }
 
+    @Test func aConditionalNSCodingObjectIsWrittenOnlyWhenTheCoderEncodedItUnconditionally() throws {
+        let note = CodedNote(title: "Shared", pinned: false)
+        var shared: CodedNote?
+        var alone: Any? = "not decoded"
+        _ = try roundTrip(
+            { coder in
+                coder.encode(note, forKey: "note")
+                coder.encodeConditionalObject(note, forKey: "again")
+                coder.encodeConditionalObject(CodedNote(title: "Alone", pinned: false), forKey: "alone")
+            },
+            decode: { coder in
+                shared = coder.decodeObject(forKey: "again") as? CodedNote
+                alone = coder.decodeObject(forKey: "alone")
+            })
+        #expect(shared?.title == "Shared")
+        #expect(alone == nil)
+    }
+
     @Test func aValueTheCoderCannotStoreIsRecordedInThePassReportNotThrown() throws {
         final class Opaque {}
         let store = TestStore()

@@ -37,8 +37,9 @@ public final class RestorationCoder: NSCoder {
     unowned(unsafe) let owner: RestorationCoder?
     /// The problems met under `NSCoder`'s names, in order, by this coder and the coders it owns.
     private(set) var diagnostics: [CoderDiagnostic] = []
-    /// The values of the class instances encoded unconditionally, for `encodeConditionalObject`.
-    var encodedInstances: [ObjectIdentifier: RestorableValue] = [:]
+    /// The class instances encoded unconditionally, held so that their identifiers stay theirs,
+    /// with their values, for `encodeConditionalObject`.
+    var encodedInstances: [ObjectIdentifier: (instance: AnyObject, value: RestorableValue)] = [:]
 
     init(
         path: RestorationPath, values: [String: RestorableValue] = [:], isApplicationCoder: Bool = false,
@@ -117,7 +118,10 @@ public final class RestorationCoder: NSCoder {
             return
         }
         guard let value = storedValue(of: object, key) else { return }
-        if type(of: object) is AnyClass { encodedInstances[ObjectIdentifier(object as AnyObject)] = value }
+        if type(of: object) is AnyClass {
+            let instance = object as AnyObject
+            encodedInstances[ObjectIdentifier(instance)] = (instance, value)
+        }
         store(value, forKey: key)
     }
 
@@ -145,7 +149,7 @@ public final class RestorationCoder: NSCoder {
             store(.null, forKey: key)
             return
         }
-        store(encodedInstances[ObjectIdentifier(object as AnyObject)] ?? .null, forKey: key)
+        store(encodedInstances[ObjectIdentifier(object as AnyObject)]?.value ?? .null, forKey: key)
     }
 
     /// Decodes what was saved under `key`, whatever it is: a value or a restored object, as
