@@ -12,9 +12,12 @@ extension RestorationManager {
     /// where the encoded bytes differ from what the journal holds, and a tombstone for each saved
     /// path that is gone; commits the epoch. When nothing changed, no epoch is committed.
     ///
-    /// An incremental pass encodes only the objects invalidated since the last pass (and the new
-    /// children found under them); the first pass of a manager, and the first after a failure or a
-    /// discard, is full whatever was asked. Nothing is saved while a restoration is in progress.
+    /// By default the pass is full: it encodes every reachable object, as UIKit's walk does, and
+    /// writes only the entries whose bytes changed, so that no change is lost whether or not
+    /// anything was invalidated. An incremental pass, which an app opts into, encodes only the
+    /// objects invalidated since the last pass (and the new children found under them); the first
+    /// pass of a manager, and the first after a failure or a discard, is full whatever was asked.
+    /// Nothing is saved while a restoration is in progress.
     ///
     /// A full pass reads every registered object's ``StateRestoring/restorationParent`` again. An
     /// incremental pass that finds that an object may have moved (an invalidated object, or one it
@@ -29,7 +32,9 @@ extension RestorationManager {
     ///
     /// - Parameters:
     ///   - roots: The root controllers, in order.
-    ///   - mode: ``PreservationMode/incremental`` (the default) or ``PreservationMode/full``.
+    ///   - mode: ``PreservationMode/full`` (the default), which saves every change of every reachable
+    ///     object as UIKit's walk does, or ``PreservationMode/incremental``, the speed-up for apps
+    ///     that invalidate what they change.
     /// - Returns: What the pass did, including the problems it met (duplicate paths, failed encodes).
     /// - Throws: `JournalError` when the journal cannot be written (the store is then degraded, see
     ///   ``health``); ``RestorationError`` with code ``RestorationError/Code/storeUnavailable`` while
@@ -37,7 +42,7 @@ extension RestorationManager {
     /// - Complexity: Incremental: proportional to the invalidated objects, their children and the
     ///   roots, not to the size of the hierarchy. Full: O(*n*).
     @discardableResult
-    public func preserveState(roots: [any RestorableController], mode: PreservationMode = .incremental) throws
+    public func preserveState(roots: [any RestorableController], mode: PreservationMode = .full) throws
         -> PreservationReport
     {
         // Epochs submitted before this pass commit first, and this pass relies on their digests.
@@ -97,7 +102,9 @@ extension RestorationManager {
     ///
     /// - Parameters:
     ///   - roots: The root controllers, in order.
-    ///   - mode: ``PreservationMode/incremental`` (the default) or ``PreservationMode/full``.
+    ///   - mode: ``PreservationMode/full`` (the default), which saves every change of every reachable
+    ///     object as UIKit's walk does, or ``PreservationMode/incremental``, the speed-up for apps
+    ///     that invalidate what they change.
     /// - Returns: The submitted pass. Its report is at hand at once when the pass wrote nothing
     ///   (declined, restoration in progress) and after the epochs submitted before it otherwise.
     /// - Throws: `JournalError` when a path cannot be recorded at all (the next pass is then full);
@@ -106,7 +113,7 @@ extension RestorationManager {
     ///   Failures of the journal's commit reach the caller through ``PendingPreservation/report()``.
     /// - Complexity: The encode step of ``preserveState(roots:mode:)``, plus a copy of the changed
     ///   entries' bytes; compression and I/O happen on the committer's thread.
-    public func submitPreservation(roots: [any RestorableController], mode: PreservationMode = .incremental) throws
+    public func submitPreservation(roots: [any RestorableController], mode: PreservationMode = .full) throws
         -> PendingPreservation
     {
         settleSubmittedPasses(waiting: false)
@@ -173,7 +180,9 @@ extension RestorationManager {
     ///
     /// - Parameters:
     ///   - roots: The root controllers, in order.
-    ///   - mode: ``PreservationMode/incremental`` (the default) or ``PreservationMode/full``.
+    ///   - mode: ``PreservationMode/full`` (the default), which saves every change of every reachable
+    ///     object as UIKit's walk does, or ``PreservationMode/incremental``, the speed-up for apps
+    ///     that invalidate what they change.
     ///   - isolation: The actor the manager and its objects belong to; the caller's, by default.
     /// - Returns: What the pass did; ``PreservationReport/epoch`` is the committed epoch.
     /// - Throws: `JournalError` when the epoch could not be committed (the journal keeps the previous
@@ -183,7 +192,7 @@ extension RestorationManager {
     ///   (``health``).
     @discardableResult
     public func preserveStateInBackground(
-        roots: [any RestorableController], mode: PreservationMode = .incremental,
+        roots: [any RestorableController], mode: PreservationMode = .full,
         isolation: isolated (any Actor)? = #isolation
     ) async throws -> PreservationReport {
         let pending = try submitPreservation(roots: roots, mode: mode)
@@ -226,7 +235,8 @@ extension RestorationManager {
         _ runMode: PreservationMode, requested: PreservationMode, writingInto sink: any EntrySink
     ) -> PreservationPass {
         PreservationPass(
-            tree: runMode == .full ? StateTree() : tree, registry: registry, written: written, sink: sink,
+            tree: runMode == .full ? StateTree(reservingCapacity: tree.nodes.count) : tree, registry: registry,
+            written: written, sink: sink,
             typeNames: typeNames, isIncremental: runMode == .incremental,
             fullPassReason: requested == .full ? .requested : .noPreviousPass)
     }
@@ -242,6 +252,7 @@ extension RestorationManager {
         writer.writeHeader(kind: .application, typeName: "", restorationClassName: nil)
         writer.writeDictionary(appValues)
         try pass.write(writer.bytes, at: Self.applicationPath)
+        pass.record(applicationCoderDiagnostics: applicationCoder.diagnostics)
 
         try pass.place(roots: roots, invalidated: pass.isIncremental ? Array(dirty.values) : [])
         try pass.encodeQueued()

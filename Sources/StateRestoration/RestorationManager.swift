@@ -106,6 +106,23 @@ public final class RestorationManager {
         registry.controllerClasses[typeNames.name(of: restorationClass)] = restorationClass
     }
 
+    /// Registers how to create the controller saved with a restoration identifier, as a storyboard
+    /// creates a controller by its identifier in UIKit, for controllers without a restoration class.
+    ///
+    /// During restoration, a saved controller with no restoration class that neither the delegate
+    /// nor the existing hierarchy provides is created by the factory registered for the last
+    /// component of its path, as UIKit falls back on the storyboard. Its parent attaches it, as
+    /// with a controller a restoration class created: decode the reference the parent encoded.
+    ///
+    /// - Parameters:
+    ///   - identifier: The controller's restoration identifier.
+    ///   - factory: Creates a controller, whose state is then decoded.
+    public func registerController(
+        forRestorationIdentifier identifier: String, _ factory: @escaping () -> any RestorableController
+    ) {
+        registry.controllerFactories[identifier] = factory
+    }
+
     /// Registers a type that creates custom objects during restoration.
     ///
     /// - Parameter objectRestorationClass: The type.
@@ -209,6 +226,9 @@ public final class RestorationManager {
             ArchiveKey.bundleVersion, metadata[EpochMetadataKey.bundleVersion].map(RestorableValue.string))
         coder.setReserved(
             ArchiveKey.interfaceIdiom, metadata[EpochMetadataKey.interfaceIdiom].map(RestorableValue.string))
+        coder.setReserved(
+            ArchiveKey.userInterfaceIdiom,
+            metadata[EpochMetadataKey.interfaceIdiom].map { .int(Int64(ArchiveKey.userInterfaceIdiomNumber(for: $0))) })
         coder.setReserved(
             ArchiveKey.systemVersion, metadata[EpochMetadataKey.systemVersion].map(RestorableValue.string))
         coder.setReserved(ArchiveKey.timestamp, .date(timestamp))

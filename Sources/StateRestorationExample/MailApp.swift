@@ -61,11 +61,11 @@ public final class MailApp: ApplicationRestorationDelegate {
 
     /// Runs a preservation pass.
     ///
-    /// - Parameter mode: Incremental (the default) or full.
+    /// - Parameter mode: Full (the default), or incremental.
     /// - Returns: The preservation report.
     /// - Throws: The manager's errors.
     @discardableResult
-    public func save(mode: PreservationMode = .incremental) throws -> PreservationReport {
+    public func save(mode: PreservationMode = .full) throws -> PreservationReport {
         try manager.preserveState(roots: roots, mode: mode)
     }
 
@@ -86,7 +86,7 @@ public final class MailApp: ApplicationRestorationDelegate {
 
     /// Records the number of screens, as an app key.
     public func willEncodeRestorableState(_ coder: RestorationCoder) {
-        try? coder.encode(navigation.stack.count, forKey: "screens")
+        coder.encode(navigation.stack.count, forKey: "screens")
     }
 
     /// Creates the settings sheet, which has no restoration class.

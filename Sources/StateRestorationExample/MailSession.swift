@@ -28,14 +28,14 @@ public final class MailSession: StateRestoring {
 
     /// Encodes the account and the filter.
     public func encodeRestorableState(with coder: RestorationCoder) throws {
-        try coder.encode(account, forKey: "account")
-        try coder.encode(unreadOnly, forKey: "unreadOnly")
+        coder.encode(account, forKey: "account")
+        coder.encode(unreadOnly, forKey: "unreadOnly")
     }
 
     /// Decodes the account and the filter.
     public func decodeRestorableState(with coder: RestorationCoder) throws {
         account = try coder.decodeString(forKey: "account")
-        unreadOnly = try coder.decodeBool(forKey: "unreadOnly")
+        unreadOnly = coder.decodeBool(forKey: "unreadOnly")
     }
 
     /// Counts finished restorations.

@@ -25,10 +25,10 @@ import Testing
 
     @Test func urlsAndUUIDsAreStoredAsStrings() throws {
         let values = try savedValues { coder in
-            try coder.encode(url, forKey: "url")
-            try coder.encode(uuid, forKey: "uuid")
-            try coder.encode([url], forKey: "urls")
-            try coder.encode(["id": uuid], forKey: "uuids")
+            coder.encode(url, forKey: "url")
+            coder.encode(uuid, forKey: "uuid")
+            coder.encode([url], forKey: "urls")
+            coder.encode(["id": uuid], forKey: "uuids")
         }
         #expect(values["url"] == .string("https://example.com/inbox?q=a%20b#top"))
         #expect(values["uuid"] == .string("E621E1F8-C36C-495A-93FC-0C247A3E6E5F"))
@@ -40,17 +40,17 @@ import Testing
         struct Link: Codable, Equatable {
             var target: URL
         }
-        let values = try savedValues { try $0.encode(Link(target: url), forKey: "link") }
+        let values = try savedValues { $0.encode(Link(target: url), forKey: "link") }
         #expect(values["link"] == .dictionary(["target": .string(url.absoluteString)]))
     }
 
     @Test func arraysAndDictionariesOfScalarsAreStoredAsTheirCodableFormsAre() throws {
         let values = try savedValues { coder in
-            try coder.encode([true, false], forKey: "bools")
-            try coder.encode(["a": 1, "b": -2], forKey: "ints")
-            try coder.encode([Data([1]), Data()], forKey: "datas")
-            try coder.encode(["at": date], forKey: "dates")
-            try coder.encode([[1, 2], [3]], forKey: "nested")
+            coder.encode([true, false], forKey: "bools")
+            coder.encode(["a": 1, "b": -2], forKey: "ints")
+            coder.encode([Data([1]), Data()], forKey: "datas")
+            coder.encode(["at": date], forKey: "dates")
+            coder.encode([[1, 2], [3]], forKey: "nested")
         }
         #expect(values["bools"] == .array([.bool(true), .bool(false)]))
         #expect(values["ints"] == .dictionary(["a": .int(1), "b": .int(-2)]))
@@ -63,11 +63,11 @@ import Testing
         var decoded: (Data, Date, URL, URL, UUID)?
         let report = try CoderTests().roundTrip(
             { coder in
-                try coder.encode(Data([0, 255]), forKey: "data")
-                try coder.encode(date, forKey: "date")
-                try coder.encode(url, forKey: "url")
-                try coder.encode(fileURL, forKey: "file")
-                try coder.encode(uuid, forKey: "uuid")
+                coder.encode(Data([0, 255]), forKey: "data")
+                coder.encode(date, forKey: "date")
+                coder.encode(url, forKey: "url")
+                coder.encode(fileURL, forKey: "file")
+                coder.encode(uuid, forKey: "uuid")
             },
             decode: { coder in
                 decoded = (
@@ -89,15 +89,15 @@ import Testing
         var results: [Bool] = []
         let report = try CoderTests().roundTrip(
             { [date, url, uuid] coder in
-                try coder.encode([true], forKey: "bools")
-                try coder.encode([Int8(-1), 2], forKey: "int8s")
-                try coder.encode(["x": 1.5], forKey: "doubles")
-                try coder.encode(["s": "t"], forKey: "strings")
-                try coder.encode([Data([7])], forKey: "datas")
-                try coder.encode(["d": date], forKey: "dates")
-                try coder.encode([url], forKey: "urls")
-                try coder.encode(["u": uuid], forKey: "uuids")
-                try coder.encode(["k": [1, 2]], forKey: "nested")
+                coder.encode([true], forKey: "bools")
+                coder.encode([Int8(-1), 2], forKey: "int8s")
+                coder.encode(["x": 1.5], forKey: "doubles")
+                coder.encode(["s": "t"], forKey: "strings")
+                coder.encode([Data([7])], forKey: "datas")
+                coder.encode(["d": date], forKey: "dates")
+                coder.encode([url], forKey: "urls")
+                coder.encode(["u": uuid], forKey: "uuids")
+                coder.encode(["k": [1, 2]], forKey: "nested")
             },
             decode: { [date, url, uuid] coder in
                 results = [
@@ -120,7 +120,7 @@ import Testing
         var decoded: URL?
         _ = try CoderTests().roundTrip(
             {
-                try $0.encode(RestorableValue.dictionary(["relative": .string("https://example.com/a")]), forKey: "url")
+                $0.encode(RestorableValue.dictionary(["relative": .string("https://example.com/a")]), forKey: "url")
             },
             decode: { decoded = try $0.decodeURL(forKey: "url") })
         #expect(decoded == URL(string: "https://example.com/a"))
@@ -129,7 +129,7 @@ import Testing
     @Test func aStringThatIsNotAUUIDThrowsATypedErrorNamingPathAndKey() throws {
         var caught: RestorationError?
         _ = try CoderTests().roundTrip(
-            { try $0.encode("not a uuid", forKey: "id") },
+            { $0.encode("not a uuid", forKey: "id") },
             decode: { coder in
                 do { _ = try coder.decodeUUID(forKey: "id") } catch let error as RestorationError { caught = error }
             })
@@ -141,7 +141,7 @@ import Testing
     @Test func aWrongElementInAnArrayNamesItsIndex() throws {
         var caught: RestorationError?
         _ = try CoderTests().roundTrip(
-            { try $0.encode(RestorableValue.array([.int(1), .string("two")]), forKey: "ints") },
+            { $0.encode(RestorableValue.array([.int(1), .string("two")]), forKey: "ints") },
             decode: { coder in
                 do { _ = try coder.decode([Int].self, forKey: "ints") } catch let error as RestorationError {
                     caught = error

@@ -17,7 +17,7 @@ import Testing
         var strings: [String]?? = .none
         var url: URL?? = .none
         let report = try roundTrip(
-            { try $0.encode(1, forKey: "present") },
+            { $0.encode(1, forKey: "present") },
             decode: { coder in
                 int = try coder.decodeIfPresent(Int.self, forKey: "absent")
                 strings = try coder.decodeIfPresent([String].self, forKey: "absent")
@@ -32,7 +32,7 @@ import Testing
     @Test func decodeIfPresentReturnsNilForANullValue() throws {
         var decoded: Int?? = .none
         _ = try roundTrip(
-            { try $0.encode(RestorableValue.null, forKey: "nothing") },
+            { $0.encode(RestorableValue.null, forKey: "nothing") },
             decode: { decoded = try $0.decodeIfPresent(Int.self, forKey: "nothing") })
         #expect(decoded == .some(nil))
     }
@@ -41,9 +41,9 @@ import Testing
         var decoded: [Int: Any] = [:]
         _ = try roundTrip(
             { coder in
-                try coder.encode(7, forKey: "int")
-                try coder.encode(false, forKey: "bool")
-                try coder.encode(Preferences(theme: "t", sizes: [], nested: nil, ratio: 1, big: 2), forKey: "prefs")
+                coder.encode(7, forKey: "int")
+                coder.encode(false, forKey: "bool")
+                coder.encode(Preferences(theme: "t", sizes: [], nested: nil, ratio: 1, big: 2), forKey: "prefs")
             },
             decode: { coder in
                 decoded[0] = try coder.decodeIfPresent(Int.self, forKey: "int")
@@ -58,7 +58,7 @@ import Testing
     @Test func decodeIfPresentThrowsATypedErrorNamingPathAndKeyForAValueOfTheWrongType() throws {
         var caught: RestorationError?
         let report = try roundTrip(
-            { try $0.encode("text", forKey: "count") },
+            { $0.encode("text", forKey: "count") },
             decode: { coder in
                 do { _ = try coder.decodeIfPresent(Int.self, forKey: "count") } catch let error as RestorationError {
                     caught = error
@@ -77,7 +77,7 @@ import Testing
         var inferred = ""
         var evaluated = false
         _ = try roundTrip(
-            { try $0.encode(5, forKey: "present") },
+            { $0.encode(5, forKey: "present") },
             decode: { coder in
                 missing = try coder.decode(Int.self, forKey: "absent", default: 42)
                 present = try coder.decode(
@@ -96,7 +96,7 @@ import Testing
     @Test func decodeWithADefaultStillThrowsForAValueOfTheWrongType() throws {
         var caught: RestorationError?
         _ = try roundTrip(
-            { try $0.encode(3.5, forKey: "count") },
+            { $0.encode(3.5, forKey: "count") },
             decode: { coder in
                 do { _ = try coder.decode(Int.self, forKey: "count", default: 0) } catch let error as RestorationError {
                     caught = error
@@ -110,7 +110,7 @@ import Testing
     @Test func decodeIfPresentReportsAnIntegerThatDoesNotFitAsOutOfRange() throws {
         var caught: RestorationError?
         _ = try roundTrip(
-            { try $0.encode(300, forKey: "small") },
+            { $0.encode(300, forKey: "small") },
             decode: { coder in
                 do { _ = try coder.decodeIfPresent(UInt8.self, forKey: "small") } catch let error as RestorationError {
                     caught = error
@@ -126,10 +126,10 @@ import Testing
         var objects: [any StateRestoring]? = nil
         var title: String?
         let report = try roundTrip(
-            { try $0.encode("Inbox", forKey: "title") },
+            { $0.encode("Inbox", forKey: "title") },
             decode: { coder in
-                object = try coder.decodeObject(forKey: "presented")
-                typed = try coder.decodeObject(of: Node.self, forKey: "presented")
+                object = coder.decodeObject(forKey: "presented") as? any StateRestoring
+                typed = coder.decodeObject(of: Node.self, forKey: "presented")
                 objects = try coder.decodeObjects(forKey: "children")
                 title = try coder.decodeString(forKey: "title")
             })
@@ -140,16 +140,22 @@ import Testing
         #expect(title == "Inbox")
     }
 
-    @Test func aValueThatIsNotAReferenceStillThrowsNamingPathAndKey() throws {
-        var thrown: RestorationError?
-        _ = try roundTrip(
-            { try $0.encode(3, forKey: "presented") },
+    @Test func aValueThatIsNotAReferenceDecodesAsThatValueAsNSCoderDoes() throws {
+        var object: Any?
+        var typed: Node?? = .none
+        let report = try roundTrip(
+            { $0.encode(3, forKey: "presented") },
             decode: { coder in
-                do { _ = try coder.decodeObject(forKey: "presented") } catch let error as RestorationError {
-                    thrown = error
-                }
+                object = coder.decodeObject(forKey: "presented")
+                typed = coder.decodeObject(of: Node.self, forKey: "presented")
             })
-        #expect(thrown?.code == .typeMismatch)
-        #expect(thrown?.key == "presented")
+        #expect(object as? Int == 3)
+        #expect(typed.map { $0 == nil } == true)
+        guard case .coder(let diagnostic)? = report.diagnostics.first else {
+            Issue.record("expected a coder diagnostic, got \(report.diagnostics)")
+            return
+        }
+        #expect(diagnostic.kind == .classNotAllowed)
+        #expect(diagnostic.key == "presented")
     }
 }

@@ -60,20 +60,20 @@ final class Bag: RestorableController {
         var decoded: [String] = []
         let report = try roundTrip(
             { coder in
-                try coder.encode(true, forKey: "bool")
-                try coder.encode(-42, forKey: "int")
-                try coder.encode(0.1, forKey: "double")
-                try coder.encode("héllo/\\", forKey: "string")
-                try coder.encode(Data([0, 1, 255]), forKey: "data")
-                try coder.encode(date, forKey: "date")
-                try coder.encode([1, 2, 3], forKey: "ints")
-                try coder.encode(["a", "b"], forKey: "strings")
-                try coder.encode([1.5], forKey: "doubles")
+                coder.encode(true, forKey: "bool")
+                coder.encode(-42, forKey: "int")
+                coder.encode(0.1, forKey: "double")
+                coder.encode("héllo/\\", forKey: "string")
+                coder.encode(Data([0, 1, 255]), forKey: "data")
+                coder.encode(date, forKey: "date")
+                coder.encode([1, 2, 3], forKey: "ints")
+                coder.encode(["a", "b"], forKey: "strings")
+                coder.encode([1.5], forKey: "doubles")
             },
             decode: { coder in
-                decoded.append("\(try coder.decodeBool(forKey: "bool"))")
+                decoded.append("\(coder.decodeBool(forKey: "bool"))")
                 decoded.append("\(try coder.decodeInt(forKey: "int"))")
-                decoded.append("\(try coder.decodeDouble(forKey: "double"))")
+                decoded.append("\(coder.decodeDouble(forKey: "double"))")
                 decoded.append(try coder.decodeString(forKey: "string"))
                 decoded.append("\(try coder.decode(Data.self, forKey: "data") == Data([0, 1, 255]))")
                 decoded.append("\(try coder.decode(Date.self, forKey: "date") == date)")
@@ -92,7 +92,7 @@ final class Bag: RestorableController {
             ratio: 0.5, big: 7)
         var decoded: Preferences?
         _ = try roundTrip(
-            { try $0.encode(value, forKey: "prefs") },
+            { $0.encode(value, forKey: "prefs") },
             decode: { decoded = try $0.decode(Preferences.self, forKey: "prefs") })
         #expect(decoded == value)
     }
@@ -100,7 +100,7 @@ final class Bag: RestorableController {
     @Test func missingKeyThrowsATypedErrorNamingPathAndKey() throws {
         var caught: RestorationError?
         let report = try roundTrip(
-            { try $0.encode(1, forKey: "present") },
+            { $0.encode(1, forKey: "present") },
             decode: { coder in
                 do { _ = try coder.decodeInt(forKey: "absent") } catch let error as RestorationError {
                     caught = error; throw error
@@ -117,8 +117,8 @@ final class Bag: RestorableController {
         var nested: RestorationError?
         _ = try roundTrip(
             { coder in
-                try coder.encode("text", forKey: "name")
-                try coder.encode(RestorableValue.dictionary(["theme": .int(3)]), forKey: "prefs")
+                coder.encode("text", forKey: "name")
+                coder.encode(RestorableValue.dictionary(["theme": .int(3)]), forKey: "prefs")
             },
             decode: { coder in
                 do { _ = try coder.decodeInt(forKey: "name") } catch let error as RestorationError { caught = error }
@@ -137,7 +137,7 @@ final class Bag: RestorableController {
     @Test func containsValueTellsWhetherAKeyWasEncoded() throws {
         var answers: [Bool] = []
         _ = try roundTrip(
-            { try $0.encode(1, forKey: "here") },
+            { $0.encode(1, forKey: "here") },
             decode: { coder in
                 answers = [coder.containsValue(forKey: "here"), coder.containsValue(forKey: "gone")]
             })
@@ -156,38 +156,50 @@ final class Bag: RestorableController {
         #expect(entries[RestorationPath("B")]?.values["value"] == .int(2))
     }
 
-    @Test func unsignedValuesAboveInt64MaxAreRejectedWithAnError() throws {
-        var caught: RestorationError?
+    @Test func unsignedValuesAboveInt64MaxAreNotWrittenAndReportedAsOutOfRange() throws {
         let store = TestStore()
         let journal = try store.open()
         let delegate = TestDelegate()
         let manager = store.manager(journal, delegate: delegate)
         let report = try manager.preserveState(roots: [
             Bag("Root") { coder in
-                do { try coder.encode(UInt64.max, forKey: "big") } catch let error as RestorationError {
-                    caught = error; throw error
-                }
+                coder.encode(UInt64.max, forKey: "big")
+                coder.encode(1, forKey: "small")
             }
         ])
-        #expect(caught?.code == .valueOutOfRange)
-        #expect(report.problems.count == 1)
+        guard case .coder(let diagnostic)? = report.problems.first else {
+            Issue.record("expected a coder problem, got \(report.problems)")
+            return
+        }
+        #expect(diagnostic.kind == .valueOutOfRange)
+        #expect(diagnostic.key == "big")
+        #expect(diagnostic.path == RestorationPath("Root"))
+        let entries = try decodedEntries(journal)
+        #expect(entries[RestorationPath("Root")]?.values["big"] == nil)
+        #expect(entries[RestorationPath("Root")]?.values["small"] == .int(1))
     }
 
     @Test func archiveKeysCannotBeOverwrittenByTheApp() throws {
         final class Overwriter: TestDelegate {
-            var error: RestorationError?
             override func willEncodeRestorableState(_ coder: RestorationCoder) {
-                do { try coder.encode("999", forKey: ArchiveKey.bundleVersion) } catch {
-                    self.error = error as? RestorationError
-                }
+                coder.encode("999", forKey: ArchiveKey.bundleVersion)
             }
         }
         let store = TestStore()
         let journal = try store.open()
         let delegate = Overwriter()
         let manager = store.manager(journal, delegate: delegate)
-        try manager.preserveState(roots: [Node("A")])
-        #expect(delegate.error?.code == .reservedKey)
+        let report = try manager.preserveState(roots: [Node("A")])
+        #expect(report.problems.map(\.reservedKeyProblem) == [ArchiveKey.bundleVersion])
         #expect(try journal.history().last?.metadata[EpochMetadataKey.bundleVersion] == "1")
     }
+}
+
+extension PreservationProblem {
+    /// The key of a reserved-key problem, `nil` for any other problem.
+    fileprivate var reservedKeyProblem: String? {
+        guard case .coder(let diagnostic) = self, diagnostic.kind == .reservedKey else { return nil }
+        return diagnostic.key
+    }
+
 }

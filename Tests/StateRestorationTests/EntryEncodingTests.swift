@@ -12,10 +12,10 @@ import Testing
         manager.delegate = delegate
         let child = Node("Child", value: 2)
         let root = Bag("Root") { coder in
-            try coder.encode(["b": 1, "a": 2], forKey: "map")
-            try coder.encode(child, forKey: "child")
-            try coder.encode(Date(timeIntervalSince1970: 0), forKey: "when")
-            try coder.encode(Data([1, 2]), forKey: "blob")
+            coder.encode(["b": 1, "a": 2], forKey: "map")
+            coder.encode(child, forKey: "child")
+            coder.encode(Date(timeIntervalSince1970: 0), forKey: "when")
+            coder.encode(Data([1, 2]), forKey: "blob")
         }
         try manager.preserveState(roots: [root])
         let entry = try RestorableEntry(decoding: try journal.state().entries[RestorationPath("Root")]!)

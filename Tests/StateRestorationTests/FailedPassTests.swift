@@ -42,7 +42,7 @@ import Testing
         let manager = store.manager(journal, delegate: delegate)
         var huge = false
         let bag = Bag("Big") { coder in
-            try coder.encode(Data(count: huge ? JournalLimits.maximumStateSize + 1 : 1), forKey: "blob")
+            coder.encode(Data(count: huge ? JournalLimits.maximumStateSize + 1 : 1), forKey: "blob")
         }
         let other = Node("Other", value: 1)
         try manager.preserveState(roots: [bag, other])

@@ -51,7 +51,7 @@ import Testing
         app.b.children = [app.l]
         app.c.value = 3
         for name in invalidated { manager.invalidateRestorableState(for: app.object(name)!) }
-        let pass = try manager.preserveState(roots: [app.root])
+        let pass = try manager.preserveState(roots: [app.root], mode: .incremental)
         try journal.close()
 
         let reopened = try store.open()
@@ -102,7 +102,7 @@ import Testing
         try manager.preserveState(roots: [app.root], mode: .full)
         app.a.children = []
         app.b.children = [app.l]
-        let unaware = try manager.preserveState(roots: [app.root])
+        let unaware = try manager.preserveState(roots: [app.root], mode: .incremental)
         #expect(unaware.mode == .incremental)
         #expect(unaware.removedPaths.isEmpty)
         #expect(try journal.state().entries[RestorationPath("Root", "A", "L", "C")] != nil)
@@ -122,11 +122,11 @@ import Testing
         let manager = store.manager(journal, delegate: delegate)
         let main = Node("Main", children: [Node("Stable")])
         main.children.append(Node("Pushed", children: [Node("Inner")]))
-        let first = try manager.preserveState(roots: [main])
+        let first = try manager.preserveState(roots: [main], mode: .incremental)
         #expect(first.mode == .full && first.fullPassReason == .noPreviousPass)
         main.children.removeLast()
         manager.invalidateRestorableState(for: main)
-        let report = try manager.preserveState(roots: [main])
+        let report = try manager.preserveState(roots: [main], mode: .incremental)
         #expect(report.mode == .incremental)
         #expect(report.removedPaths == [RestorationPath("Main", "Pushed"), RestorationPath("Main", "Pushed", "Inner")])
     }
@@ -139,12 +139,12 @@ import Testing
         let pushed = Node("Pushed", value: 4)
         let other = Node("Other")
         let main = Node("Main", children: [pushed, other])
-        try manager.preserveState(roots: [main])
+        try manager.preserveState(roots: [main], mode: .incremental)
         // Moved under Other, which nobody invalidated: only a full walk can tell.
         main.children = [other]
         other.children = [pushed]
         manager.invalidateRestorableState(for: main)
-        let report = try manager.preserveState(roots: [main])
+        let report = try manager.preserveState(roots: [main], mode: .incremental)
         #expect(report.mode == .full)
         #expect(report.fullPassReason == .placeChanged(RestorationPath("Main", "Pushed")))
         #expect(try decodedEntries(journal)[RestorationPath("Main", "Other", "Pushed")]?.values["value"] == .int(4))
@@ -166,7 +166,7 @@ import Testing
         prefs.parent = b
         prefs.count = 6
         manager.invalidateRestorableState(for: prefs)
-        let incremental = try manager.preserveState(roots: [root])
+        let incremental = try manager.preserveState(roots: [root], mode: .incremental)
         #expect(incremental.mode == .full)
         #expect(incremental.writtenPaths == [RestorationPath("Root", "B", "Prefs")])
         #expect(incremental.removedPaths == [RestorationPath("Root", "A", "Prefs")])
@@ -208,7 +208,7 @@ import Testing
             let b = Node("B")
             manager.registerObject(
                 forStateRestoration: Counter(count: 8, parent: b), restorationIdentifier: "Prefs")
-            try manager.preserveState(roots: [Node("Root", children: [Node("A"), b])])
+            try manager.preserveState(roots: [Node("Root", children: [Node("A"), b])], mode: .incremental)
             try journal.close()
         }
         let journal = try store.open()
@@ -237,7 +237,7 @@ import Testing
         try manager.preserveState(roots: [root], mode: .full)
         prefs.parent = b
         manager.invalidateRestorableState(for: a)
-        let report = try manager.preserveState(roots: [root])
+        let report = try manager.preserveState(roots: [root], mode: .incremental)
         #expect(report.mode == .full)
         #expect(try paths(journal).contains(RestorationPath("Root", "B", "Prefs")))
         #expect(try !paths(journal).contains(RestorationPath("Root", "A", "Prefs")))
@@ -255,7 +255,7 @@ import Testing
             counter.restorationType = SelfNamingCounterFactory.self
             main.links = [counter]
             manager.registerObject(forStateRestoration: counter, restorationIdentifier: "Counter")
-            try manager.preserveState(roots: [Linker("Other"), main])
+            try manager.preserveState(roots: [Linker("Other"), main], mode: .incremental)
             try journal.close()
         }
         let journal = try store.open()
@@ -274,7 +274,7 @@ import Testing
         // Once the app gives it one, that parent wins.
         created.parent = other
         manager.invalidateRestorableState(for: created)
-        let moved = try manager.preserveState(roots: [other, main])
+        let moved = try manager.preserveState(roots: [other, main], mode: .incremental)
         #expect(moved.mode == .full)
         #expect(moved.removedPaths == [RestorationPath("Main", "Counter")])
         #expect(moved.writtenPaths == [RestorationPath("Main"), RestorationPath("Other", "Counter")])
@@ -292,7 +292,7 @@ import Testing
             let prefs = Counter(count: 1, parent: main)
             prefs.restorationType = CounterFactory.self
             manager.registerObject(forStateRestoration: prefs, restorationIdentifier: "Prefs")
-            try manager.preserveState(roots: [main])
+            try manager.preserveState(roots: [main], mode: .incremental)
             try journal.close()
         }
         let journal = try store.open()
@@ -321,7 +321,7 @@ import Testing
         let delegate = TestDelegate()
         let manager = store.manager(journal, delegate: delegate)
         let main = Node("Main", children: [Node("Twin", value: 1), Node("Twin", value: 2)])
-        let report = try manager.preserveState(roots: [main])
+        let report = try manager.preserveState(roots: [main], mode: .incremental)
         #expect(
             report.problems == [
                 .duplicateInstance(
@@ -339,7 +339,8 @@ import Testing
             let delegate = TestDelegate()
             let detail = Node("Detail", value: 7)
             detail.restorationType = NodeFactory.self
-            try store.manager(journal, delegate: delegate).preserveState(roots: [Node("Main", children: [detail])])
+            try store.manager(journal, delegate: delegate).preserveState(
+                roots: [Node("Main", children: [detail])], mode: .incremental)
             try journal.close()
         }
         let journal = try store.open()
@@ -364,7 +365,7 @@ import Testing
             let delegate = TestDelegate()
             let pane = Pane("Pane", value: 7)
             let holder = Holder("Main", children: [pane])
-            try store.manager(journal, delegate: delegate).preserveState(roots: [holder])
+            try store.manager(journal, delegate: delegate).preserveState(roots: [holder], mode: .incremental)
             try journal.close()
         }
         let journal = try store.open()
@@ -401,7 +402,7 @@ final class Holder: RestorableController {
     var embeddedRestorationChildren: [any RestorableController] { children }
 
     func encodeRestorableState(with coder: RestorationCoder) throws {
-        try coder.encode(children.map { $0 as any StateRestoring }, forKey: "children")
+        coder.encode(children.map { $0 as any StateRestoring }, forKey: "children")
     }
 
     func decodeRestorableState(with coder: RestorationCoder) throws {
@@ -421,7 +422,7 @@ final class Pane: RestorableController {
 
     var restorationIdentifier: String? { id }
     var restorationClass: (any ControllerRestoration.Type)? { PaneFactory.self }
-    func encodeRestorableState(with coder: RestorationCoder) throws { try coder.encode(value, forKey: "value") }
+    func encodeRestorableState(with coder: RestorationCoder) throws { coder.encode(value, forKey: "value") }
     func decodeRestorableState(with coder: RestorationCoder) throws { value = try coder.decodeInt(forKey: "value") }
 }
 

@@ -20,8 +20,8 @@ final class Attachment: StateRestoring {
     var restorationParent: (any StateRestoring)? { parent }
 
     func encodeRestorableState(with coder: RestorationCoder) throws {
-        try coder.encode(value, forKey: "value")
-        try coder.encode(links, forKey: "links")
+        coder.encode(value, forKey: "value")
+        coder.encode(links, forKey: "links")
     }
 
     func decodeRestorableState(with coder: RestorationCoder) throws {

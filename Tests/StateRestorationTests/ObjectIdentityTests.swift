@@ -24,8 +24,8 @@ final class Linker: RestorableController {
     var presentedRestorationController: (any RestorableController)? { presented }
 
     func encodeRestorableState(with coder: RestorationCoder) throws {
-        try coder.encode(value, forKey: "value")
-        try coder.encode(links, forKey: "links")
+        coder.encode(value, forKey: "value")
+        coder.encode(links, forKey: "links")
     }
 
     func decodeRestorableState(with coder: RestorationCoder) throws {

@@ -21,8 +21,8 @@ final class ObservedNotes: RestorableController {
     var embeddedRestorationChildren: [any RestorableController] { children }
 
     func encodeRestorableState(with coder: RestorationCoder) throws {
-        try coder.encode(text, forKey: "text")
-        try coder.encode(cursor, forKey: "cursor")
+        coder.encode(text, forKey: "text")
+        coder.encode(cursor, forKey: "cursor")
     }
 
     func decodeRestorableState(with coder: RestorationCoder) throws {
@@ -43,14 +43,14 @@ final class ObservedNotes: RestorableController {
         try manager.preserveState(roots: [root], mode: .full)
 
         editor.text = "Hello"  // no invalidateRestorableState call
-        let first = try manager.preserveState(roots: [root])
+        let first = try manager.preserveState(roots: [root], mode: .incremental)
         #expect(first.mode == .incremental)
         #expect(first.writtenPaths == [RestorationPath("Main", "Editor")])
 
         // Each encode watches again: a second change is seen too.
         editor.cursor = 5
         editor.text = "Hello, world"
-        let second = try manager.preserveState(roots: [root])
+        let second = try manager.preserveState(roots: [root], mode: .incremental)
         #expect(second.writtenPaths == [RestorationPath("Main", "Editor")])
         let entry = try decodedEntries(journal)[RestorationPath("Main", "Editor")]
         #expect(entry?.values["text"] == .string("Hello, world"))
@@ -66,7 +66,7 @@ final class ObservedNotes: RestorableController {
         try manager.preserveState(roots: [root], mode: .full)
 
         root.hover = true
-        let report = try manager.preserveState(roots: [root])
+        let report = try manager.preserveState(roots: [root], mode: .incremental)
         #expect(report.encodedObjects == 0)
         #expect(report.outcome == .unchanged)
     }
@@ -87,9 +87,9 @@ final class ObservedNotes: RestorableController {
         let root = ObservedNotes("Main")
         try manager.restoreState(roots: [root])
         #expect(root.text == "draft")
-        try manager.preserveState(roots: [root])
+        try manager.preserveState(roots: [root], mode: .incremental)
         root.text = "draft, edited"
-        let report = try manager.preserveState(roots: [root])
+        let report = try manager.preserveState(roots: [root], mode: .incremental)
         #expect(report.writtenPaths == [RestorationPath("Main")])
         #expect(try decodedEntries(journal)[RestorationPath("Main")]?.values["text"] == .string("draft, edited"))
     }

@@ -10,11 +10,11 @@ import Testing
         let delegate = TestDelegate()
         delegate.saves = false
         let manager = store.manager(journal, delegate: delegate)
-        let report = try manager.preserveState(roots: [Node("A")])
+        let report = try manager.preserveState(roots: [Node("A")], mode: .incremental)
         #expect(report.outcome == .declined)
         #expect(try journal.history().isEmpty)
         manager.delegate = nil
-        #expect(try manager.preserveState(roots: [Node("A")]).outcome == .declined)
+        #expect(try manager.preserveState(roots: [Node("A")], mode: .incremental).outcome == .declined)
         #expect(try journal.history().isEmpty)
     }
 
@@ -24,7 +24,7 @@ import Testing
         let delegate = TestDelegate()
         delegate.appKeys = ["launches": 3]
         let manager = store.manager(journal, delegate: delegate, bundleVersion: "7", idiom: "terminal")
-        let report = try manager.preserveState(roots: [Node("A", children: [Node("B")])])
+        let report = try manager.preserveState(roots: [Node("A", children: [Node("B")])], mode: .incremental)
         #expect(report.epoch?.epoch == 1)
         let info = try #require(try journal.history().last)
         #expect(info.metadata[EpochMetadataKey.kind] == "preservation")
@@ -43,7 +43,7 @@ import Testing
         let delegate = TestDelegate()
         manager.delegate = delegate
         let anonymous = Node(nil, children: [Node("Hidden", children: [Node("Deeper")])])
-        try manager.preserveState(roots: [Node("Main", children: [anonymous, Node("Shown")])])
+        try manager.preserveState(roots: [Node("Main", children: [anonymous, Node("Shown")])], mode: .incremental)
         let paths = Set(try journal.state().entries.keys)
         #expect(
             paths == [RestorationManager.applicationPath, RestorationPath("Main"), RestorationPath("Main", "Shown")])
@@ -59,7 +59,7 @@ import Testing
         let counter = Counter(count: 1)
         counter.restorationType = CounterFactory.self
         manager.registerObject(forStateRestoration: counter, restorationIdentifier: "Counter")
-        try manager.preserveState(roots: [Node("Main", children: [sub])])
+        try manager.preserveState(roots: [Node("Main", children: [sub])], mode: .incremental)
         let entries = try decodedEntries(journal)
         #expect(entries[RestorationPath("Main")]?.typeName == "StateRestorationTests.Node")
         #expect(entries[RestorationPath("Main")]?.restorationClassName == nil)
@@ -75,12 +75,12 @@ import Testing
         let delegate = TestDelegate()
         let manager = store.manager(journal, delegate: delegate)
         let roots = [Node("Main", children: [Node("A"), Node("B")])]
-        try manager.preserveState(roots: roots)
+        try manager.preserveState(roots: roots, mode: .incremental)
         let full = try manager.preserveState(roots: roots, mode: .full)
         #expect(full.outcome == .unchanged)
         #expect(full.writtenPaths.isEmpty && full.removedPaths.isEmpty)
         #expect(full.encodedObjects == 3)
-        let incremental = try manager.preserveState(roots: roots)
+        let incremental = try manager.preserveState(roots: roots, mode: .incremental)
         #expect(incremental.outcome == .unchanged)
         #expect(incremental.encodedObjects == 0)
         #expect(try journal.history().count == 1)
@@ -93,7 +93,7 @@ import Testing
         let manager = store.manager(journal, delegate: delegate)
         let changed = Node("B")
         let roots = [Node("Main", children: [Node("A"), changed, Node("C")])]
-        try manager.preserveState(roots: roots)
+        try manager.preserveState(roots: roots, mode: .incremental)
         changed.value = 9
         let report = try manager.preserveState(roots: roots, mode: .full)
         #expect(report.writtenPaths == [RestorationPath("Main", "B")])
@@ -106,10 +106,10 @@ import Testing
         let delegate = TestDelegate()
         let manager = store.manager(journal, delegate: delegate)
         let main = Node("Main", children: [Node("A", children: [Node("A1")]), Node("B")])
-        try manager.preserveState(roots: [main])
+        try manager.preserveState(roots: [main], mode: .incremental)
         main.children.removeFirst()
         manager.invalidateRestorableState(for: main)
-        let report = try manager.preserveState(roots: [main])
+        let report = try manager.preserveState(roots: [main], mode: .incremental)
         #expect(report.removedPaths == [RestorationPath("Main", "A"), RestorationPath("Main", "A", "A1")])
         #expect(try journal.state().entries[RestorationPath("Main", "A")] == nil)
         #expect(try journal.state(through: 1).entries[RestorationPath("Main", "A", "A1")] != nil)
@@ -121,7 +121,7 @@ import Testing
         let delegate = TestDelegate()
         let manager = store.manager(journal, delegate: delegate)
         let main = Node("Main", children: [Node("Twin", value: 1), OtherNode("Twin", value: 2)])
-        let report = try manager.preserveState(roots: [main])
+        let report = try manager.preserveState(roots: [main], mode: .incremental)
         #expect(
             report.problems == [
                 .duplicatePath(
@@ -140,12 +140,12 @@ import Testing
         var fails = false
         let bag = Bag("Bag") { coder in
             if fails { throw Failure() }
-            try coder.encode(1, forKey: "one")
+            coder.encode(1, forKey: "one")
         }
-        try manager.preserveState(roots: [bag])
+        try manager.preserveState(roots: [bag], mode: .incremental)
         fails = true
         manager.invalidateRestorableState(for: bag)
-        let report = try manager.preserveState(roots: [bag])
+        let report = try manager.preserveState(roots: [bag], mode: .incremental)
         #expect(report.problems.count == 1)
         #expect(try decodedEntries(journal)[RestorationPath("Bag")]?.values == ["one": .int(1)])
     }
@@ -156,12 +156,12 @@ import Testing
         let delegate = TestDelegate()
         let manager = store.manager(journal, delegate: delegate)
         let roots = [Node("Main", value: 5)]
-        try manager.preserveState(roots: roots)
+        try manager.preserveState(roots: roots, mode: .incremental)
         let discard = try manager.discardRestorableState()
         #expect(discard.metadata[EpochMetadataKey.kind] == "discard")
         #expect(try journal.state().entries.isEmpty)
         #expect(try journal.state(through: 1).entries[RestorationPath("Main")] != nil)
-        let again = try manager.preserveState(roots: roots)
+        let again = try manager.preserveState(roots: roots, mode: .incremental)
         #expect(again.mode == .full)
         #expect(again.writtenPaths.contains(RestorationPath("Main")))
     }
@@ -173,7 +173,7 @@ import Testing
             let manager = store.manager(journal, delegate: TestDelegate())
             let delegate = TestDelegate()
             manager.delegate = delegate
-            try manager.preserveState(roots: [Node("Main")])
+            try manager.preserveState(roots: [Node("Main")], mode: .incremental)
         }
         let journal = try store.open()
         let delegate = TestDelegate()
@@ -188,9 +188,9 @@ import Testing
         manager.delegate = extender
         try manager.restoreState(roots: [main])
         #expect(manager.isRestoring)
-        #expect(try manager.preserveState(roots: [main]).outcome == .restorationInProgress)
+        #expect(try manager.preserveState(roots: [main], mode: .incremental).outcome == .restorationInProgress)
         try manager.completeStateRestoration()
         #expect(!manager.isRestoring)
-        #expect(try manager.preserveState(roots: [main]).outcome != .restorationInProgress)
+        #expect(try manager.preserveState(roots: [main], mode: .incremental).outcome != .restorationInProgress)
     }
 }

@@ -20,12 +20,12 @@ final class MixedController: RestorableController {
 
     func encodeRestorableState(with coder: RestorationCoder) throws {
         try encodePreservedProperties(with: coder)
-        try coder.encode(scroll, forKey: "scroll")
+        coder.encode(scroll, forKey: "scroll")
     }
 
     func decodeRestorableState(with coder: RestorationCoder) throws {
         try decodePreservedProperties(with: coder)
-        scroll = try coder.decodeDouble(forKey: "scroll")
+        scroll = coder.decodeDouble(forKey: "scroll")
     }
 }
 
@@ -50,7 +50,7 @@ final class ClashingController: RestorableController {
             draft.draft = "Hello"
             draft.recipients = ["ada@example.com"]
             draft.sentAt = sentAt
-            try manager.preserveState(roots: [draft])
+            try manager.preserveState(roots: [draft], mode: .incremental)
             #expect(
                 try decodedEntries(journal)[RestorationPath("Draft")]?.values == [
                     "draft": .string("Hello"), "recipients": .array([.string("ada@example.com")]),
@@ -78,10 +78,10 @@ final class ClashingController: RestorableController {
         let manager = store.manager(journal, delegate: delegate)
         let draft = DraftController()
         let root = Node("Main", children: [Node("Other")])
-        try manager.preserveState(roots: [root, draft])
+        try manager.preserveState(roots: [root, draft], mode: .incremental)
 
         draft.draft = "Changed"
-        let report = try manager.preserveState(roots: [root, draft])
+        let report = try manager.preserveState(roots: [root, draft], mode: .incremental)
         #expect(report.mode == .incremental)
         #expect(report.encodedObjects == 1)
         #expect(report.writtenPaths == [RestorationPath("Draft")])
@@ -95,7 +95,7 @@ final class ClashingController: RestorableController {
             let delegate = TestDelegate()
             let draft = DraftController()
             draft.draft = "Saved"
-            try store.manager(journal, delegate: delegate).preserveState(roots: [draft])
+            try store.manager(journal, delegate: delegate).preserveState(roots: [draft], mode: .incremental)
             try journal.close()
         }
         let journal = try store.open()
@@ -103,8 +103,8 @@ final class ClashingController: RestorableController {
         let manager = store.manager(journal, delegate: delegate)
         let restored = DraftController()
         try manager.restoreState(roots: [restored])
-        try manager.preserveState(roots: [restored])
-        let report = try manager.preserveState(roots: [restored])
+        try manager.preserveState(roots: [restored], mode: .incremental)
+        let report = try manager.preserveState(roots: [restored], mode: .incremental)
         #expect(restored.draft == "Saved")
         #expect(report.outcome == .unchanged)
         #expect(report.encodedObjects == 0)
@@ -113,7 +113,7 @@ final class ClashingController: RestorableController {
     @Test func aKeyMissingFromTheSavedStateLeavesThePropertyAtItsInitialValue() throws {
         var decoded: MixedController?
         _ = try CoderTests().roundTrip(
-            { try $0.encode(2.5, forKey: "scroll") },
+            { $0.encode(2.5, forKey: "scroll") },
             decode: { coder in
                 let mixed = MixedController()
                 try mixed.decodeRestorableState(with: coder)
@@ -131,7 +131,7 @@ final class ClashingController: RestorableController {
         let mixed = MixedController()
         mixed.page = 4
         mixed.scroll = 80
-        try manager.preserveState(roots: [mixed])
+        try manager.preserveState(roots: [mixed], mode: .incremental)
         #expect(
             try decodedEntries(journal)[RestorationPath("Mixed")]?.values == [
                 "page": .int(4), "scroll": .double(80),
@@ -141,7 +141,7 @@ final class ClashingController: RestorableController {
     @Test func aPreservedValueOfTheWrongTypeThrowsATypedErrorNamingPathAndKey() throws {
         var caught: RestorationError?
         _ = try CoderTests().roundTrip(
-            { try $0.encode("three", forKey: "page") },
+            { $0.encode("three", forKey: "page") },
             decode: { coder in
                 do { try MixedController().decodePreservedProperties(with: coder) } catch let error as RestorationError
                 {
@@ -158,7 +158,7 @@ final class ClashingController: RestorableController {
         let journal = try store.open()
         let delegate = TestDelegate()
         let manager = store.manager(journal, delegate: delegate)
-        let report = try manager.preserveState(roots: [ClashingController()])
+        let report = try manager.preserveState(roots: [ClashingController()], mode: .incremental)
         guard case .encodingFailed(let path, let message)? = report.problems.first else {
             Issue.record("expected an encoding failure, got \(report.problems)")
             return
@@ -176,9 +176,9 @@ final class ClashingController: RestorableController {
         let journal = try store.open()
         let delegate = TestDelegate()
         let manager = store.manager(journal, delegate: delegate)
-        try manager.preserveState(roots: [pane])
+        try manager.preserveState(roots: [pane], mode: .incremental)
         pane.query = "haystack"
-        let report = try manager.preserveState(roots: [pane])
+        let report = try manager.preserveState(roots: [pane], mode: .incremental)
         #expect(report.writtenPaths == [RestorationPath("Find")])
         #expect(
             try decodedEntries(journal)[RestorationPath("Find")]?.values == [

@@ -214,7 +214,7 @@ import Testing
             let manager = store.manager(journal, delegate: delegate, bundleVersion: "1")
             let child = Node("Child", value: 10)
             child.restorationType = NodeFactory.self
-            try manager.preserveState(roots: [Bag("Main") { try $0.encode(child, forKey: "child") }])
+            try manager.preserveState(roots: [Bag("Main") { $0.encode(child, forKey: "child") }])
         }
         var values: [Int?] = []
         for version in ["1", "2"] {
@@ -228,7 +228,7 @@ import Testing
             }
             var restored: Node?
             let main = Bag("Main") { _ in }
-            main.decodeBody = { restored = try $0.decodeObject(of: Node.self, forKey: "child") }
+            main.decodeBody = { restored = $0.decodeObject(of: Node.self, forKey: "child") }
             try manager.restoreState(roots: [main])
             values.append(restored?.value)
             #expect(seen == (version == "1" ? [] : ["1"]))

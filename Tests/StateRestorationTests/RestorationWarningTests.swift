@@ -82,7 +82,7 @@ import Testing
         let delegate = TestDelegate()
         let anonymous = Node(nil)
         let report = try manager(journal, delegate, logs: logs).preserveState(roots: [
-            Bag("Root") { try $0.encode(anonymous, forKey: "detail") }
+            Bag("Root") { $0.encode(anonymous, forKey: "detail") }
         ])
 
         #expect(

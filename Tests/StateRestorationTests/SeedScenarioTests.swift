@@ -121,8 +121,8 @@ import Testing
             let delegate = TestDelegate()
             let manager = store.manager(journal, delegate: delegate)
             let container = Bag("Tabs") { coder in
-                try coder.encode([first, second], forKey: "tabs")
-                try coder.encode(1, forKey: "selected")
+                coder.encode([first, second], forKey: "tabs")
+                coder.encode(1, forKey: "selected")
             }
             try manager.preserveState(roots: [container])
             let entries = try decodedEntries(journal)

@@ -13,11 +13,11 @@ import Testing
         let manager = store.manager(journal, delegate: delegate)
         let deep = Node("Deep", value: 1)
         let root = Node("Main", children: [Node("Middle", children: [deep]), Node("Other")])
-        try manager.preserveState(roots: [root])
+        try manager.preserveState(roots: [root], mode: .incremental)
 
         deep.value = 2
         deep.invalidateRestorableState()
-        let report = try manager.preserveState(roots: [root])
+        let report = try manager.preserveState(roots: [root], mode: .incremental)
 
         #expect(report.mode == .incremental)
         #expect(report.encodedObjects == 1)
@@ -31,15 +31,15 @@ import Testing
         let delegate = TestDelegate()
         let manager = store.manager(journal, delegate: delegate)
         let root = Node("Main")
-        try manager.preserveState(roots: [root])
+        try manager.preserveState(roots: [root], mode: .incremental)
         let pushed = Node("Pushed", value: 1)
         root.children = [pushed]
         root.invalidateRestorableState()
-        try manager.preserveState(roots: [root])
+        try manager.preserveState(roots: [root], mode: .incremental)
 
         pushed.value = 5
         pushed.invalidateRestorableState()
-        let report = try manager.preserveState(roots: [root])
+        let report = try manager.preserveState(roots: [root], mode: .incremental)
         #expect(report.writtenPaths == [RestorationPath("Main", "Pushed")])
     }
 
@@ -50,11 +50,11 @@ import Testing
         let manager = store.manager(journal, delegate: delegate)
         let counter = Counter(count: 1)
         manager.registerObject(forStateRestoration: counter, restorationIdentifier: "Counter")
-        try manager.preserveState(roots: [])
+        try manager.preserveState(roots: [], mode: .incremental)
 
         counter.count = 2
         counter.invalidateRestorableState()
-        let report = try manager.preserveState(roots: [])
+        let report = try manager.preserveState(roots: [], mode: .incremental)
         #expect(report.writtenPaths == [RestorationPath("Counter")])
     }
 
@@ -63,7 +63,8 @@ import Testing
         do {
             let journal = try store.open()
             let delegate = TestDelegate()
-            try store.manager(journal, delegate: delegate).preserveState(roots: [Node("Main", value: 1)])
+            try store.manager(journal, delegate: delegate).preserveState(
+                roots: [Node("Main", value: 1)], mode: .incremental)
             try journal.close()
         }
         let journal = try store.open()
@@ -71,11 +72,11 @@ import Testing
         let manager = store.manager(journal, delegate: delegate)
         let root = Node("Main")
         try manager.restoreState(roots: [root])
-        try manager.preserveState(roots: [root])
+        try manager.preserveState(roots: [root], mode: .incremental)
 
         root.value = 3
         root.invalidateRestorableState()
-        let report = try manager.preserveState(roots: [root])
+        let report = try manager.preserveState(roots: [root], mode: .incremental)
         #expect(report.mode == .incremental)
         #expect(report.writtenPaths == [RestorationPath("Main")])
     }
@@ -89,13 +90,19 @@ import Testing
         let firstManager = first.manager(firstJournal, delegate: delegate)
         let secondManager = second.manager(secondJournal, delegate: delegate)
         let shared = Node("Shared", value: 1)
-        try firstManager.preserveState(roots: [shared])
-        try secondManager.preserveState(roots: [shared])
+        try firstManager.preserveState(roots: [shared], mode: .incremental)
+        try secondManager.preserveState(roots: [shared], mode: .incremental)
 
         shared.value = 9
         shared.invalidateRestorableState()
-        #expect(try firstManager.preserveState(roots: [shared]).writtenPaths == [RestorationPath("Shared")])
-        #expect(try secondManager.preserveState(roots: [shared]).writtenPaths == [RestorationPath("Shared")])
+        #expect(
+            try firstManager.preserveState(roots: [shared], mode: .incremental).writtenPaths == [
+                RestorationPath("Shared")
+            ])
+        #expect(
+            try secondManager.preserveState(roots: [shared], mode: .incremental).writtenPaths == [
+                RestorationPath("Shared")
+            ])
     }
 
     @Test func anObjectNoManagerHasSeenInvalidatesNothing() throws {
@@ -104,10 +111,10 @@ import Testing
         let delegate = TestDelegate()
         let manager = store.manager(journal, delegate: delegate)
         let root = Node("Main")
-        try manager.preserveState(roots: [root])
+        try manager.preserveState(roots: [root], mode: .incremental)
         let stranger = Node("Stranger")
         stranger.invalidateRestorableState()
-        let report = try manager.preserveState(roots: [root])
+        let report = try manager.preserveState(roots: [root], mode: .incremental)
         #expect(report.outcome == .unchanged)
         #expect(report.encodedObjects == 0)
     }
@@ -118,9 +125,9 @@ import Testing
         let delegate = TestDelegate()
         let manager = store.manager(journal, delegate: delegate)
         let root = Node("Main", value: 1)
-        try manager.preserveState(roots: [root])
+        try manager.preserveState(roots: [root], mode: .incremental)
         root.value = 2
         manager.invalidateRestorableState(for: root)
-        #expect(try manager.preserveState(roots: [root]).writtenPaths == [RestorationPath("Main")])
+        #expect(try manager.preserveState(roots: [root], mode: .incremental).writtenPaths == [RestorationPath("Main")])
     }
 }

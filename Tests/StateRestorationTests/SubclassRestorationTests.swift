@@ -25,7 +25,7 @@ final class EditorPane: BasePane {
 
     override func encodeRestorableState(with coder: RestorationCoder) throws {
         try super.encodeRestorableState(with: coder)
-        try coder.encode(cursor, forKey: "cursor")
+        coder.encode(cursor, forKey: "cursor")
     }
 
     override func decodeRestorableState(with coder: RestorationCoder) throws {
@@ -57,7 +57,7 @@ final class SilentSub: SilentBase {
 
     func encodeRestorableState(with coder: RestorationCoder) throws {
         encodeCalls += 1
-        try coder.encode(1, forKey: "never")
+        coder.encode(1, forKey: "never")
     }
 }
 

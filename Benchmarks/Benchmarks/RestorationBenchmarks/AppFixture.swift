@@ -54,12 +54,20 @@ final class AppFixture: @unchecked Sendable {
         return try! manager!.preserveState(roots: [root], mode: mode).encodedObjects
     }
 
-    /// Changes `count` items and invalidates them, as the app does before a pass.
-    func change(_ count: Int) {
+    /// Changes `count` items without invalidating anything, as a UIKit app does, and runs the
+    /// default pass, which finds the change by encoding every object.
+    func defaultPass(changing count: Int) -> Int {
+        change(count, invalidating: false)
+        return try! manager!.preserveState(roots: [root]).encodedObjects
+    }
+
+    /// Changes `count` items and invalidates them, as an app that opts into incremental passes
+    /// does before a pass.
+    func change(_ count: Int, invalidating: Bool = true) {
         for _ in 0..<count {
             let item = items[Int(nextRandom() % UInt64(items.count))]
             item.scrollOffset = Double(nextRandom() % 20_000) / 4
-            manager!.invalidateRestorableState(for: item)
+            if invalidating { manager!.invalidateRestorableState(for: item) }
         }
     }
 
@@ -134,7 +142,7 @@ final class ListController: RestorableController {
     var restorationIdentifier: String? { identifier }
     var embeddedRestorationChildren: [any RestorableController] { children }
 
-    func encodeRestorableState(with coder: RestorationCoder) throws { try coder.encode(selection, forKey: "selection") }
+    func encodeRestorableState(with coder: RestorationCoder) throws { coder.encode(selection, forKey: "selection") }
     func decodeRestorableState(with coder: RestorationCoder) throws {
         selection = try coder.decodeInt(forKey: "selection")
     }
@@ -161,21 +169,21 @@ final class ItemController: RestorableController {
     var restorationIdentifier: String? { "Item-\(index)" }
 
     func encodeRestorableState(with coder: RestorationCoder) throws {
-        try coder.encode("item-\(index)", forKey: "id")
-        try coder.encode(title, forKey: "title")
-        try coder.encode(selectedRow, forKey: "selectedRow")
-        try coder.encode(scrollOffset, forKey: "scrollOffset")
-        try coder.encode(modified, forKey: "modified")
-        try coder.encode(expanded, forKey: "expanded")
-        try coder.encode("modified-descending", forKey: "sort")
-        try coder.encode(["all", "unread", "flagged"][index % 3], forKey: "filter")
+        coder.encode("item-\(index)", forKey: "id")
+        coder.encode(title, forKey: "title")
+        coder.encode(selectedRow, forKey: "selectedRow")
+        coder.encode(scrollOffset, forKey: "scrollOffset")
+        coder.encode(modified, forKey: "modified")
+        coder.encode(expanded, forKey: "expanded")
+        coder.encode("modified-descending", forKey: "sort")
+        coder.encode(["all", "unread", "flagged"][index % 3], forKey: "filter")
     }
 
     func decodeRestorableState(with coder: RestorationCoder) throws {
         title = try coder.decodeString(forKey: "title")
         selectedRow = try coder.decodeInt(forKey: "selectedRow")
-        scrollOffset = try coder.decodeDouble(forKey: "scrollOffset")
+        scrollOffset = coder.decodeDouble(forKey: "scrollOffset")
         modified = try coder.decodeInt(forKey: "modified")
-        expanded = try coder.decodeBool(forKey: "expanded")
+        expanded = coder.decodeBool(forKey: "expanded")
     }
 }

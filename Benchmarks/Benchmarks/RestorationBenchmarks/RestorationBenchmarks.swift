@@ -4,8 +4,9 @@ import StateJournal
 import StateRestoration
 
 /// The restoration layer over the engine: an incremental pass with 1 of 10,000 objects changed, the
-/// main-actor time of that pass under everyCommit, split and synchronous, a full pass with 1%
-/// changed, and a relaunch that restores 10,000 objects. Each reports wall-clock
+/// main-actor time of that pass under everyCommit, split and synchronous, the default pass with 1
+/// of 10,000 changed and nothing invalidated, a full pass with 1% changed, and a relaunch that
+/// restores 10,000 objects. Each reports wall-clock
 /// time, throughput and allocations against the committed thresholds in `Thresholds/`.
 let benchmarks: @Sendable () -> Void = {
     // With STATEJOURNAL_BENCH_STABLE set (as `.ci/run` does), only allocations are measured, briefly:
@@ -71,6 +72,16 @@ let benchmarks: @Sendable () -> Void = {
         closure: { _ in blackHole(synchronous.pass(changing: 1, mode: .incremental)) },
         setup: { try synchronous.create() },
         teardown: { synchronous.remove() }
+    )
+
+    // The pass an app gets by default, which saves a change nobody invalidated: every object is
+    // encoded, only the changed entry written. Compare with incremental-pass-1-of-10000-changed.
+    let safeDefault = AppFixture(leaves: 10_000)
+    Benchmark(
+        "default-pass-1-of-10000-changed",
+        closure: { _ in blackHole(safeDefault.defaultPass(changing: 1)) },
+        setup: { try safeDefault.create() },
+        teardown: { safeDefault.remove() }
     )
 
     let full = AppFixture(leaves: 10_000)

@@ -2,20 +2,60 @@ import StateJournal
 
 /// The reserved keys of the application coder, which the manager writes and the app can only read.
 ///
-/// The counterparts of UIKit's `UIApplicationStateRestorationBundleVersionKey` and its siblings.
+/// The keys are UIKit's: ``bundleVersion`` is the string behind
+/// `UIApplicationStateRestorationBundleVersionKey`, and so on, and each of UIKit's constants is
+/// declared under its own name too, so that `shouldRestoreApplicationState` code ports as written.
 /// They are readable in ``ApplicationRestorationDelegate/shouldRestoreApplicationState(_:)`` and
-/// ``ApplicationRestorationDelegate/shouldSaveApplicationState(_:)``; encoding any of them throws
-/// ``RestorationError/Code/reservedKey``.
+/// ``ApplicationRestorationDelegate/shouldSaveApplicationState(_:)``; writing any of them is not
+/// done, and recorded as a ``CoderDiagnostic/Kind/reservedKey`` problem.
 public enum ArchiveKey: Sendable {
-    /// The app's bundle version (a string) when the state was saved.
-    public static let bundleVersion = "StateRestorationBundleVersion"
-    /// The interface idiom (a string the app chose, such as `desktop`, `terminal` or `server`).
+    /// The app's bundle version (a string) when the state was saved; UIKit's
+    /// `UIApplicationStateRestorationBundleVersionKey`.
+    public static let bundleVersion = "UIApplicationStateRestorationBundleVersion"
+    /// The interface idiom as a number (an `Int`, `NSNumber`-compatible), as UIKit gives it under
+    /// `UIApplicationStateRestorationUserInterfaceIdiomKey`: see ``userInterfaceIdiomNumber(for:)``.
+    public static let userInterfaceIdiom = "UIApplicationStateRestorationUserInterfaceIdiom"
+    /// When the state was saved (a `Date`), as the journal's commit time of its epoch, in UTC;
+    /// UIKit's `UIApplicationStateRestorationTimestampKey`.
+    public static let timestamp = "UIApplicationStateRestorationTimestamp"
+    /// The operating system's version (a string) when the state was saved; UIKit's
+    /// `UIApplicationStateRestorationSystemVersionKey`.
+    public static let systemVersion = "UIApplicationStateRestorationSystemVersion"
+    /// The interface idiom as the app named it (a string such as `desktop`, `terminal` or
+    /// `server`); UIKit has no such key.
     public static let interfaceIdiom = "StateRestorationInterfaceIdiom"
-    /// When the state was saved (a `Date`), as the journal's commit time of its epoch, in UTC.
-    public static let timestamp = "StateRestorationTimestamp"
-    /// The operating system's version (a string) when the state was saved.
-    public static let systemVersion = "StateRestorationSystemVersion"
 
     /// Every reserved key.
-    public static let all: Set<String> = [bundleVersion, interfaceIdiom, timestamp, systemVersion]
+    public static let all: Set<String> = [bundleVersion, userInterfaceIdiom, timestamp, systemVersion, interfaceIdiom]
+
+    static func isReserved(_ key: String) -> Bool { all.contains(key) }
+
+    /// The number stored under ``userInterfaceIdiom`` for an idiom name: UIKit's
+    /// `UIUserInterfaceIdiom` raw value for its names (`phone` 0, `pad` 1, `tv` 2, `carPlay` 3,
+    /// `mac` 5, `vision` 6), the number itself for a name written in decimal, and -1 (UIKit's
+    /// `unspecified`) for any other name, such as `desktop`; compare ``interfaceIdiom`` to tell
+    /// those apart.
+    ///
+    /// - Parameter name: The idiom of ``RestorationConfiguration/interfaceIdiom``.
+    /// - Returns: The number.
+    public static func userInterfaceIdiomNumber(for name: String) -> Int {
+        switch name {
+        case "phone": 0
+        case "pad": 1
+        case "tv": 2
+        case "carPlay": 3
+        case "mac": 5
+        case "vision": 6
+        default: Int(name) ?? -1
+        }
+    }
 }
+
+/// UIKit's name of ``ArchiveKey/bundleVersion``: the bundle version, a string.
+public let UIApplicationStateRestorationBundleVersionKey = ArchiveKey.bundleVersion
+/// UIKit's name of ``ArchiveKey/userInterfaceIdiom``: the interface idiom, a number.
+public let UIApplicationStateRestorationUserInterfaceIdiomKey = ArchiveKey.userInterfaceIdiom
+/// UIKit's name of ``ArchiveKey/timestamp``: when the state was saved, a `Date`.
+public let UIApplicationStateRestorationTimestampKey = ArchiveKey.timestamp
+/// UIKit's name of ``ArchiveKey/systemVersion``: the system version, a string.
+public let UIApplicationStateRestorationSystemVersionKey = ArchiveKey.systemVersion

@@ -2,31 +2,13 @@ import Foundation
 import StateJournal
 
 extension RestorationCoder {
-    /// Decodes a Boolean.
-    ///
-    /// - Parameter key: The key it was encoded under.
-    /// - Throws: ``RestorationError`` naming the path and key: ``RestorationError/Code/keyNotFound``
-    ///   or ``RestorationError/Code/typeMismatch``.
-    public func decodeBool(forKey key: String) throws -> Bool {
-        try decode(Bool.self, forKey: key)
-    }
-
-    /// Decodes an integer.
+    /// Decodes an integer, or throws: the typed form of `decodeInteger(forKey:)`.
     ///
     /// - Parameter key: The key it was encoded under.
     /// - Throws: ``RestorationError`` naming the path and key: ``RestorationError/Code/keyNotFound``,
     ///   ``RestorationError/Code/typeMismatch`` or ``RestorationError/Code/valueOutOfRange``.
     public func decodeInt(forKey key: String) throws -> Int {
         try decode(Int.self, forKey: key)
-    }
-
-    /// Decodes a floating-point number (an integer is accepted and converted).
-    ///
-    /// - Parameter key: The key it was encoded under.
-    /// - Throws: ``RestorationError`` naming the path and key: ``RestorationError/Code/keyNotFound``
-    ///   or ``RestorationError/Code/typeMismatch``.
-    public func decodeDouble(forKey key: String) throws -> Double {
-        try decode(Double.self, forKey: key)
     }
 
     /// Decodes a string.
@@ -138,34 +120,6 @@ extension RestorationCoder {
         _ type: T.Type = T.self, forKey key: String, default defaultValue: @autoclosure () -> T
     ) throws -> T {
         try decodeIfPresent(type, forKey: key) ?? defaultValue()
-    }
-
-    /// Decodes a reference: the restored object at the saved path, or `nil` when the key is
-    /// missing, the reference was null, or that object was not restored (skipped, pruned or not
-    /// found).
-    ///
-    /// As with `NSCoder`, a missing key decodes as `nil`: for a reference, no value and a null one
-    /// mean the same thing (an older version that did not save it, a sheet that was not
-    /// presented), so an object's decode never stops half-way for want of one.
-    ///
-    /// - Parameter key: The key it was encoded under.
-    /// - Throws: ``RestorationError`` naming the path and key: ``RestorationError/Code/typeMismatch``
-    ///   when the value is not a reference.
-    public func decodeObject(forKey key: String) throws -> (any StateRestoring)? {
-        guard let value = values[key] else { return nil }
-        return try object(from: value, key)
-    }
-
-    /// Decodes a reference to an object of a given type.
-    ///
-    /// - Parameters:
-    ///   - type: The expected type.
-    ///   - key: The key it was encoded under.
-    /// - Returns: The restored object, or `nil` when the reference was null, the object was not
-    ///   restored, or it is not a `T`.
-    /// - Throws: as ``decodeObject(forKey:)``.
-    public func decodeObject<T>(of type: T.Type, forKey key: String) throws -> T? {
-        try decodeObject(forKey: key) as? T
     }
 
     /// Decodes a list of references, keeping the restored objects in order and leaving out those

@@ -1,11 +1,17 @@
 import StateJournal
 
 /// Which objects a preservation pass encodes.
+///
+/// ``full`` is the default: like UIKit's walk, it keeps every change of every reachable object
+/// whether or not the app invalidated anything. ``incremental`` is a speed-up an app opts into when
+/// it invalidates what it changes (``RestorationManager/invalidateRestorableState(for:)``,
+/// `@Preserved`, or `@Observable` objects, which invalidate themselves): a change that nothing
+/// invalidated waits for the next full pass.
 public enum PreservationMode: Sendable, Hashable {
     /// Only objects marked with ``RestorationManager/invalidateRestorableState(for:)`` since the last
     /// pass, plus the structure that changed around them. The first pass of a manager is always full.
     case incremental
-    /// Every object reachable from the roots. Still writes only what changed.
+    /// Every object reachable from the roots; the default. Still writes only what changed.
     case full
 }
 
@@ -54,6 +60,9 @@ public enum PreservationProblem: Sendable, Hashable, CustomStringConvertible {
     /// controller without a restoration identifier, or one below a controller without one): the
     /// reference is saved as null and restores as nil.
     case referenceOutsideHierarchy(type: String, from: RestorationPath)
+    /// A value given to `encode(_:forKey:)` under `NSCoder`'s names could not be written (the
+    /// rest of the object's state was); see the diagnostic.
+    case coder(CoderDiagnostic)
 
     /// Where an object that claims a path came from, to tell two instances of one type apart.
     public enum Origin: Sendable, Hashable, CustomStringConvertible {
@@ -98,6 +107,7 @@ public enum PreservationProblem: Sendable, Hashable, CustomStringConvertible {
             \(path) references a \(type) that has no place in the saved hierarchy; give it and its ancestors \
             restoration identifiers
             """
+        case .coder(let diagnostic): "encoding \(diagnostic)"
         }
     }
 

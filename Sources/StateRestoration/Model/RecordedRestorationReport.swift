@@ -19,15 +19,16 @@ import StateJournal
 ///                                                 restoredEpochCompacted <tab> 7 <tab> 9
 /// counts <tab> 4 <tab> 1 <tab> 0                  restored, skipped, diagnostics (all of them)
 /// r <tab> e <tab> 1 <tab> 0 <tab> TYPE <tab> PATH restored: source (c restoration class,
-///                                                 d delegate, e existing), decoded, migrated
+///                                                 d delegate, e existing, f registered
+///                                                 factory), decoded, migrated
 /// s <tab> REASON <tab> DETAIL <tab> TYPE <tab> PATH  skipped; REASON is declined, ancestorDeclined
 ///                                                 (DETAIL: the ancestor's path), unregistered
 ///                                                 (DETAIL: the class name), notFound, corrupt or
 ///                                                 migrationFailed (DETAIL: the error); TYPE may be
 ///                                                 empty
 /// d <tab> CODE <tab> PATH <tab> TEXT              a diagnostic: classMismatch, decodeFailed,
-///                                                 createdWithoutParent, unfinished (PATH empty) or
-///                                                 outsideHierarchy, and its sentence
+///                                                 createdWithoutParent, unfinished (PATH empty),
+///                                                 outsideHierarchy or coder, and its sentence
 /// ```
 ///
 /// Paths are written as ``RestorationPath/description`` prints them. Readers ignore lines they do
@@ -71,8 +72,8 @@ public struct RecordedRestorationReport: Sendable, Hashable {
 
     /// One diagnostic.
     public struct Diagnostic: Sendable, Hashable {
-        /// `classMismatch`, `decodeFailed`, `createdWithoutParent`, `unfinished` or
-        /// `outsideHierarchy`.
+        /// `classMismatch`, `decodeFailed`, `createdWithoutParent`, `unfinished`,
+        /// `outsideHierarchy` or `coder`.
         public var code: String
         /// The path concerned, if any.
         public var path: RestorationPath?
@@ -134,6 +135,7 @@ public struct RecordedRestorationReport: Sendable, Hashable {
                 case .createdObjectWithoutParent(let path): ("createdWithoutParent", path)
                 case .unfinishedRestoration: ("unfinished", nil)
                 case .restoredControllerOutsideHierarchy(let path): ("outsideHierarchy", path)
+                case .coder(let diagnostic): ("coder", diagnostic.path)
                 }
             return Diagnostic(code: code, path: path, text: diagnostic.description)
         }
@@ -206,6 +208,7 @@ public struct RecordedRestorationReport: Sendable, Hashable {
                     switch fields[1] {
                     case "c": .restorationClass
                     case "d": .delegate
+                    case "f": .registeredFactory
                     default: .existing
                     }
                 restored.append(
@@ -253,6 +256,7 @@ public struct RecordedRestorationReport: Sendable, Hashable {
         case .restorationClass: "c"
         case .delegate: "d"
         case .existing: "e"
+        case .registeredFactory: "f"
         }
     }
 

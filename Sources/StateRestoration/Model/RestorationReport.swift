@@ -8,6 +8,9 @@ public enum RestorationSource: Sendable, Hashable {
     case delegate
     /// It already existed: a root, a child in the existing hierarchy, or a registered object.
     case existing
+    /// A factory registered for its restoration identifier created it, as a storyboard creates a
+    /// controller in UIKit (``RestorationManager/registerController(forRestorationIdentifier:_:)``).
+    case registeredFactory
 }
 
 /// One restored object.
@@ -106,6 +109,10 @@ public enum RestorationDiagnostic: Sendable, Hashable, CustomStringConvertible {
     /// `decodeRestorableState(with:)` (decode the references the parent encoded to its children) or
     /// in `applicationFinishedRestoringState()`.
     case restoredControllerOutsideHierarchy(RestorationPath)
+    /// A decode under `NSCoder`'s names returned the zero value (or `nil`) instead of the saved
+    /// value: a type mismatch, a number that does not fit, a class that is not allowed. The rest of
+    /// the object's decode ran.
+    case coder(CoderDiagnostic)
 
     /// The diagnostic in a sentence.
     public var description: String {
@@ -131,6 +138,7 @@ public enum RestorationDiagnostic: Sendable, Hashable, CustomStringConvertible {
             \(path) was restored but no parent holds it, so the next pass drops its state; attach it in its parent's \
             decode
             """
+        case .coder(let diagnostic): "decoding \(diagnostic)"
         }
     }
 }

@@ -48,6 +48,13 @@ extension RestorationManager {
                 logger.warning(
                     "A restored controller has no parent holding it, so the next preservation pass drops its state",
                     metadata: ["path": "\(path)"])
+            case .coder(let diagnostic):
+                logger.warning(
+                    "A decode under NSCoder's names returned the zero value instead of the saved value",
+                    metadata: [
+                        "path": "\(diagnostic.path)", "key": "\(diagnostic.key)", "kind": "\(diagnostic.kind.rawValue)",
+                        "problem": "\(diagnostic.message)",
+                    ])
             }
         }
     }
@@ -89,6 +96,11 @@ extension RestorationManager {
                 message = "An object referred to an object outside the saved hierarchy; null was saved"
                 metadata["path"] = "\(path)"
                 metadata["type"] = "\(type)"
+            case .coder(let diagnostic):
+                message = "A value encoded under NSCoder's names was not written; the rest of the state was"
+                metadata["path"] = "\(diagnostic.path)"
+                metadata["key"] = "\(diagnostic.key)"
+                metadata["kind"] = "\(diagnostic.kind.rawValue)"
             }
             configuration.logger.warning(message, metadata: metadata)
         }

@@ -373,12 +373,16 @@ final class PreservationPass: ReferenceResolving {
         found = []
         adoptedNow = []
         let coder = RestorationCoder(path: path, resolver: self)
+        // One allocation for the usual handful of keys, rather than one per doubling.
+        coder.values.reserveCapacity(8)
         do {
             try ObservedEncoding.encode(object, with: coder)
         } catch {
+            problems.append(contentsOf: coder.diagnostics.map(PreservationProblem.coder))
             problems.append(.encodingFailed(path, message: "\(error)"))
             return
         }
+        problems.append(contentsOf: coder.diagnostics.map(PreservationProblem.coder))
         var restorationClassName: String?
         if let controller = object as? any RestorableController {
             restorationClassName = controller.restorationClass.map { typeNames.name(of: $0) }
@@ -398,6 +402,11 @@ final class PreservationPass: ReferenceResolving {
     }
 
     /// Writes `bytes` at `path` unless the journal already holds exactly them.
+    /// Lists the problems the application coder met while the delegate wrote into it.
+    func record(applicationCoderDiagnostics diagnostics: [CoderDiagnostic]) {
+        problems.append(contentsOf: diagnostics.map(PreservationProblem.coder))
+    }
+
     func write(_ bytes: [UInt8], at path: RestorationPath) throws {
         let digest = StateDigest(bytes)
         if (digests[path] ?? written[path]) == digest { return }
@@ -457,6 +466,12 @@ final class PreservationPass: ReferenceResolving {
         }
         problems.append(.unregisteredReference(type: typeNames.name(of: object), from: referrer))
         return nil
+    }
+
+    func savedPath(of object: any StateRestoring) -> RestorationPath? {
+        guard let path = tree.path(of: object) else { return nil }
+        found.insert(path)
+        return path
     }
 
     func restoredObject(at path: RestorationPath) -> (any StateRestoring)? { nil }

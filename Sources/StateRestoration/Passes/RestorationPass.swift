@@ -46,7 +46,9 @@ final class RestorationPass: ReferenceResolving {
                 continue
             }
             let coder = RestorationCoder(path: path, values: entry.values, resolver: self)
-            switch obtain(path, entry, coder) {
+            let outcome = obtain(path, entry, coder)
+            report.diagnostics.append(contentsOf: coder.diagnostics.map(RestorationDiagnostic.coder))
+            switch outcome {
             case .skipped(let reason):
                 switch reason {
                 case .declinedByRestorationClass, .unregisteredRestorationClass: declined.insert(path)
@@ -92,6 +94,7 @@ final class RestorationPass: ReferenceResolving {
                 report.diagnostics.append(.decodeFailed(item.path, message: "\(error)"))
                 report.restored[index].decoded = false
             }
+            report.diagnostics.append(contentsOf: coder.diagnostics.map(RestorationDiagnostic.coder))
         }
         finish(order.map(\.object))
     }
@@ -206,6 +209,11 @@ final class RestorationPass: ReferenceResolving {
         if let object = existing(at: path) as? any StateRestoring {
             return .obtained((object, .existing))
         }
+        if entry.kind == .controller, let identifier = path.components.last,
+            let factory = input.registry.controllerFactories[identifier]
+        {
+            return .obtained((factory(), .registeredFactory))
+        }
         return .skipped(.notFound)
     }
 
@@ -251,6 +259,8 @@ final class RestorationPass: ReferenceResolving {
     func referencePath(for object: any StateRestoring, encodedBy coder: RestorationCoder) throws -> RestorationPath? {
         obtainedPaths[ObjectIdentifier(object)]
     }
+
+    func savedPath(of object: any StateRestoring) -> RestorationPath? { obtainedPaths[ObjectIdentifier(object)] }
 
     func restoredObject(at path: RestorationPath) -> (any StateRestoring)? {
         guard let object = obtained[path] else { return nil }

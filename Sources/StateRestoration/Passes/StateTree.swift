@@ -43,7 +43,13 @@ final class StateTree {
         return inserted
     }
 
-    init() {
+    /// - Parameter capacity: How many objects the tree is expected to hold (a full pass reserves the
+    ///   previous tree's count, so that building it does not rehash as it grows).
+    init(reservingCapacity capacity: Int = 0) {
+        if capacity > 0 {
+            nodes.reserveCapacity(capacity)
+            paths.reserveCapacity(capacity)
+        }
         nodes[Self.rootPath] = Node(object: nil, kind: .application)
     }
 

@@ -120,7 +120,7 @@ protocol PreservedProperty: AnyObject {
 }
 
 extension Preserved: PreservedProperty {
-    func encode(into coder: RestorationCoder) throws { try coder.encode(value, forKey: key) }
+    func encode(into coder: RestorationCoder) throws { coder.encode(value, forKey: key) }
 
     func decode(from coder: RestorationCoder) throws {
         guard coder.containsValue(forKey: key) else { return }

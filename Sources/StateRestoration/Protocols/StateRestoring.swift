@@ -49,7 +49,7 @@ import StateJournal
 ///
 ///     override func encodeRestorableState(with coder: RestorationCoder) throws {
 ///         try super.encodeRestorableState(with: coder)
-///         try coder.encode(cursor, forKey: "cursor")
+///         coder.encode(cursor, forKey: "cursor")
 ///     }
 ///
 ///     override func decodeRestorableState(with coder: RestorationCoder) throws {

@@ -10,6 +10,8 @@ struct RestorationRegistry {
     private(set) var byParent: [ObjectRegistration.ScopeKey: [ObjectIdentifier]] = [:]
     var controllerClasses: [String: any ControllerRestoration.Type] = [:]
     var objectClasses: [String: any ObjectRestoration.Type] = [:]
+    /// The factories that create a controller by its restoration identifier (a storyboard's role).
+    var controllerFactories: [String: () -> any RestorableController] = [:]
     var migrations: [String: [StateMigration]] = [:]
     private var nextSequence = 0
 

@@ -46,7 +46,7 @@ public final class ComposeController: RestorableController, ControllerRestoratio
 
     /// Encodes the draft (a `Codable` value).
     public func encodeRestorableState(with coder: RestorationCoder) throws {
-        try coder.encode(draft, forKey: "draft")
+        coder.encode(draft, forKey: "draft")
     }
 
     /// Decodes the draft.

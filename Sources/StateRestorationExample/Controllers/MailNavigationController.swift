@@ -21,13 +21,13 @@ public final class MailNavigationController: RestorableController {
 
     /// Encodes the stack and the presented sheet as references.
     public func encodeRestorableState(with coder: RestorationCoder) throws {
-        try coder.encode(stack, forKey: "stack")
-        try coder.encode(presentedSettings, forKey: "presented")
+        coder.encode(stack, forKey: "stack")
+        coder.encode(presentedSettings, forKey: "presented")
     }
 
     /// Rebuilds the stack from the restored screens, leaving out those not restored.
     public func decodeRestorableState(with coder: RestorationCoder) throws {
         stack = try coder.decodeObjects(forKey: "stack").compactMap { $0 as? any RestorableController }
-        presentedSettings = try coder.decodeObject(of: SettingsController.self, forKey: "presented")
+        presentedSettings = coder.decodeObject(of: SettingsController.self, forKey: "presented")
     }
 }

@@ -29,9 +29,9 @@ public final class MessageListController: RestorableController, ControllerRestor
 
     /// Encodes the mailbox, the selection and the scroll position.
     public func encodeRestorableState(with coder: RestorationCoder) throws {
-        try coder.encode(mailbox, forKey: "mailbox")
-        if let selectedMessageID { try coder.encode(selectedMessageID, forKey: "selection") }
-        try coder.encode(scrollOffset, forKey: "scrollOffset")
+        coder.encode(mailbox, forKey: "mailbox")
+        if let selectedMessageID { coder.encode(selectedMessageID, forKey: "selection") }
+        coder.encode(scrollOffset, forKey: "scrollOffset")
     }
 
     /// Decodes the selection and the scroll position.

@@ -12,13 +12,13 @@ final class InboxController: RestorableController {
     var selectedMessage: String?
 
     func encodeRestorableState(with coder: RestorationCoder) throws {
-        try coder.encode(unreadOnly, forKey: "unreadOnly")
-        try coder.encode(pageSize, forKey: "pageSize")
-        if let selectedMessage { try coder.encode(selectedMessage, forKey: "selectedMessage") }
+        coder.encode(unreadOnly, forKey: "unreadOnly")
+        coder.encode(pageSize, forKey: "pageSize")
+        if let selectedMessage { coder.encode(selectedMessage, forKey: "selectedMessage") }
     }
 
     func decodeRestorableState(with coder: RestorationCoder) throws {
-        unreadOnly = try coder.decodeBool(forKey: "unreadOnly")
+        unreadOnly = coder.decodeBool(forKey: "unreadOnly")
         pageSize = try coder.decode(forKey: "pageSize", default: 50)  // added in version 2
         selectedMessage = try coder.decodeIfPresent(String.self, forKey: "selectedMessage")
     }

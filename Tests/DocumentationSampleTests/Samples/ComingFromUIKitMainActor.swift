@@ -16,7 +16,7 @@ final class BoardController: @MainActor RestorableController {
 
     func encodeRestorableState(with coder: RestorationCoder) throws {
         try encodePreservedProperties(with: coder)
-        try coder.encode(cards, forKey: "cards")
+        coder.encode(cards, forKey: "cards")
     }
 
     func decodeRestorableState(with coder: RestorationCoder) throws {

@@ -9,7 +9,7 @@ import StateRestoration
 final class Editor: RestorableController {
     var cursor = 0
     var restorationIdentifier: String? { "Editor" }
-    func encodeRestorableState(with coder: RestorationCoder) throws { try coder.encode(cursor, forKey: "cursor") }
+    func encodeRestorableState(with coder: RestorationCoder) throws { coder.encode(cursor, forKey: "cursor") }
     func decodeRestorableState(with coder: RestorationCoder) throws { cursor = try coder.decodeInt(forKey: "cursor") }
 }
 

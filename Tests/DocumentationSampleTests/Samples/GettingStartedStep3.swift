@@ -21,9 +21,9 @@ extension DocumentationSamples {
         try manager.restoreState(roots: [notes])     // at launch: decode, then the finish pass
 
         notes.scrollOffset = 120                     // @Preserved invalidates the controller
-        try manager.preserveState(roots: [notes])    // one epoch with what changed
+        try manager.preserveState(roots: [notes], mode: .incremental)   // encodes only what was invalidated
 
-        try manager.preserveState(roots: [notes], mode: .full)   // before exiting
+        try manager.preserveState(roots: [notes])    // the default: encodes everything, writes what changed
         try journal.close()
         // end sample
         return notes

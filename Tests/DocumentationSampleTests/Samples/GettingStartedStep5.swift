@@ -23,7 +23,7 @@ final class PageController: RestorableController, ControllerRestoration {
     }
 
     func encodeRestorableState(with coder: RestorationCoder) throws {
-        try coder.encode(title, forKey: "title")
+        coder.encode(title, forKey: "title")
         try encodePreservedProperties(with: coder)
     }
 }
@@ -35,7 +35,7 @@ final class StackController: RestorableController {
     var embeddedRestorationChildren: [any RestorableController] { pages }
 
     func encodeRestorableState(with coder: RestorationCoder) throws {
-        try coder.encode(pages, forKey: "pages")  // references: the pages' paths, in order
+        coder.encode(pages, forKey: "pages")  // references: the pages' paths, in order
     }
 
     func decodeRestorableState(with coder: RestorationCoder) throws {

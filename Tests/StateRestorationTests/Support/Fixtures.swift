@@ -36,8 +36,8 @@ class Node: RestorableController {
 
     func encodeRestorableState(with coder: RestorationCoder) throws {
         encodeCount += 1
-        try coder.encode(value, forKey: "value")
-        try coder.encode(text, forKey: "text")
+        coder.encode(value, forKey: "value")
+        coder.encode(text, forKey: "text")
     }
 
     func decodeRestorableState(with coder: RestorationCoder) throws {
@@ -106,7 +106,7 @@ final class Counter: StateRestoring {
     var restorationParent: (any StateRestoring)? { parent }
     var objectRestorationClass: (any ObjectRestoration.Type)? { restorationType }
 
-    func encodeRestorableState(with coder: RestorationCoder) throws { try coder.encode(count, forKey: "count") }
+    func encodeRestorableState(with coder: RestorationCoder) throws { coder.encode(count, forKey: "count") }
 
     func decodeRestorableState(with coder: RestorationCoder) throws {
         log?.record("decode \(coder.restorationPath)")
@@ -143,7 +143,8 @@ class TestDelegate: ApplicationRestorationDelegate {
 
     func shouldRestoreApplicationState(_ coder: RestorationCoder) -> Bool {
         lastRestoreCoder = (
-            coder.bundleVersion, coder.interfaceIdiom, coder.systemVersion, coder.timestamp, coder.restorationReason
+            coder.bundleVersion, coder.interfaceIdiom, coder.savedSystemVersion, coder.timestamp,
+            coder.restorationReason
         )
         for key in appKeys.keys where coder.containsValue(forKey: key) {
             decodedAppKeys[key] = try? coder.decodeInt(forKey: key)
@@ -153,7 +154,7 @@ class TestDelegate: ApplicationRestorationDelegate {
     }
 
     func willEncodeRestorableState(_ coder: RestorationCoder) {
-        for (key, value) in appKeys { try? coder.encode(value, forKey: key) }
+        for (key, value) in appKeys { coder.encode(value, forKey: key) }
     }
 
     func didDecodeRestorableState(_ coder: RestorationCoder) { log?.record("didDecode") }

@@ -1,0 +1,386 @@
+import Foundation
+import StateJournal
+import StateRestoration
+import Testing
+
+/// A model object that encodes itself with `NSCoding`, as UIKit apps' model classes do.
+final class CodedNote: NSObject, NSCoding {
+    let title: String
+    let pinned: Bool
+
+    init(title: String, pinned: Bool) {
+        self.title = title
+        self.pinned = pinned
+    }
+
+    func encode(with coder: NSCoder) {
+        coder.encode(title, forKey: "title")
+        coder.encode(pinned, forKey: "pinned")
+    }
+
+    required init?(coder: NSCoder) {
+        guard let title = coder.decodeObject(forKey: "title") as? String else { return nil }
+        self.title = title
+        self.pinned = coder.decodeBool(forKey: "pinned")
+    }
+}
+
+/// What `NSKeyedUnarchiver` (swift-corelibs-foundation) decodes for the same calls, as the reference.
+private func keyedArchive(_ encode: (NSKeyedArchiver) -> Void) throws -> NSKeyedUnarchiver {
+    let archiver = NSKeyedArchiver(requiringSecureCoding: false)
+    encode(archiver)
+    archiver.finishEncoding()
+    let unarchiver = try NSKeyedUnarchiver(forReadingFrom: archiver.encodedData)
+    unarchiver.requiresSecureCoding = false
+    return unarchiver
+}
+
+extension RestorationReport {
+    /// The coder diagnostics of the report.
+    fileprivate var coderDiagnostics: [CoderDiagnostic] {
+        diagnostics.compactMap { if case .coder(let diagnostic) = $0 { diagnostic } else { nil } }
+    }
+}
+
+/// The coder under `NSCoder`'s names behaves as `NSCoder` does: nothing throws, a missing key is a
+/// zero value, `decodeObject(forKey:)` returns values and references alike, and what `NSCoder`
+/// cannot give comes back as the zero value with a diagnostic.
+@Suite struct NSCoderSemanticsTests {
+    private func roundTrip(
+        _ encode: @escaping (RestorationCoder) throws -> Void, decode: @escaping (RestorationCoder) throws -> Void
+    ) throws -> RestorationReport {
+        try CoderTests().roundTrip(encode, decode: decode)
+    }
+
+    @Test func theCoderIsAKeyedNSCoderSoNSCoderCodePortsWithoutMapping() throws {
+        var keyed = false
+        _ = try roundTrip(
+            { coder in
+                let nsCoder: NSCoder = coder
+                nsCoder.encode(42, forKey: "answer")
+                nsCoder.encode("hello" as NSString, forKey: "greeting")
+            },
+            decode: { coder in
+                let nsCoder: NSCoder = coder
+                keyed =
+                    nsCoder.allowsKeyedCoding && nsCoder.decodeInteger(forKey: "answer") == 42
+                    && nsCoder.decodeObject(forKey: "greeting") as? String == "hello"
+            })
+        #expect(keyed)
+    }
+
+    @Test func decodeObjectReturnsPlainValuesSoAsStringWorks() throws {
+        let date = Date(timeIntervalSinceReferenceDate: 1_000.5)
+        var decoded: [String: Any] = [:]
+        let report = try roundTrip(
+            { coder in
+                coder.encode("Inbox", forKey: "title")
+                coder.encode(7, forKey: "count")
+                coder.encode(0.5, forKey: "ratio")
+                coder.encode(true, forKey: "flag")
+                coder.encode(Data([1, 2]), forKey: "bytes")
+                coder.encode(date, forKey: "date")
+                coder.encode(["a", "b"], forKey: "list")
+                coder.encode(["x": 1], forKey: "map")
+            },
+            decode: { coder in
+                for key in ["title", "count", "ratio", "flag", "bytes", "date", "list", "map"] {
+                    decoded[key] = coder.decodeObject(forKey: key)
+                }
+            })
+        #expect(report.coderDiagnostics.isEmpty)
+        #expect(decoded["title"] as? String == "Inbox")
+        #expect(decoded["count"] as? Int == 7)
+        #expect((decoded["count"] as? NSNumber)?.intValue == 7)
+        #expect(decoded["ratio"] as? Double == 0.5)
+        #expect(decoded["flag"] as? Bool == true)
+        #expect(decoded["bytes"] as? Data == Data([1, 2]))
+        #expect(decoded["date"] as? Date == date)
+        #expect(decoded["list"] as? [String] == ["a", "b"])
+        #expect(decoded["map"] as? [String: Int] == ["x": 1])
+    }
+
+    @Test func decodeObjectReturnsRestoredObjectsForReferences() throws {
+        let store = TestStore()
+        do {
+            let journal = try store.open()
+            let delegate = TestDelegate()
+            let manager = store.manager(journal, delegate: delegate)
+            let child = Node("Child", value: 3)
+            let root = Bag("Root") { coder in
+                coder.encode(child, forKey: "child")
+                coder.encode("t", forKey: "title")
+            }
+            try manager.preserveState(roots: [root, child])
+            withExtendedLifetime(delegate) {}
+            try journal.close()
+        }
+        let journal = try store.open()
+        let delegate = TestDelegate()
+        let manager = store.manager(journal, delegate: delegate)
+        let child = Node("Child")
+        var restored: Node?
+        let root = Bag("Root") { _ in }
+        root.decodeBody = { restored = $0.decodeObject(forKey: "child") as? Node }
+        _ = try manager.restoreState(roots: [root, child])
+        #expect(restored === child)
+        #expect(child.value == 3)
+    }
+
+    @Test func missingKeysDecodeAsZeroValuesWithoutADiagnosticAsNSKeyedUnarchiverDoes() throws {
+        let reference = try keyedArchive { $0.encode(1, forKey: "present") }
+        var ours: [String] = []
+        var absentObject: Any? = "not decoded"
+        let report = try roundTrip(
+            { $0.encode(1, forKey: "present") },
+            decode: { coder in
+                ours = [
+                    "\(coder.decodeInteger(forKey: "absent"))", "\(coder.decodeInt32(forKey: "absent"))",
+                    "\(coder.decodeInt64(forKey: "absent"))", "\(coder.decodeBool(forKey: "absent"))",
+                    "\(coder.decodeFloat(forKey: "absent"))", "\(coder.decodeDouble(forKey: "absent"))",
+                    "\(coder.containsValue(forKey: "absent"))",
+                ]
+                absentObject = coder.decodeObject(forKey: "absent")
+            })
+        let expected = [
+            "\(reference.decodeInteger(forKey: "absent"))", "\(reference.decodeInt32(forKey: "absent"))",
+            "\(reference.decodeInt64(forKey: "absent"))", "\(reference.decodeBool(forKey: "absent"))",
+            "\(reference.decodeFloat(forKey: "absent"))", "\(reference.decodeDouble(forKey: "absent"))",
+            "\(reference.containsValue(forKey: "absent"))",
+        ]
+        #expect(ours == expected)
+        #expect(ours == ["0", "0", "0", "false", "0.0", "0.0", "false"])
+        // Apple's NSKeyedUnarchiver returns nil here; swift-corelibs-foundation's fails the decode
+        // instead, so it is not the reference for this one.
+        #expect(absentObject == nil)
+        #expect(report.coderDiagnostics.isEmpty)
+        #expect(report.diagnostics.isEmpty)
+    }
+
+    @Test func aMissingKeyReadFirstDoesNotStopTheRestOfTheDecode() throws {
+        var category = -1
+        var name: String?
+        let report = try roundTrip(
+            { $0.encode("Travel", forKey: "name") },
+            decode: { coder in
+                category = coder.decodeInteger(forKey: "CategoryId")
+                name = coder.decodeObject(forKey: "name") as? String
+            })
+        #expect(category == 0)
+        #expect(name == "Travel")
+        #expect(report.restored.allSatisfy { $0.decoded })
+    }
+
+    @Test func numbersConvertBetweenIntegerAndFloatingPointAsNSKeyedUnarchiverDoes() throws {
+        let reference = try keyedArchive { archiver in
+            archiver.encode(2.75, forKey: "double")
+            archiver.encode(5, forKey: "int")
+        }
+        var ours: [String] = []
+        let report = try roundTrip(
+            { coder in
+                coder.encode(2.75, forKey: "double")
+                coder.encode(5, forKey: "int")
+            },
+            decode: { coder in
+                ours = [
+                    "\(coder.decodeInteger(forKey: "double"))", "\(coder.decodeInt32(forKey: "double"))",
+                    "\(coder.decodeDouble(forKey: "int"))", "\(coder.decodeFloat(forKey: "int"))",
+                    "\(coder.decodeInt64(forKey: "int"))",
+                ]
+            })
+        let expected = [
+            "\(reference.decodeInteger(forKey: "double"))", "\(reference.decodeInt32(forKey: "double"))",
+            "\(reference.decodeDouble(forKey: "int"))", "\(reference.decodeFloat(forKey: "int"))",
+            "\(reference.decodeInt64(forKey: "int"))",
+        ]
+        #expect(ours == expected)
+        #expect(report.coderDiagnostics.isEmpty)
+    }
+
+    @Test func aTypeMismatchReturnsTheZeroValueAndRecordsADiagnostic() throws {
+        let reference = try keyedArchive { $0.encode("text" as NSString, forKey: "name") }
+        var integer = -1
+        var flag = true
+        var double = -1.0
+        var typed: Int?? = .none
+        let report = try roundTrip(
+            { $0.encode("text", forKey: "name") },
+            decode: { coder in
+                integer = coder.decodeInteger(forKey: "name")
+                flag = coder.decodeBool(forKey: "name")
+                double = coder.decodeDouble(forKey: "name")
+                typed = coder.decodeObject(of: Int.self, forKey: "name")
+            })
+        #expect(integer == reference.decodeInteger(forKey: "name"))
+        #expect(integer == 0)
+        #expect(flag == false)
+        #expect(double == 0)
+        #expect(typed.map { $0 == nil } == true)
+        #expect(report.coderDiagnostics.map(\.kind) == [.typeMismatch, .typeMismatch, .typeMismatch, .typeMismatch])
+        #expect(report.coderDiagnostics.allSatisfy { $0.key == "name" && $0.path == RestorationPath("Root") })
+        #expect(report.restored.allSatisfy { $0.decoded })
+    }
+
+    @Test func aNumberThatDoesNotFitTheAskedTypeDecodesAsZeroWithADiagnostic() throws {
+        var small: Int32 = -1
+        let report = try roundTrip(
+            { $0.encode(Int64(Int32.max) + 1, forKey: "big") },
+            decode: { small = $0.decodeInt32(forKey: "big") })
+        #expect(small == 0)
+        #expect(report.coderDiagnostics.map(\.kind) == [.valueOutOfRange])
+    }
+
+    @Test func containsValueIsTrueOnlyForWrittenKeysAsNSKeyedArchiver() throws {
+        let reference = try keyedArchive { $0.encode(false, forKey: "written") }
+        var ours: [Bool] = []
+        _ = try roundTrip(
+            { $0.encode(false, forKey: "written") },
+            decode: { ours = [$0.containsValue(forKey: "written"), $0.containsValue(forKey: "other")] })
+        #expect(ours == [reference.containsValue(forKey: "written"), reference.containsValue(forKey: "other")])
+        #expect(ours == [true, false])
+    }
+
+    @Test func nsCodingObjectsEncodeThroughTheCoderAndComeBackAsNewInstances() throws {
+        var untyped: CodedNote?
+        var typed: CodedNote?
+        let report = try roundTrip(
+            { $0.encode(CodedNote(title: "Groceries", pinned: true), forKey: "note") },
+            decode: { coder in
+                untyped = coder.decodeObject(forKey: "note") as? CodedNote
+                typed = coder.decodeObject(of: CodedNote.self, forKey: "note")
+            })
+        #expect(untyped?.title == "Groceries")
+        #expect(untyped?.pinned == true)
+        #expect(typed?.title == "Groceries")
+        #expect(report.coderDiagnostics.isEmpty)
+    }
+
+    @Test func decodeObjectOfClassesRefusesAClassThatIsNotAllowedAsSecureCodingDoes() throws {
+        var refused: Any? = "not decoded"
+        var allowed: Any?
+        let report = try roundTrip(
+            { $0.encode(CodedNote(title: "Secret", pinned: false), forKey: "note") },
+            decode: { coder in
+                refused = coder.decodeObject(of: [NSString.self], forKey: "note")
+                allowed = coder.decodeObject(of: [NSString.self, CodedNote.self], forKey: "note")
+            })
+        #expect(refused == nil)
+        #expect((allowed as? CodedNote)?.title == "Secret")
+        #expect(report.coderDiagnostics.map(\.kind) == [.classNotAllowed])
+    }
+
+    @Test func decodeObjectOfValueClassesMatchesValuesThroughTheirNSForms() throws {
+        let url = URL(string: "https://example.com/a?b=c")!
+        var string: String?
+        var number: NSNumber?
+        var decodedURL: URL?
+        var typedURL: URL?
+        var refused: Any? = "not decoded"
+        let report = try roundTrip(
+            { coder in
+                coder.encode("text", forKey: "string")
+                coder.encode(9, forKey: "number")
+                coder.encode(url, forKey: "url")
+            },
+            decode: { coder in
+                string = coder.decodeObject(of: NSString.self, forKey: "string") as String?
+                number = coder.decodeObject(of: NSNumber.self, forKey: "number")
+                decodedURL = coder.decodeObject(of: NSURL.self, forKey: "url") as URL?
+                typedURL = coder.decodeObject(of: URL.self, forKey: "url")
+                refused = coder.decodeObject(of: [NSNumber.self], forKey: "string")
+            })
+        #expect(string == "text")
+        #expect(number?.intValue == 9)
+        #expect(decodedURL == url)
+        #expect(typedURL == url)
+        #expect(refused == nil)
+        #expect(report.coderDiagnostics.map(\.kind) == [.classNotAllowed])
+    }
+
+    @Test func encodeConditionalObjectWritesAReferenceOnlyToAnObjectThePassSavesAnyway() throws {
+        let store = TestStore()
+        let journal = try store.open()
+        let delegate = TestDelegate()
+        let manager = store.manager(journal, delegate: delegate)
+        let sibling = Node("Sibling")
+        let stranger = Node("Stranger")
+        let root = Bag("Root") { coder in
+            coder.encodeConditionalObject(sibling, forKey: "sibling")
+            coder.encodeConditionalObject(stranger, forKey: "stranger")
+        }
+        try manager.preserveState(roots: [root, sibling])
+        let entries = try decodedEntries(journal)
+        #expect(entries[RestorationPath("Root")]?.values["sibling"] == .reference(RestorationPath("Sibling")))
+        #expect(entries[RestorationPath("Root")]?.values["stranger"] == .null)
+        #expect(entries[RestorationPath(["Root", "Stranger"])] == nil)
+    }
+
+    @Test func aConditionalNSCodingObjectIsWrittenOnlyWhenTheCoderEncodedItUnconditionally() throws {
+        let note = CodedNote(title: "Shared", pinned: false)
+        var shared: CodedNote?
+        var alone: Any? = "not decoded"
+        _ = try roundTrip(
+            { coder in
+                coder.encode(note, forKey: "note")
+                coder.encodeConditionalObject(note, forKey: "again")
+                coder.encodeConditionalObject(CodedNote(title: "Alone", pinned: false), forKey: "alone")
+            },
+            decode: { coder in
+                shared = coder.decodeObject(forKey: "again") as? CodedNote
+                alone = coder.decodeObject(forKey: "alone")
+            })
+        #expect(shared?.title == "Shared")
+        #expect(alone == nil)
+    }
+
+    @Test func aValueTheCoderCannotStoreIsRecordedInThePassReportNotThrown() throws {
+        final class Opaque {}
+        let store = TestStore()
+        let journal = try store.open()
+        let delegate = TestDelegate()
+        let manager = store.manager(journal, delegate: delegate)
+        let report = try manager.preserveState(roots: [
+            Bag("Root") { coder in
+                coder.encode(Opaque(), forKey: "opaque")
+                coder.encode("kept", forKey: "title")
+            }
+        ])
+        guard case .coder(let diagnostic)? = report.problems.first else {
+            Issue.record("expected a coder problem, got \(report.problems)")
+            return
+        }
+        #expect(diagnostic.kind == .unsupportedValue)
+        #expect(diagnostic.key == "opaque")
+        #expect(try decodedEntries(journal)[RestorationPath("Root")]?.values["title"] == .string("kept"))
+    }
+
+    @Test func theArchiveKeysUnderUIKitNamesGiveTheBundleVersionAsAStringAndTheIdiomAsANumber() throws {
+        let store = TestStore()
+        do {
+            let journal = try store.open()
+            let delegate = TestDelegate()
+            try store.manager(journal, delegate: delegate, bundleVersion: "42", idiom: "pad")
+                .preserveState(roots: [Node("A")])
+            withExtendedLifetime(delegate) {}
+            try journal.close()
+        }
+        let journal = try store.open()
+        let delegate = TestDelegate()
+        var bundleVersion: String?
+        var idiom: Int?
+        var timestamp: Date?
+        delegate.restoreCheck = { coder in
+            bundleVersion = coder.decodeObject(forKey: UIApplicationStateRestorationBundleVersionKey) as? String
+            idiom =
+                (coder.decodeObject(forKey: UIApplicationStateRestorationUserInterfaceIdiomKey) as? NSNumber)?
+                .intValue
+            timestamp = coder.decodeObject(forKey: UIApplicationStateRestorationTimestampKey) as? Date
+            return true
+        }
+        _ = try store.manager(journal, delegate: delegate).restoreState(roots: [Node("A")])
+        #expect(bundleVersion == "42")
+        #expect(idiom == 1)
+        #expect(timestamp != nil)
+    }
+}
