@@ -114,8 +114,9 @@ import Testing
         acknowledged = nodes.map(\.value)
         #expect(try restoredValues(from: crashImage(durability)) == acknowledged)
 
+        // Once recovered, an incremental pass the app asks for is incremental again.
         change(manager, to: 400)
-        let next = try manager.preserveState(roots: nodes)
+        let next = try manager.preserveState(roots: nodes, mode: .incremental)
         #expect(next.mode == .incremental)
         if durability != .everyCommit { try journal.sync() }
         acknowledged = nodes.map(\.value)
