@@ -9,10 +9,10 @@
     };
     if (document.body) apply(); else document.addEventListener('DOMContentLoaded', apply);
   }
-  window.addEventListener('error', function (event) {
-    note((event.message || 'error') + ' at ' + (event.filename || '') + ':' + (event.lineno || 0));
+  window.addEventListener('error', function (ev) {
+    note((ev.message || 'error') + ' at ' + (ev.filename || '') + ':' + (ev.lineno || 0));
   });
-  window.addEventListener('unhandledrejection', function (event) { note('unhandled rejection: ' + event.reason); });
+  window.addEventListener('unhandledrejection', function (ev) { note('unhandled rejection: ' + ev.reason); });
   var consoleError = console.error;
   console.error = function () { note(Array.prototype.join.call(arguments, ' ')); consoleError.apply(console, arguments); };
   window.__timelineErrors = errors;

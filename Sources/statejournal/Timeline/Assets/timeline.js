@@ -39,19 +39,19 @@ function iso(ms) {
   return d.getUTCFullYear() + '-' + p(d.getUTCMonth() + 1) + '-' + p(d.getUTCDate()) + 'T' + p(d.getUTCHours()) + ':' +
     p(d.getUTCMinutes()) + ':' + p(d.getUTCSeconds()) + '.' + p(d.getUTCMilliseconds(), 3) + 'Z';
 }
-function shq(s) { return /^[A-Za-z0-9_\/.:@%+=,-]+$/.test(s) ? s : "'" + String(s).replace(/'/g, "'\\''") + "'"; }
+function shq(s) { return /^[A-Za-z0-9_/.:@%+=,-]+$/.test(s) ? s : "'" + String(s).replace(/'/g, "'\\''") + "'"; }
 const kindOf = row => KINDS[M.epochs.k[row]];
 const meta = row => M.epochs.metadata[M.epochs.m[row]] || {};
 
 // ---- the path tree -------------------------------------------------------------------
-const parent = new Int32Array(N).fill(-1);
+const parentOf = new Int32Array(N).fill(-1);
 { const stack = []; for (let i = 0; i < N; i++) { while (stack.length && P.end[stack[stack.length - 1]] <= i) stack.pop();
-    parent[i] = stack.length ? stack[stack.length - 1] : -1; stack.push(i); } }
+    parentOf[i] = stack.length ? stack[stack.length - 1] : -1; stack.push(i); } }
 const fullPathCache = new Map();
 function fullPath(i) {
   let s = fullPathCache.get(i); if (s !== undefined) return s;
-  const own = P.name[i].replace(/[\\\/]/g, m => '\\' + m);
-  s = parent[i] < 0 ? own : fullPath(parent[i]) + '/' + own;
+  const own = P.name[i].replace(/[\\/]/g, m => '\\' + m);
+  s = parentOf[i] < 0 ? own : fullPath(parentOf[i]) + '/' + own;
   fullPathCache.set(i, s); return s;
 }
 const hasChildren = i => P.end[i] > i + 1;
@@ -117,7 +117,7 @@ function members(json) {
   return out;
 }
 // The versions of node i: for each event, its row, whether it removed, and its version index.
-function history(i) {
+function versionsOf(i) {
   const out = []; let v = P.firstVersion[i];
   for (let e = P.start[i]; e < P.start[i + 1]; e++) {
     const x = P.events[e]; const removed = (x & 1) === 1;
@@ -171,7 +171,6 @@ const view = { lo: 0, hi: Math.max(E, 1) };
 let selection = null; // { row } or { node, row }
 function plotWidth(canvas) { return canvas.clientWidth - GUTTER - RIGHT; }
 const xOf = (canvas, row) => GUTTER + (row + 0.5 - view.lo) / (view.hi - view.lo) * plotWidth(canvas);
-const rowAt = (canvas, x) => Math.floor(view.lo + (x - GUTTER) / plotWidth(canvas) * (view.hi - view.lo));
 function setup(canvas) {
   const dpr = window.devicePixelRatio || 1; const w = canvas.clientWidth, h = canvas.clientHeight;
   if (canvas.width !== Math.round(w * dpr) || canvas.height !== Math.round(h * dpr)) { canvas.width = Math.round(w * dpr); canvas.height = Math.round(h * dpr); }
@@ -181,20 +180,20 @@ function setup(canvas) {
 }
 function niceStep(span, px) { const raw = span / Math.max(1, px / 110); const p = Math.pow(10, Math.floor(Math.log10(Math.max(raw, 1))));
   for (const m of [1, 2, 5, 10]) if (p * m >= raw) return Math.max(1, p * m); return p * 10; }
-function drawBands(g, canvas, top, bottom, labels) {
+function drawBands(g, canvas, yTop, bottom, labels) {
   bands.forEach((b, k) => {
     const x0 = Math.max(GUTTER, xOf(canvas, b.from - 0.5)), x1 = Math.min(canvas.clientWidth - RIGHT, xOf(canvas, b.to + 0.5));
     if (x1 <= x0) return;
-    g.fillStyle = k % 2 ? 'rgba(47,111,214,0.07)' : 'rgba(120,130,150,0.035)'; g.fillRect(x0, top, x1 - x0, bottom - top);
-    g.strokeStyle = 'rgba(47,111,214,0.35)'; g.setLineDash([3, 3]); g.beginPath(); g.moveTo(Math.round(x0) + .5, top); g.lineTo(Math.round(x0) + .5, bottom); g.stroke(); g.setLineDash([]);
-    if (labels && x1 - x0 > 60) { g.fillStyle = '#4a5568'; g.textAlign = 'left'; g.save(); g.beginPath(); g.rect(x0, top, x1 - x0 - 4, 16); g.clip();
-      g.fillText(b.label, x0 + 5, top + 8); g.restore(); }
+    g.fillStyle = k % 2 ? 'rgba(47,111,214,0.07)' : 'rgba(120,130,150,0.035)'; g.fillRect(x0, yTop, x1 - x0, bottom - yTop);
+    g.strokeStyle = 'rgba(47,111,214,0.35)'; g.setLineDash([3, 3]); g.beginPath(); g.moveTo(Math.round(x0) + .5, yTop); g.lineTo(Math.round(x0) + .5, bottom); g.stroke(); g.setLineDash([]);
+    if (labels && x1 - x0 > 60) { g.fillStyle = '#4a5568'; g.textAlign = 'left'; g.save(); g.beginPath(); g.rect(x0, yTop, x1 - x0 - 4, 16); g.clip();
+      g.fillText(b.label, x0 + 5, yTop + 8); g.restore(); }
   });
 }
-function drawSelection(g, canvas, top, bottom) {
+function drawSelection(g, canvas, yTop, bottom) {
   if (!selection) return; const x = xOf(canvas, selection.row);
   if (x < GUTTER || x > canvas.clientWidth - RIGHT) return;
-  g.strokeStyle = 'rgba(47,111,214,0.9)'; g.lineWidth = 1.5; g.beginPath(); g.moveTo(x, top); g.lineTo(x, bottom); g.stroke(); g.lineWidth = 1;
+  g.strokeStyle = 'rgba(47,111,214,0.9)'; g.lineWidth = 1.5; g.beginPath(); g.moveTo(x, yTop); g.lineTo(x, bottom); g.stroke(); g.lineWidth = 1;
 }
 function glyph(g, shape, x, y, color, r) {
   g.fillStyle = color; g.strokeStyle = color; g.beginPath();
@@ -207,7 +206,7 @@ function glyph(g, shape, x, y, color, r) {
 
 function drawEpochs() {
   const canvas = $('epochs-canvas'); const { g, w, h } = setup(canvas);
-  const top = 22, markerY = 30, barTop = 42, barBottom = h - 36, pw = plotWidth(canvas);
+  const markerY = 30, barTop = 42, barBottom = h - 36, pw = plotWidth(canvas);
   drawBands(g, canvas, 4, barBottom, true);
   let maxB = 10; for (let r = 0; r < E; r++) if (M.epochs.b[r] > maxB) maxB = M.epochs.b[r];
   const lmax = Math.log10(maxB), lmin = 1;
@@ -249,14 +248,14 @@ function drawEpochs() {
 let cumulative = null;
 function drawSize() {
   const canvas = $('size-canvas'); const { g, w, h } = setup(canvas);
-  const top = 14, bottom = h - 14;
+  const yTop = 14, bottom = h - 14;
   if (!cumulative) { cumulative = new Float64Array(E); let s = 0; for (let r = 0; r < E; r++) { s += M.epochs.b[r]; cumulative[r] = s; } }
   const maxS = Math.max(E ? cumulative[E - 1] : 1, M.files.totalBytes, 1);
-  const yOf = s => bottom - s / maxS * (bottom - top);
-  drawBands(g, canvas, top - 10, bottom, false);
+  const yOf = s => bottom - s / maxS * (bottom - yTop);
+  drawBands(g, canvas, yTop - 10, bottom, false);
   g.fillStyle = '#8b94a3'; g.textAlign = 'right';
   for (const f of [0, 0.5, 1]) { const y = yOf(maxS * f); g.strokeStyle = '#eef0f4'; g.beginPath(); g.moveTo(GUTTER, Math.round(y) + .5); g.lineTo(w - RIGHT, Math.round(y) + .5); g.stroke(); g.fillText(bytes(Math.round(maxS * f)), GUTTER - 8, y); }
-  g.textAlign = 'left'; g.fillStyle = '#5d6778'; g.fillText('bytes', 12, top + 4);
+  g.textAlign = 'left'; g.fillStyle = '#5d6778'; g.fillText('bytes', 12, yTop + 4);
   const lo = Math.max(0, Math.floor(view.lo)), hi = Math.min(E - 1, Math.ceil(view.hi));
   if (E) { g.beginPath(); g.moveTo(xOf(canvas, lo), bottom);
     const stride = Math.max(1, Math.floor((hi - lo) / (plotWidth(canvas) * 2)));
@@ -266,7 +265,7 @@ function drawSize() {
   const yDisk = yOf(M.files.totalBytes); g.strokeStyle = '#54a24b'; g.setLineDash([5, 4]); g.beginPath(); g.moveTo(GUTTER, yDisk); g.lineTo(w - RIGHT, yDisk); g.stroke(); g.setLineDash([]);
   g.fillStyle = '#3d7a36'; g.textAlign = 'right'; g.fillText('on disk now: ' + bytes(M.files.totalBytes), w - RIGHT - 4, yDisk - 8);
   for (const c of M.compactions) if (c.row != null) { const x = xOf(canvas, c.row); if (x >= GUTTER - 2 && x <= w - RIGHT + 2) glyph(g, 'diamond', x, yOf(cumulative[c.row]), COMPACTION_COLOR, 6); }
-  drawSelection(g, canvas, top - 10, bottom);
+  drawSelection(g, canvas, yTop - 10, bottom);
 }
 
 // ---- lanes, virtualised: only the rows in view have DOM nodes and pixels -------------
@@ -277,7 +276,7 @@ function rebuildRows() {
   rows = [];
   if (filterText) {
     const keep = new Uint8Array(N); const needle = filterText.toLowerCase();
-    for (let i = 0; i < N; i++) if (fullPath(i).toLowerCase().includes(needle)) { for (let a = i; a >= 0 && !keep[a]; a = parent[a]) keep[a] = 1; }
+    for (let i = 0; i < N; i++) if (fullPath(i).toLowerCase().includes(needle)) { for (let a = i; a >= 0 && !keep[a]; a = parentOf[a]) keep[a] = 1; }
     for (let i = 0; i < N; i++) if (keep[i]) rows.push(i);
   } else {
     for (let i = 0; i < N;) { rows.push(i); i = (expanded[i] || !hasChildren(i)) ? i + 1 : P.end[i]; }
@@ -294,7 +293,7 @@ function expandInitially() {
   for (let i = 0; i < N; i = P.end[i]) if (hasChildren(i) && visible + kidsOf(i) <= 400) { expanded[i] = 1; visible += kidsOf(i); }
   for (let depth = 1; depth < 64; depth++) {
     let grew = false;
-    for (let i = 0; i < N; i++) if (P.depth[i] === depth && hasChildren(i) && !expanded[i] && expanded[parent[i]]) {
+    for (let i = 0; i < N; i++) if (P.depth[i] === depth && hasChildren(i) && !expanded[i] && expanded[parentOf[i]]) {
       const kids = kidsOf(i); if (visible + kids > 40) continue; expanded[i] = 1; visible += kids; grew = true; }
     if (!grew) break;
   }
@@ -322,7 +321,6 @@ function drawLanes() {
       else if (aggregate) { g.fillStyle = AGG; g.fillRect(x - 1, mid - 6, 2, 12); }
       else glyph(g, 'circle', x, mid, CHANGE, 3.5);
     }
-    let kids = 0; if (hasChildren(i)) for (let c = i + 1; c < P.end[i]; c = P.end[c]) kids++;
     html += '<div class="lane' + (sel ? ' selected' : '') + '" style="top:' + y + 'px;padding-left:' + (6 + P.depth[i] * 14) + 'px" data-node="' + i + '">' +
       '<span class="toggle" data-toggle="' + i + '">' + (hasChildren(i) && !filterText ? (expanded[i] ? '\u25BE' : '\u25B8') : '') + '</span>' +
       '<span class="name" title="' + esc(fullPath(i)) + '">' + esc(P.name[i]) + '</span>' +
@@ -350,7 +348,7 @@ function changesAt(row) {
   return byRow.get(row) || [];
 }
 function nodeVersionAt(i, row) {
-  const h = history(i); const k = h.findIndex(x => x.row === row); if (k < 0) return null;
+  const h = versionsOf(i); const k = h.findIndex(x => x.row === row); if (k < 0) return null;
   let prev = null; for (let j = k - 1; j >= 0; j--) { prev = h[j]; break; }
   return { at: h[k], prev, all: h };
 }
@@ -452,7 +450,7 @@ function attach(canvas, onClick) {
 }
 function nearestRow(canvas, x) { const r = Math.round(view.lo + (x - GUTTER) / plotWidth(canvas) * (view.hi - view.lo) - 0.5); return Math.max(0, Math.min(E - 1, r)); }
 attach($('epochs-canvas'), (x, y) => { if (x < GUTTER || !E) return;
-  if (y < 18) { const row = nearestRow($('epochs-canvas'), x); const b = bands.find(b => row >= b.from && row <= b.to);
+  if (y < 18) { const row = nearestRow($('epochs-canvas'), x); const b = bands.find(band => row >= band.from && row <= band.to);
     if (b && b.launch >= 0) { const el = document.getElementById('launch-' + b.launch); if (el) { el.open = true; el.scrollIntoView({ behavior: 'smooth' }); } return; } }
   select({ row: nearestRow($('epochs-canvas'), x) }); });
 attach($('size-canvas'), x => { if (x >= GUTTER && E) select({ row: nearestRow($('size-canvas'), x) }); });
@@ -505,7 +503,7 @@ function followHash() {
   const row = rowOfEpoch(Number(params.get('epoch'))); if (M.epochs.n[row] !== Number(params.get('epoch'))) return;
   let node = null; const path = params.get('path');
   if (path != null) { for (let i = 0; i < N; i++) if (fullPath(i) === path) { node = i; break; }
-    for (let a = node == null ? -1 : parent[node]; a >= 0; a = parent[a]) expanded[a] = 1; rebuildRows();
+    for (let a = node == null ? -1 : parentOf[node]; a >= 0; a = parentOf[a]) expanded[a] = 1; rebuildRows();
     const k = rows.indexOf(node); if (k >= 0) lanes.scrollTop = Math.max(0, k * ROW_H - 60); }
   select(node != null ? { node, row } : { row }); ensureVisible(row);
 }
