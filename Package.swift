@@ -85,6 +85,15 @@ let package = Package(
                 "CLZ4",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
+            ],
+            // The timeline page's template, style sheet and scripts, compiled into the tool as byte
+            // arrays (PackageResources): the tool writes a page wherever it is copied, without a
+            // resource bundle beside it.
+            resources: [
+                .embedInCode("Timeline/Assets/timeline.html"),
+                .embedInCode("Timeline/Assets/timeline.css"),
+                .embedInCode("Timeline/Assets/timeline.js"),
+                .embedInCode("Timeline/Assets/timeline-errors.js"),
             ]
         ),
         .executableTarget(

@@ -152,6 +152,20 @@ struct TimelineTests {
         #expect(!page.contains("<link"))
     }
 
+    @Test func theTemplateIsFilledOnceSoAStorePathThatLooksLikeAPlaceholderIsWrittenAsItIs() throws {
+        let directory = TemporaryDirectory()
+        let store = directory.appending("{{data}} & {{timeline.js}}")
+        #expect(try ToolRunner.run(["demo", "--dir", store]).status == 0)
+        let (page, model) = try timeline(store)
+        #expect(model["store"] as? String == store)
+        let title = store.replacingOccurrences(of: "&", with: "&amp;")
+        #expect(page.contains("<title>StateJournal timeline · \(title)</title>"))
+        #expect(page.components(separatedBy: "'use strict';").count == 2)
+        #expect(page.components(separatedBy: #"id="timeline-model""#).count == 2)
+        #expect(page.hasPrefix("<!DOCTYPE html>\n"))
+        #expect(page.hasSuffix("</script>\n</body>\n</html>\n"))
+    }
+
     @Test func aBigStoresPageStaysWithinItsBudgetAndLeavesOlderStatesOut() throws {
         let directory = TemporaryDirectory()
         let store = directory.appending("big")

@@ -8,29 +8,19 @@ enum TimelineDocument {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
         let json = String(decoding: try encoder.encode(model), as: UTF8.self)
-        var page = """
-            <!DOCTYPE html>
-            <html lang="en">
-            <head>
-            <meta charset="utf-8">
-            <meta name="viewport" content="width=device-width, initial-scale=1">
-            <meta name="generator" content="statejournal timeline">
-            <title>StateJournal timeline · \(escapeHTML(model.store))</title>
-            <script>\(TimelineTemplate.errorTrap)</script>
-            <style>\(TimelineTemplate.style)</style>
-            </head>
-            <body data-errors="0" data-rendered="0">
-
-            """
-        page += TimelineTemplate.body
-        page += "\n<script type=\"application/json\" id=\"timeline-model\">" + scriptSafe(json) + "</script>\n"
+        var data = ["<script type=\"application/json\" id=\"timeline-model\">" + scriptSafe(json) + "</script>"]
         for (index, chunk) in archive.chunks.enumerated() {
-            page +=
+            data.append(
                 "<script type=\"application/octet-stream\" id=\"chunk-\(index)\" "
-                + "data-raw=\"\(archive.rawSizes[index])\">" + chunk + "</script>\n"
+                    + "data-raw=\"\(archive.rawSizes[index])\">" + chunk + "</script>")
         }
-        page += "<script>\n" + TimelineTemplate.script + "\n</script>\n</body>\n</html>\n"
-        return page
+        return TimelineTemplate.render([
+            "store": escapeHTML(model.store),
+            "timeline-errors.js": TimelineTemplate.errorTrap,
+            "timeline.css": TimelineTemplate.style,
+            "data": data.joined(separator: "\n"),
+            "timeline.js": TimelineTemplate.script,
+        ])
     }
 
     /// JSON that cannot end its `<script>` element early: every `<` is written `\u003c`, which
