@@ -5,9 +5,9 @@
 /// nothing larger than these limits is read, no number beyond them is used, and a body is never
 /// read past the size its generation declares.
 public enum ReplicaLimits {
-    /// The largest generation document read: 32 MiB (a generation of a store with thousands of
-    /// files is a few hundred kilobytes).
-    public static let maximumGenerationBytes = 32 << 20
+    /// The largest generation document read: 8 MiB (a generation of a store with thousands of
+    /// files is a few hundred kilobytes; decoding one takes up to about 30 times its size).
+    public static let maximumGenerationBytes = 8 << 20
     /// The largest identity document (`replica.json`) read: 64 KiB.
     public static let maximumIdentityBytes = 64 << 10
     /// The largest single object a generation may name: 2 GiB.
@@ -32,13 +32,17 @@ public enum ReplicaLimits {
 }
 
 /// Text from the bucket, made safe to print: control characters (which could move a terminal's
-/// cursor, clear its screen or set its title) are written as `\u{…}` escapes, and the text is cut
-/// after 200 characters.
+/// cursor, clear its screen or set its title) and bidirectional overrides are written as `\u{…}`
+/// escapes, and the text is cut after 200 characters.
 func printable(_ text: some StringProtocol) -> String {
     var result = ""
     for scalar in text.unicodeScalars.prefix(200) {
         let value = scalar.value
-        if value < 0x20 || (0x7F...0x9F).contains(value) || value == 0x2028 || value == 0x2029 {
+        // C0 and C1 controls, line and paragraph separators, and the bidirectional overrides and
+        // isolates, which can make a name read as another.
+        if value < 0x20 || (0x7F...0x9F).contains(value) || (0x2028...0x202E).contains(value)
+            || (0x2066...0x2069).contains(value) || value == 0x200E || value == 0x200F
+        {
             result += "\\u{" + String(value, radix: 16) + "}"
         } else {
             result.unicodeScalars.append(scalar)

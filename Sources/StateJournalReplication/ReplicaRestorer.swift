@@ -147,7 +147,7 @@ public struct ReplicaRestorer: Sendable {
             do {
                 guard let found = try await replica.generation(number, of: identity.storeID) else { continue }
                 generation = found
-            } catch let error as ReplicationError where Self.isDamage(error) {
+            } catch let error as ReplicationError where Self.passesOver(error) {
                 // A generation that cannot be used: an older one may still reach an epoch.
                 firstDamageError = firstDamageError ?? error
                 earlierDamage.append(
@@ -181,7 +181,9 @@ public struct ReplicaRestorer: Sendable {
                 // segments it no longer names): an older generation may still reach an epoch.
                 firstDamageError = firstDamageError ?? error
                 earlierDamage.append(
-                    DamagedObject(key: error.key ?? "", file: "", reason: error.message, epochsLost: nil))
+                    DamagedObject(
+                        key: error.key ?? replica.fullKey(ReplicaLayout.generation(number)), file: "",
+                        reason: error.message, epochsLost: nil))
                 newestLastEpoch = newestLastEpoch ?? generation.lastEpoch
                 output.removeEverythingCreated()
             }
@@ -195,6 +197,13 @@ public struct ReplicaRestorer: Sendable {
     /// key, not sealed at all), as opposed to a problem of the request or of the local disk.
     static func isDamage(_ error: ReplicationError) -> Bool {
         error.code == .damagedObject || error.code == .unauthenticated || error.code == .wrongKey
+    }
+
+    /// Whether a generation that failed with `error` is passed over for an older one: damage, or a
+    /// key id the keyring lacks (anyone can write a generation under a made-up key id; when every
+    /// generation lacks its key, the first such error is what the restore throws).
+    static func passesOver(_ error: ReplicationError) -> Bool {
+        isDamage(error) || error.code == .missingKey
     }
 
     private func checkCancellation() throws {
@@ -307,8 +316,9 @@ public struct ReplicaRestorer: Sendable {
         guard set.files.contains(where: { $0.kind == .segment }) else {
             throw ReplicationError(
                 .damagedObject,
-                "Nothing consistent can be restored from \(location): \(damage.map { "\($0)" } ?? "no segment is left")."
-            )
+                "Nothing consistent can be restored from generation \(generation.generation) of \(location): "
+                    + (damage.map { "\(printable($0.key)) is damaged (\($0.reason))" } ?? "no segment is left") + ".",
+                key: damage?.key)
         }
         func notAStore(_ error: JournalError) -> ReplicationError {
             ReplicationError(

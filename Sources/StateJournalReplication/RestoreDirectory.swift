@@ -30,9 +30,16 @@ final class RestoreDirectory {
         var info = stat()
         if lstat(path, &info) != 0 {
             guard errno == ENOENT else { throw Self.failure("read", path, errno) }
-            try FileManager.default.createDirectory(
-                at: url.deletingLastPathComponent(), withIntermediateDirectories: true)
-            guard mkdir(path, 0o700) == 0 else { throw Self.failure("create", path, errno) }
+            // Only the directory named is made: a missing parent is the user's to create.
+            guard mkdir(path, 0o700) == 0 else {
+                let code = errno
+                if code == ENOENT {
+                    throw ReplicationError(
+                        .targetNotEmpty,
+                        "The parent of \(path) does not exist; a restore creates the directory it is given, not its parents.")
+                }
+                throw Self.failure("create", path, code)
+            }
             createdDirectory = true
             let parent = open(url.deletingLastPathComponent().path, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
             if parent >= 0 {
@@ -40,13 +47,14 @@ final class RestoreDirectory {
                 _ = close(parent)
             }
         }
-        let descriptor = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
+        // The directory itself, not a symlink to one: the store's own code reaches it by this path.
+        let descriptor = open(path, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)
         guard descriptor >= 0 else {
             let code = errno
             throw ReplicationError(
                 .targetNotEmpty,
-                code == ENOTDIR
-                    ? "\(path) is not a directory; a restore writes a new store into a new or empty directory."
+                code == ENOTDIR || code == ELOOP
+                    ? "\(path) is not a directory (or is a symbolic link); a restore writes a new store into a new or empty directory, named as it is."
                     : "\(path) cannot be read (\(String(cString: strerror(code)))), so a restore cannot tell that it is empty; choose a directory this user can read."
             )
         }

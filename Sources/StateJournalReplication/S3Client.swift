@@ -43,6 +43,9 @@ public final class S3Client: Sendable {
     /// Parts of a multipart upload, except the last, are this large (S3's smallest is 5 MiB).
     public static let multipartPartSize = 8 << 20
 
+    /// The most pages of one listing followed: 10,000 pages of up to 1,000 keys.
+    static let maximumListPages = 10_000
+
     /// The most bytes of a response body read when a request sets no smaller limit: 16 MiB, more
     /// than any listing page or error document (a GET names its own limit).
     public static let defaultResponseLimit = 16 << 20
@@ -113,7 +116,15 @@ public final class S3Client: Sendable {
     {
         var objects: [S3Object] = []
         var token: String?
+        var tokens: Set<String> = []
         repeat {
+            // A server that never ends a listing (a token it gave before, or more pages than any
+            // replica has) is not followed for ever.
+            if let token, !tokens.insert(token).inserted || tokens.count > Self.maximumListPages {
+                throw ReplicationError(
+                    .unexpectedResponse,
+                    "\(configuration.endpoint) keeps continuing the listing of \(bucket)/\(printable(prefix)) (\(tokens.count) pages); it was stopped.")
+            }
             var query = [("list-type", "2"), ("prefix", prefix)]
             if let token { query.append(("continuation-token", token)) }
             if token == nil, let startAfter { query.append(("start-after", startAfter)) }

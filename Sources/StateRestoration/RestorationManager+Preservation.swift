@@ -69,7 +69,7 @@ extension RestorationManager {
                 epoch.abort()
                 report.outcome = .unchanged
             } else {
-                report.outcome = .committed(try epoch.commit(metadata: metadata))
+                report.outcome = .committed(try epoch.commit(metadata: catchUp?.marking(metadata) ?? metadata))
             }
         } catch {
             epoch.abort()
@@ -144,7 +144,8 @@ extension RestorationManager {
         let previousMetadata = lastPreservationMetadata
         let replaced = record(pass, tombstones: tombstones, metadata: metadata, into: &report)
         // Last, so that the committer's thread, once woken, finds the caller done.
-        let pending = journal.submit(snapshot.changes, metadata: metadata, after: predecessor)
+        let pending = journal.submit(
+            snapshot.changes, metadata: catchUp?.marking(metadata) ?? metadata, after: predecessor)
         submitted.append(
             SubmittedPass(
                 pending: pending, replaced: replaced, previousMetadata: previousMetadata,

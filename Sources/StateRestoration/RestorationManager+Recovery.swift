@@ -101,7 +101,7 @@ extension RestorationManager {
         switch recovery.health {
         case .healthy: return nil
         case .failed(let reason): throw unavailable(reason)
-        case .degraded(let reason, _):
+        case .degraded(let reason, let since):
             if recovery.phase == .catchingUp { return nil }
             guard recoveryClock.elapsed() >= recovery.nextAttemptAt else { throw unavailable(reason) }
             if recovery.phase == .reopen || journal.failure != nil {
@@ -125,7 +125,7 @@ extension RestorationManager {
             // clears the store and writes every object. A failed write the journal cut cleanly
             // left it as it was: a full pass saves what changed.
             if recovery.reopened { written.digests.removeAll() }
-            return CatchUp(clearsStore: recovery.reopened)
+            return CatchUp(clearsStore: recovery.reopened, outageStarted: since, failure: reason)
         }
     }
 
@@ -133,6 +133,17 @@ extension RestorationManager {
     struct CatchUp {
         /// Whether its epoch removes every path before writing every object.
         var clearsStore: Bool
+        /// When the store became unavailable, and why.
+        var outageStarted: Date
+        var failure: JournalError
+
+        /// `metadata` with the outage's start and cause added, for the catch-up epoch alone.
+        func marking(_ metadata: [String: String]) -> [String: String] {
+            var marked = metadata
+            marked[EpochMetadataKey.outageStarted] = JSONRendering.format(outageStarted)
+            marked[EpochMetadataKey.outageReason] = ErrnoName.of(failure.errno)
+            return marked
+        }
     }
 
     /// Records a failed commit, write or sync: the store becomes degraded (or stays so, with the

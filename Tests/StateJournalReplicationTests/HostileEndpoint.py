@@ -7,6 +7,8 @@ Usage: HostileEndpoint.py MODE LOG
             Authorization header, as one line of LOG.
   drip      answers every request with 200 and a Content-Length of 4096, then sends one byte of
             the body every half second, as a server that stalls a client would.
+  list-loop answers every object read with 404, and every listing with a page that says more
+            follows under the same continuation token, for ever.
 Prints one line, `PORT`, the port of the endpoint, once it listens; runs until killed.
 """
 
@@ -71,6 +73,26 @@ class Dripper(http.server.BaseHTTPRequestHandler):
         pass
 
 
+class ListLoop(http.server.BaseHTTPRequestHandler):
+    def answer(self):
+        if "list-type=2" in self.path:
+            body = (b'<?xml version="1.0" encoding="UTF-8"?><ListBucketResult><Name>bucket</Name>'
+                    b"<IsTruncated>true</IsTruncated><NextContinuationToken>again</NextContinuationToken>"
+                    b"</ListBucketResult>")
+            self.send_response(200)
+        else:
+            body = b"<Error><Code>NoSuchKey</Code></Error>"
+            self.send_response(404)
+        self.send_header("Content-Length", str(len(body)))
+        self.end_headers()
+        self.wfile.write(body)
+
+    do_GET = do_PUT = do_POST = do_DELETE = do_HEAD = answer
+
+    def log_message(self, *args):
+        pass
+
+
 class Server(socketserver.ThreadingMixIn, http.server.HTTPServer):
     daemon_threads = True
 
@@ -86,6 +108,8 @@ if mode == "redirect":
     endpoint = Server(("127.0.0.1", 0), Redirector)
 elif mode == "drip":
     endpoint = Server(("127.0.0.1", 0), Dripper)
+elif mode == "list-loop":
+    endpoint = Server(("127.0.0.1", 0), ListLoop)
 else:
     sys.exit(f"unknown mode {mode}")
 print(endpoint.server_address[1], flush=True)

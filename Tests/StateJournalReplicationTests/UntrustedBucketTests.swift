@@ -266,13 +266,22 @@ extension GatewayTests {
                 withDestinationPath: sandbox.root.appendingPathComponent("victim-store/MANIFEST").path)
             let asFile = sandbox.root.appendingPathComponent("work/plain-file")
             try Data("a file".utf8).write(to: asFile)
+            // A symlink to an empty directory, and a target whose parent does not exist.
+            let empty = sandbox.root.appendingPathComponent("work/empty")
+            try FileManager.default.createDirectory(at: empty, withIntermediateDirectories: false)
+            let link = sandbox.root.appendingPathComponent("work/link")
+            try FileManager.default.createSymbolicLink(atPath: link.path, withDestinationPath: empty.path)
+            let orphan = sandbox.root.appendingPathComponent("work/missing-parent/target")
             let before = sandbox.outsideTarget()
 
-            for target in [sandbox.target, asFile, sandbox.root.appendingPathComponent("victim-store")] {
+            for target in [sandbox.target, asFile, sandbox.root.appendingPathComponent("victim-store"), link, orphan] {
                 let run = try shipped.restoreWithTool(into: target)
                 #expect(run.status == 73, "\(target.path): \(run.error)")
-                #expect(run.error.contains("not empty") || run.error.contains("not a directory"), "\(run.error)")
+                #expect(
+                    run.error.contains("not empty") || run.error.contains("not a directory")
+                        || run.error.contains("does not exist"), "\(run.error)")
             }
+            #expect(try FileManager.default.contentsOfDirectory(atPath: empty.path).isEmpty)
             #expect(sandbox.outsideTarget() == before)
             #expect(try FileManager.default.contentsOfDirectory(atPath: sandbox.target.path) == ["MANIFEST"])
         }
@@ -283,7 +292,8 @@ extension GatewayTests {
             let location = S3Location(bucket: bucket, prefix: "escapes")
             let client = gateway.client()
             // A prefix holding something else, under a key made of escape sequences.
-            try await client.put(bucket: bucket, key: "escapes/\u{1B}]0;owned\u{07}\u{1B}[2J", body: Array("x".utf8))
+            try await client.put(
+                bucket: bucket, key: "escapes/\u{1B}]0;owned\u{07}\u{1B}[2J\u{202E}txt.exe", body: Array("x".utf8))
             let sandbox = try Sandbox()
             defer { sandbox.remove() }
 
@@ -293,7 +303,9 @@ extension GatewayTests {
 
             #expect(run.status == 65, "\(run.error)")
             #expect(run.error.contains("not a StateJournal replica"), "\(run.error)")
-            #expect(!run.error.contains("\u{1B}") && !run.error.contains("\u{07}"), "\(run.error.debugDescription)")
+            #expect(
+                !run.error.contains("\u{1B}") && !run.error.contains("\u{07}") && !run.error.contains("\u{202E}"),
+                "\(run.error.debugDescription)")
         }
 
         @Test func aShipperPassesOverAForgedNewestGenerationAndShipsAboveIt() async throws {
@@ -340,6 +352,23 @@ extension GatewayTests {
             #expect(endpoint.log().isEmpty, "the other origin received: \(endpoint.log())")
         }
 
+        @Test func aListingThatNeverEndsIsStoppedInsteadOfFollowedForEver() async throws {
+            let gateway = try Gateway.required()
+            let endpoint = try HostileEndpoint(mode: "list-loop")
+            defer { endpoint.stop() }
+            var environment = gateway.childEnvironment
+            environment["AWS_ENDPOINT_URL"] = "http://127.0.0.1:\(endpoint.port)"
+            let sandbox = try Sandbox()
+            defer { sandbox.remove() }
+
+            let run = try measuredTool(
+                ["restore", "s3://bucket/prefix", "--into", sandbox.target.path], environment: environment)
+
+            #expect(run.status == 74, "\(run.error)")
+            #expect(run.error.contains("keeps continuing the listing"), "\(run.error)")
+            #expect(run.seconds < 30)
+        }
+
         @Test func aRestoreStalledByASlowServerStopsWithinASecondOfSIGTERM() async throws {
             let endpoint = try HostileEndpoint(mode: "drip")
             defer { endpoint.stop() }
@@ -357,7 +386,8 @@ extension GatewayTests {
             kill(process.processIdentifier, SIGTERM)
             let status = await waitForExit(process, timeout: .seconds(10))
             let took = ContinuousClock.now - signalled
-            #expect(status != nil && status != 0)
+            #expect(status == 143, "a cancelled restore exits as SIGTERM's 128 + 15")
+            #expect(!FileManager.default.fileExists(atPath: sandbox.target.path), "the target it made is removed")
             // Generous for a loaded machine: the promise is one second.
             #expect(took < .seconds(3), "SIGTERM took \(took)")
         }

@@ -109,6 +109,10 @@ import Testing
         clock.advance(by: .seconds(10))
         let catchUp = try manager.preserveState(roots: nodes)
         #expect(catchUp.mode == .full)
+        // The catch-up epoch says when the outage began and why, for the timeline's band.
+        let marked = try #require(journal.lastCommitted?.metadata)
+        #expect(marked[EpochMetadataKey.outageReason] == "EIO", "\(marked)")
+        #expect(marked[EpochMetadataKey.outageStarted].flatMap { try? Date($0, strategy: .iso8601) } != nil)
         #expect(catchUp.writtenPaths.count == nodes.count + 1)
         #expect(manager.health.isHealthy)
         acknowledged = nodes.map(\.value)

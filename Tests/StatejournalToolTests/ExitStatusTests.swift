@@ -11,7 +11,7 @@ import Testing
         #expect(help.status == 0)
         for line in [
             "0  success", "1  damage found", "2  usage", "65  EX_DATAERR", "66  EX_NOINPUT", "70  EX_SOFTWARE",
-            "73  EX_CANTCREAT", "74  EX_IOERR", "75  EX_TEMPFAIL", "77  EX_NOPERM",
+            "73  EX_CANTCREAT", "74  EX_IOERR", "75  EX_TEMPFAIL", "77  EX_NOPERM", "143  restore stopped by SIGTERM",
         ] {
             #expect(help.standardOutput.contains(line), "\(line)")
         }

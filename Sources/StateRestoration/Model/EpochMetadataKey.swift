@@ -29,6 +29,13 @@ public enum EpochMetadataKey: Sendable {
     /// ``RecordedRestorationReport``, at most ``RecordedRestorationReport/maximumEncodedSize``
     /// bytes. Markers written before this key existed have no such item.
     public static let restorationReport = "restorationReport"
+    /// On the catch-up pass after the store was unavailable (see `RestorationManager.health`): when
+    /// the outage began, as RFC 3339 with milliseconds in UTC, so that tools can show it (the
+    /// timeline draws it as a band up to the catch-up epoch).
+    public static let outageStarted = "outageStarted"
+    /// On the catch-up pass after the store was unavailable: the `errno` name of the failure that
+    /// began the outage, such as `EIO` or `ENOSPC`.
+    public static let outageReason = "outageReason"
 }
 
 /// What an epoch written by ``RestorationManager`` is, as its ``EpochMetadataKey/kind`` says.

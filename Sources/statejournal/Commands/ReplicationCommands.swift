@@ -92,6 +92,7 @@ extension ExitStatus {
         case .notS3, .unavailable, .unexpectedResponse: self = .ioError
         case .foreignPrefix, .otherStore, .damagedObject, .unauthenticated: self = .dataError
         case .targetNotEmpty: self = .cannotCreate
+        case .cancelled: self = .interrupted
         default: self = .software
         }
     }

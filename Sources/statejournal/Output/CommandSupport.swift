@@ -39,8 +39,8 @@ func printError(_ message: String) {
     StandardStream.writeError("statejournal: " + escapingControlCharacters(message) + "\n")
 }
 
-/// `text` with every control character but the line feed and the tab written as a `\u{…}`
-/// escape: messages quote names and bytes read from stores, buckets and servers, and none of them
+/// `text` with every control character but the line feed and the tab, and every bidirectional
+/// override, written as a `\u{…}` escape: messages quote names and bytes read from stores, buckets and servers, and none of them
 /// may move a terminal's cursor, clear its screen or set its title.
 func escapingControlCharacters(_ text: String) -> String {
     guard text.unicodeScalars.contains(where: isEscaped) else { return text }
@@ -58,6 +58,8 @@ func escapingControlCharacters(_ text: String) -> String {
 private func isEscaped(_ scalar: Unicode.Scalar) -> Bool {
     let value = scalar.value
     return (value < 0x20 && value != 0x0A && value != 0x09) || (0x7F...0x9F).contains(value)
+        || (0x2028...0x202E).contains(value) || (0x2066...0x2069).contains(value) || value == 0x200E
+        || value == 0x200F
 }
 
 /// Prints an `Encodable` value (`bench`'s report) as pretty, key-sorted JSON with

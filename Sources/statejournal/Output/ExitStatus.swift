@@ -35,6 +35,9 @@ enum ExitStatus: Int32, CaseIterable {
     case locked = 75
     /// EX_NOPERM: permission to read or write the store was denied.
     case noPermission = 77
+    /// Stopped by SIGTERM or SIGINT before it finished (`replicate` ships what is committed first
+    /// and exits 0; `restore` removes what it wrote): 128 plus SIGTERM's number, as a shell reports it.
+    case interrupted = 143
 
     /// The name of the code in `sysexits.h`, when it is one.
     var sysexitsName: String? {
@@ -63,6 +66,7 @@ enum ExitStatus: Int32, CaseIterable {
         case .ioError: "a read, write or sync failed, or standard output went away"
         case .locked: "a writer holds the store's lock; try again later"
         case .noPermission: "permission denied"
+        case .interrupted: "restore stopped by SIGTERM or SIGINT; it removed what it wrote"
         }
     }
 

@@ -39,6 +39,11 @@ function iso(ms) {
   return d.getUTCFullYear() + '-' + p(d.getUTCMonth() + 1) + '-' + p(d.getUTCDate()) + 'T' + p(d.getUTCHours()) + ':' +
     p(d.getUTCMinutes()) + ':' + p(d.getUTCSeconds()) + '.' + p(d.getUTCMilliseconds(), 3) + 'Z';
 }
+function duration(ms) {
+  if (ms < 1000) return Math.max(0, Math.round(ms)) + ' ms';
+  if (ms < 120000) return (ms / 1000).toFixed(1) + ' s';
+  return (ms / 60000).toFixed(1) + ' min';
+}
 function shq(s) { return /^[A-Za-z0-9_/.:@%+=,-]+$/.test(s) ? s : "'" + String(s).replace(/'/g, "'\\''") + "'"; }
 const kindOf = row => KINDS[M.epochs.k[row]];
 const meta = row => M.epochs.metadata[M.epochs.m[row]] || {};
@@ -166,6 +171,22 @@ function launchTag(l) {
   return '';
 }
 
+// ---- outages --------------------------------------------------------------------------
+// The catch-up epoch after the store was unavailable (a failed write or sync) carries the time the
+// outage began: nothing was saved from then on, so its band spans the epochs committed since that
+// time, if any, up to the catch-up epoch.
+const outages = [];
+for (let r = 0; r < E; r++) {
+  const md = meta(r);
+  if (!md.outageStarted) continue;
+  const started = Date.parse(md.outageStarted);
+  if (!Number.isFinite(started)) continue;
+  let from = r;
+  while (from > 0 && M.epochs.t[from - 1] >= started) from--;
+  outages.push({ from, to: r, started, reason: md.outageReason || 'a failed write or sync' });
+}
+function outageAt(row) { return outages.find(o => o.to === row); }
+
 // ---- the view ------------------------------------------------------------------------
 const view = { lo: 0, hi: Math.max(E, 1) };
 let selection = null; // { row } or { node, row }
@@ -190,6 +211,14 @@ function drawBands(g, canvas, yTop, bottom, labels) {
       g.fillText(b.label, x0 + 5, yTop + 8); g.restore(); }
   });
 }
+function drawOutages(g, canvas, yTop, bottom) {
+  outages.forEach(o => {
+    const x0 = Math.max(GUTTER, xOf(canvas, o.from - 0.5)), x1 = Math.min(canvas.clientWidth - RIGHT, xOf(canvas, o.to + 0.5));
+    if (x1 <= x0) return;
+    g.fillStyle = 'rgba(214,47,47,0.16)'; g.fillRect(x0, yTop, x1 - x0, bottom - yTop);
+    g.fillStyle = 'rgba(214,47,47,0.8)'; g.fillRect(x0, yTop, Math.max(2, x1 - x0), 3);
+  });
+}
 function drawSelection(g, canvas, yTop, bottom) {
   if (!selection) return; const x = xOf(canvas, selection.row);
   if (x < GUTTER || x > canvas.clientWidth - RIGHT) return;
@@ -208,6 +237,7 @@ function drawEpochs() {
   const canvas = $('epochs-canvas'); const { g, w, h } = setup(canvas);
   const markerY = 30, barTop = 42, barBottom = h - 36, pw = plotWidth(canvas);
   drawBands(g, canvas, 4, barBottom, true);
+  drawOutages(g, canvas, 4, barBottom);
   let maxB = 10; for (let r = 0; r < E; r++) if (M.epochs.b[r] > maxB) maxB = M.epochs.b[r];
   const lmax = Math.log10(maxB), lmin = 1;
   const yOf = b => barBottom - (Math.log10(Math.max(b, 10)) - lmin) / Math.max(0.001, lmax - lmin) * (barBottom - barTop) - 2;
@@ -253,6 +283,7 @@ function drawSize() {
   const maxS = Math.max(E ? cumulative[E - 1] : 1, M.files.totalBytes, 1);
   const yOf = s => bottom - s / maxS * (bottom - yTop);
   drawBands(g, canvas, yTop - 10, bottom, false);
+  drawOutages(g, canvas, yTop - 10, bottom);
   g.fillStyle = '#8b94a3'; g.textAlign = 'right';
   for (const f of [0, 0.5, 1]) { const y = yOf(maxS * f); g.strokeStyle = '#eef0f4'; g.beginPath(); g.moveTo(GUTTER, Math.round(y) + .5); g.lineTo(w - RIGHT, Math.round(y) + .5); g.stroke(); g.fillText(bytes(Math.round(maxS * f)), GUTTER - 8, y); }
   g.textAlign = 'left'; g.fillStyle = '#5d6778'; g.fillText('bytes', 12, yTop + 4);
@@ -303,6 +334,7 @@ function drawLanes() {
   const first = Math.max(0, Math.floor(lanes.scrollTop / ROW_H)), count = Math.ceil(h / ROW_H) + 1;
   const offset = first * ROW_H - lanes.scrollTop + 4;
   drawBands(g, canvas, 0, h, false);
+  drawOutages(g, canvas, 0, h);
   let html = '';
   for (let k = 0; k < count && first + k < rows.length; k++) {
     const i = rows[first + k], y = offset + k * ROW_H, mid = y + ROW_H / 2;
@@ -367,6 +399,8 @@ function renderEpoch(row) {
   html += '<h3>Show</h3><div class="cmd">statejournal show ' + esc(shq(M.store)) + ' --epoch ' + M.epochs.n[row] + '</div><pre>' + esc(epochHeader(row)) + '</pre>';
   for (const m of M.markers) if (m.row === row) html += '<p>' + svgGlyph(m.type) + ' ' + esc(m.text) + '</p>';
   for (const c of M.compactions) if (c.row === row) html += '<p>' + svgDiamond() + ' Checkpoint ' + esc(c.file) + ' (' + bytes(c.bytes) + ')' + (c.written ? ', written ' + iso(c.written) : '') + ': the state as of this epoch, folded by a compaction.</p>';
+  const outage = outageAt(row);
+  if (outage) html += '<h3>After an outage</h3><p>The store refused saves from ' + esc(iso(outage.started)) + ' (' + esc(outage.reason) + '); this catch-up pass saved every live object again, ' + esc(duration(M.epochs.t[row] - outage.started)) + ' later.</p>';
   const li = launches.findIndex(l => l.began === row || l.completed === row);
   if (li >= 0) html += '<h3>Launch ' + (li + 1) + '</h3>' + reportHTML(launches[li], li, 25);
   const changed = changesAt(row);
@@ -475,7 +509,7 @@ function legend() {
   const present = new Set(M.epochs.k);
   let html = '<div class="group"><b>Epochs</b>' + KINDS.map((k, i) => '<span class="item" style="opacity:' + (present.has(i) ? 1 : .45) + '"><svg width="12" height="12" aria-hidden="true"><rect width="12" height="12" rx="2" fill="' + KIND_COLOR[i] + '"/></svg>' + esc(KIND_LABEL[k] || k) + '</span>').join('') + '</div>';
   html += '<div class="group"><b>Markers</b>' + Object.keys(MARKER).map(t => '<span class="item">' + svgGlyph(t) + esc(MARKER[t].label) + '</span>').join('') + '<span class="item">' + svgDiamond() + 'compaction</span></div>';
-  html += '<div class="group"><b>Lanes</b><span class="item"><svg width="12" height="12" aria-hidden="true"><circle cx="6" cy="6" r="4" fill="' + CHANGE + '"/></svg>changed</span><span class="item"><svg width="12" height="12" aria-hidden="true"><path d="M2 2l8 8M10 2l-8 8" stroke="' + REMOVE + '" stroke-width="2"/></svg>removed</span><span class="item"><svg width="12" height="12" aria-hidden="true"><rect x="5" y="0" width="2" height="12" fill="' + AGG + '"/></svg>inside a collapsed subtree</span><span class="item"><svg width="18" height="12" aria-hidden="true"><rect width="18" height="12" fill="rgba(47,111,214,0.12)" stroke="rgba(47,111,214,0.5)" stroke-dasharray="2 2"/></svg>launch</span></div>';
+  html += '<div class="group"><b>Lanes</b><span class="item"><svg width="12" height="12" aria-hidden="true"><circle cx="6" cy="6" r="4" fill="' + CHANGE + '"/></svg>changed</span><span class="item"><svg width="12" height="12" aria-hidden="true"><path d="M2 2l8 8M10 2l-8 8" stroke="' + REMOVE + '" stroke-width="2"/></svg>removed</span><span class="item"><svg width="12" height="12" aria-hidden="true"><rect x="5" y="0" width="2" height="12" fill="' + AGG + '"/></svg>inside a collapsed subtree</span><span class="item"><svg width="18" height="12" aria-hidden="true"><rect width="18" height="12" fill="rgba(47,111,214,0.12)" stroke="rgba(47,111,214,0.5)" stroke-dasharray="2 2"/></svg>launch</span><span class="item"><svg width="18" height="12" aria-hidden="true"><rect width="18" height="12" fill="rgba(214,47,47,0.16)"/><rect width="18" height="3" fill="rgba(214,47,47,0.8)"/></svg>store unavailable, until the catch-up pass</span></div>';
   $('legend').innerHTML = html;
 }
 function header() {
