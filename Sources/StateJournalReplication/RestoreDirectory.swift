@@ -36,7 +36,8 @@ final class RestoreDirectory {
                 if code == ENOENT {
                     throw ReplicationError(
                         .targetNotEmpty,
-                        "The parent of \(path) does not exist; a restore creates the directory it is given, not its parents.")
+                        "The parent of \(path) does not exist; a restore creates the directory it is given, not its parents."
+                    )
                 }
                 throw Self.failure("create", path, code)
             }

@@ -123,7 +123,8 @@ public final class S3Client: Sendable {
             if let token, !tokens.insert(token).inserted || tokens.count > Self.maximumListPages {
                 throw ReplicationError(
                     .unexpectedResponse,
-                    "\(configuration.endpoint) keeps continuing the listing of \(bucket)/\(printable(prefix)) (\(tokens.count) pages); it was stopped.")
+                    "\(configuration.endpoint) keeps continuing the listing of \(bucket)/\(printable(prefix)) (\(tokens.count) pages); it was stopped."
+                )
             }
             var query = [("list-type", "2"), ("prefix", prefix)]
             if let token { query.append(("continuation-token", token)) }
