@@ -1,6 +1,6 @@
 import Foundation
 
-/// How much `statejournal bench` measures: the full plan the README reports, or a quick one that
+/// How much `statejournal bench` measures: the full plan the Performance article reports, or a quick one that
 /// finishes in under a minute on a 2-core machine.
 public struct BenchPlan: Sendable {
     /// How many objects change per pass.
@@ -39,7 +39,7 @@ public struct BenchPlan: Sendable {
     /// The long run whose bytes on disk are sampled: epochs, objects, objects changed per epoch.
     public var footprint: (epochs: Int, objects: Int, changed: Int) = (5_000, 2_000, 20)
 
-    /// What the README reports: N = 1,000, 10,000 and 100,000; up to 1,000 passes.
+    /// What the Performance article reports: N = 1,000, 10,000 and 100,000; up to 1,000 passes.
     public static let full = BenchPlan(
         mode: "full",
         objectCounts: [1_000, 10_000, 100_000],

@@ -51,7 +51,7 @@ public enum CompressionComparison {
         }
     }
 
-    /// The scenarios the README reports.
+    /// The scenarios the Performance article reports.
     public static let standardScenarios: [Scenario] = [
         Scenario(name: "10,000 objects, 1,000 passes, 1 changed", objects: 10_000, passes: 1_000, changed: 1),
         Scenario(name: "10,000 objects, 1,000 passes, 1% changed", objects: 10_000, passes: 1_000, changed: 100),
