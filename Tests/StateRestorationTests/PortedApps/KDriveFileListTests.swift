@@ -1,7 +1,8 @@
 // Ported app: the restoration pattern of kDrive (Infomaniak/ios-kDrive): a main tab bar whose file
 // tab is a navigation stack of file lists; each list saves the drive and directory ids as integers,
-// an optional category filter only when one is set (read back with `decodeInteger`, whose missing
-// key is 0), its sort, its list/grid mode and the date of its last refresh. Pushed lists are
+// an optional category filter, scroll offset and selection mode only when set (read back with
+// `decodeInteger`, `decodeDouble` and `decodeBool`, whose missing keys are 0 and false), its sort,
+// its list/grid mode and the date of its last refresh. Pushed lists are
 // re-created by a restoration class that reads the ids from the coder; the tab bar restores the
 // selected tab.
 //
@@ -24,6 +25,8 @@ private final class FileListViewController: RestorableViewController, Controller
     var sortType = "nameAZ"
     var isListMode = true
     var lastRefreshDate: Date?
+    var scrollOffset = 0.0
+    var isMultipleSelectionEnabled = false
 
     init(driveId: Int, directoryId: Int) {
         self.driveId = driveId
@@ -51,6 +54,12 @@ private final class FileListViewController: RestorableViewController, Controller
         coder.encode(sortType, forKey: "SortType")
         coder.encode(isListMode, forKey: "ListMode")
         coder.encode(lastRefreshDate, forKey: "LastRefreshDate")
+        if scrollOffset > 0 {
+            coder.encode(scrollOffset, forKey: "ScrollOffset")
+        }
+        if isMultipleSelectionEnabled {
+            coder.encode(true, forKey: "MultipleSelection")
+        }
     }
 
     override func decodeRestorableState(with coder: NSCoder) {
@@ -60,6 +69,8 @@ private final class FileListViewController: RestorableViewController, Controller
         sortType = coder.decodeObject(forKey: "SortType") as? String ?? "nameAZ"
         isListMode = coder.decodeBool(forKey: "ListMode")
         lastRefreshDate = coder.decodeObject(forKey: "LastRefreshDate") as? Date
+        scrollOffset = coder.decodeDouble(forKey: "ScrollOffset")
+        isMultipleSelectionEnabled = coder.decodeBool(forKey: "MultipleSelection")
     }
 }
 
@@ -113,6 +124,8 @@ extension PortedApps.PortedAppKDriveTests {
             root.sortType = "newer"
             root.isListMode = false
             root.lastRefreshDate = refreshed
+            root.scrollOffset = 420.5
+            root.isMultipleSelectionEnabled = true
             let photos = FileListViewController(driveId: 140_946, directoryId: 5_021)
             photos.categoryId = 17
             photos.lastRefreshDate = refreshed.addingTimeInterval(60)
@@ -140,5 +153,7 @@ extension PortedApps.PortedAppKDriveTests {
         #expect(lists.map(\.sortType) == ["newer", "nameAZ", "nameAZ"])
         #expect(lists.map(\.isListMode) == [false, true, true])
         #expect(lists.map(\.lastRefreshDate) == [refreshed, refreshed.addingTimeInterval(60), nil])
+        #expect(lists.map(\.scrollOffset) == [420.5, 0, 0])
+        #expect(lists.map(\.isMultipleSelectionEnabled) == [true, false, false])
     }
 }
