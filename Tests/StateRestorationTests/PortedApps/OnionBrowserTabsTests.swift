@@ -115,8 +115,9 @@ extension PortedApps.PortedAppOnionBrowserTests {
         #expect(browsing.currentTab?.title == "DuckDuckGo")
         withKnownIssue(
             """
-            A URL inside an encoded dictionary comes back as a String, so `params["url"] as? URL` is nil \
-            and every tab's URL is lost, with no diagnostic; NSKeyedUnarchiver gives back an NSURL.
+            A URL inside an encoded dictionary or array comes back as a String, so `params["url"] as? URL` \
+            is nil and every tab's URL is lost, with no diagnostic; `decodeObject(of:forKey:)` with NSURL \
+            among the allowed classes gives Strings too. NSKeyedUnarchiver gives back an NSURL.
             """
         ) {
             #expect(browsing.tabs.map(\.url) == [check, duck, nil])
