@@ -123,6 +123,19 @@ public final class RestorationManager {
         registry.controllerFactories[identifier] = factory
     }
 
+    /// Registers an `NSCoding` class whose objects the app encodes as values, so that
+    /// `decodeObject(forKey:)` makes them again from saved state.
+    ///
+    /// Saved state names the class of each `NSCoding` object, and restoration makes an object from
+    /// such a name only for a class registered here, or listed in the allowed classes of
+    /// `decodeObject(of:forKey:)`, as secure coding requires: a saved state is never a way to make
+    /// an instance of any other class linked into the app.
+    ///
+    /// - Parameter codingClass: The class, such as a model class that adopts `NSCoding`.
+    public func registerCodingClass(_ codingClass: any (NSObject & NSCoding).Type) {
+        registry.codingClasses[typeNames.name(of: codingClass)] = codingClass
+    }
+
     /// Registers a type that creates custom objects during restoration.
     ///
     /// - Parameter objectRestorationClass: The type.

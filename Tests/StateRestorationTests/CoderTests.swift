@@ -34,7 +34,8 @@ final class Bag: RestorableController {
 @Suite struct CoderTests {
     /// Saves one Bag, restores into a fresh Bag found in the hierarchy, and returns what decoding gave.
     func roundTrip(
-        _ encode: @escaping (RestorationCoder) throws -> Void, decode: @escaping (RestorationCoder) throws -> Void
+        _ encode: @escaping (RestorationCoder) throws -> Void, decode: @escaping (RestorationCoder) throws -> Void,
+        codingClasses: [any (NSObject & NSCoding).Type] = []
     ) throws
         -> RestorationReport
     {
@@ -50,6 +51,7 @@ final class Bag: RestorableController {
         let journal = try store.open()
         let delegate = TestDelegate()
         let manager = store.manager(journal, delegate: delegate)
+        for codingClass in codingClasses { manager.registerCodingClass(codingClass) }
         let bag = Bag("Root") { _ in }
         bag.decodeBody = decode
         return try manager.restoreState(roots: [bag])

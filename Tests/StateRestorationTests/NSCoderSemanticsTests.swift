@@ -46,10 +46,32 @@ extension RestorationReport {
 /// zero value, `decodeObject(forKey:)` returns values and references alike, and what `NSCoder`
 /// cannot give comes back as the zero value with a diagnostic.
 @Suite struct NSCoderSemanticsTests {
+    /// Saves what `encode` writes, restores it into a new store's objects, and runs `decode` there,
+    /// with `CodedNote` registered as the app's `NSCoding` class.
     private func roundTrip(
         _ encode: @escaping (RestorationCoder) throws -> Void, decode: @escaping (RestorationCoder) throws -> Void
     ) throws -> RestorationReport {
-        try CoderTests().roundTrip(encode, decode: decode)
+        try CoderTests().roundTrip(encode, decode: decode, codingClasses: [CodedNote.self])
+    }
+
+    @Test func anNSCodingClassTheAppDidNotRegisterIsNeverMadeFromItsSavedName() throws {
+        UnregisteredGadget.made = 0
+        var untyped: Any? = "not decoded"
+        let report = try CoderTests().roundTrip(
+            { $0.encode(UnregisteredGadget(), forKey: "gadget") },
+            decode: { untyped = $0.decodeObject(forKey: "gadget") })
+        #expect(untyped == nil)
+        #expect(UnregisteredGadget.made == 0, "init(coder:) of a class named by saved state ran")
+        #expect(report.coderDiagnostics.map(\.kind) == [.classNotAllowed])
+    }
+
+    @Test func aPrivateNSCodingClassIsSavedAndRestoredWithoutStoppingTheProcess() throws {
+        var restored: PrivateCodedValue?
+        _ = try CoderTests().roundTrip(
+            { $0.encode(PrivateCodedValue(count: 3), forKey: "value") },
+            decode: { restored = $0.decodeObject(forKey: "value") as? PrivateCodedValue },
+            codingClasses: [PrivateCodedValue.self])
+        #expect(restored?.count == 3)
     }
 
     @Test func theCoderIsAKeyedNSCoderSoNSCoderCodePortsWithoutMapping() throws {
@@ -383,4 +405,28 @@ extension RestorationReport {
         #expect(idiom == 1)
         #expect(timestamp != nil)
     }
+}
+
+/// A linked `NSCoding` class that no test registers: saved state must never make one.
+final class UnregisteredGadget: NSObject, NSCoding {
+    nonisolated(unsafe) static var made = 0
+
+    override init() {}
+
+    required init?(coder: NSCoder) {
+        UnregisteredGadget.made += 1
+    }
+
+    func encode(with coder: NSCoder) { coder.encode(1, forKey: "armed") }
+}
+
+/// An `NSCoding` class that is not at file scope's top level: `NSStringFromClass` cannot name it.
+private final class PrivateCodedValue: NSObject, NSCoding {
+    let count: Int
+
+    init(count: Int) { self.count = count }
+
+    required init?(coder: NSCoder) { count = coder.decodeInteger(forKey: "count") }
+
+    func encode(with coder: NSCoder) { coder.encode(count, forKey: "count") }
 }

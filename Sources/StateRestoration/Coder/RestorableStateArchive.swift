@@ -60,13 +60,21 @@ public struct RestorableStateArchive: Sendable {
     /// - Parameters:
     ///   - object: The object, of the archived type or another: the values are read by key.
     ///   - data: The ``data`` of an archive.
+    ///   - codingClasses: The `NSCoding` classes `decodeObject(forKey:)` may make from the archive,
+    ///     as `RestorationManager.registerCodingClass(_:)` allows them for state restoration; no
+    ///     other class is ever made from a name the archive holds.
     /// - Returns: What could not be decoded as asked under `NSCoder`'s names (zero values given).
     /// - Throws: ``RestorationError/Code/corruptEntry`` (or another entry decoding error) when the
     ///   bytes are not an archive; what the object's `decodeRestorableState(with:)` throws.
     @discardableResult
-    public static func restore(_ object: any StateRestoring, from data: Data) throws -> [CoderDiagnostic] {
+    public static func restore(
+        _ object: any StateRestoring, from data: Data,
+        allowingCodingClasses codingClasses: [any (NSObject & NSCoding).Type] = []
+    ) throws -> [CoderDiagnostic] {
         let entry = try RestorableEntry(decoding: Array(data))
-        let coder = RestorationCoder(path: path, values: entry.values, resolver: StandaloneReferences())
+        let references = StandaloneReferences(
+            codingClasses: Dictionary(codingClasses.map { (TypeNames.name(of: $0), $0) }, uniquingKeysWith: { $1 }))
+        let coder = RestorationCoder(path: path, values: entry.values, resolver: references)
         try object.decodeRestorableState(with: coder)
         return coder.diagnostics
     }
@@ -74,6 +82,12 @@ public struct RestorableStateArchive: Sendable {
 
 /// The references of a standalone archive: none can be kept, and each attempt is listed.
 private final class StandaloneReferences: ReferenceResolving {
+    let codingClasses: [String: any (NSObject & NSCoding).Type]
+
+    init(codingClasses: [String: any (NSObject & NSCoding).Type] = [:]) { self.codingClasses = codingClasses }
+
+    func registeredCodingClass(named name: String) -> (any (NSObject & NSCoding).Type)? { codingClasses[name] }
+
     func referencePath(for object: any StateRestoring, encodedBy coder: RestorationCoder) throws -> RestorationPath? {
         throw RestorationError(
             .typeMismatch,

@@ -139,24 +139,41 @@ extension RestorationCoder {
             owner: owner ?? self)
         object.encode(with: coder)
         var entries = coder.values
-        entries[Self.classKey] = .string(NSStringFromClass(type(of: object)))
+        // The type's full Swift name, never looked up by name again: decoding matches it against
+        // the classes the app allowed (`NSStringFromClass` traps on a private or nested class).
+        entries[Self.classKey] = .string(TypeNames.name(of: type(of: object)))
         return .dictionary(entries)
     }
 
-    /// An `NSCoding` object made again from its saved keys, when its class is linked and allowed.
+    /// An `NSCoding` object made again from its saved keys, when its class is allowed.
+    ///
+    /// Nothing is instantiated by a name read from disk: the saved name must be the name of one of
+    /// `classes` (`decodeObject(of:forKey:)`, as secure coding requires), or, without a list
+    /// (`decodeObject(forKey:)`), of a class the app registered with
+    /// `RestorationManager.registerCodingClass(_:)`. Any other name is skipped with a diagnostic.
     func unarchive(
         _ entries: [String: RestorableValue], className: String, _ key: String, allowing classes: [AnyClass]?
     ) -> Any? {
-        guard let found = NSClassFromString(className), let codingClass = found as? any (NSObject & NSCoding).Type
-        else {
-            note(.classNotAllowed, key, "no NSCoding class named \(className) is linked into the app")
-            return nil
+        let codingClass: (any (NSObject & NSCoding).Type)?
+        if let classes {
+            codingClass =
+                classes.first { TypeNames.name(of: $0) == className } as? any (NSObject & NSCoding).Type
+            guard codingClass != nil else {
+                let names = classes.map { "\($0)" }.joined(separator: ", ")
+                note(.classNotAllowed, key, "\(className) is not among the allowed classes (\(names))")
+                return nil
+            }
+        } else {
+            codingClass = resolver?.registeredCodingClass(named: className)
+            guard codingClass != nil else {
+                note(
+                    .classNotAllowed, key,
+                    "\(className) is not a registered NSCoding class: register it with registerCodingClass(_:), or decode it with decodeObject(of:forKey:); nothing is made from a class name in saved state otherwise"
+                )
+                return nil
+            }
         }
-        if let classes, !classes.contains(where: { Self.isClass(found, kindOf: $0) }) {
-            let names = classes.map { "\($0)" }.joined(separator: ", ")
-            note(.classNotAllowed, key, "\(className) is not among the allowed classes (\(names))")
-            return nil
-        }
+        guard let codingClass else { return nil }
         var values = entries
         values[Self.classKey] = nil
         let coder = RestorationCoder(

@@ -406,4 +406,11 @@ protocol ReferenceResolving: AnyObject {
     func savedPath(of object: any StateRestoring) -> RestorationPath?
     /// The object restored at `path`, if any.
     func restoredObject(at path: RestorationPath) -> (any StateRestoring)?
+    /// The `NSCoding` class the app registered under `name` (``TypeNames/name(of:)``), if any: the
+    /// only classes `decodeObject(forKey:)` makes from a saved name.
+    func registeredCodingClass(named name: String) -> (any (NSObject & NSCoding).Type)?
+}
+
+extension ReferenceResolving {
+    func registeredCodingClass(named name: String) -> (any (NSObject & NSCoding).Type)? { nil }
 }

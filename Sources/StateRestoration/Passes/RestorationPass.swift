@@ -1,3 +1,4 @@
+import Foundation
 import StateJournal
 
 /// One restoration: reads the entries, applies migrations, obtains each object in UIKit's lookup
@@ -34,6 +35,10 @@ final class RestorationPass: ReferenceResolving {
     init(_ input: Input, report: RestorationReport) {
         self.input = input
         self.report = report
+    }
+
+    func registeredCodingClass(named name: String) -> (any (NSObject & NSCoding).Type)? {
+        input.registry.codingClasses[name]
     }
 
     func run() {

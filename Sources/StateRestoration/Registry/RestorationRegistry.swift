@@ -1,3 +1,4 @@
+import Foundation
 import StateJournal
 
 /// What the app registered: custom objects by scope, restoration classes and migrations by name.
@@ -13,6 +14,8 @@ struct RestorationRegistry {
     /// The factories that create a controller by its restoration identifier (a storyboard's role).
     var controllerFactories: [String: () -> any RestorableController] = [:]
     var migrations: [String: [StateMigration]] = [:]
+    /// The `NSCoding` classes `decodeObject(forKey:)` may make from saved state, by type name.
+    var codingClasses: [String: any (NSObject & NSCoding).Type] = [:]
     private var nextSequence = 0
 
     /// Registers `object` under its `restorationParent`, replacing an earlier registration of it.

@@ -11,8 +11,8 @@
 // `decodeObject(forKey:) as? URL` is nil here (a URL is saved as a string) and became
 // `decodeObject(of: NSURL.self, forKey:) as URL?`; the post list's encode and decode, which gained
 // the reference to the presented editor, since the base class does not present it again as UIKit
-// does. The draft class had to be internal, not private: Foundation's `NSStringFromClass` stops the
-// process for a private class.
+// does. Set-up, not a method body: the app registers its draft class (`registerCodingClass`), as
+// secure coding lists the classes an archive may hold; no other class is made from saved state.
 import Foundation
 import StateJournal
 import StateRestoration
@@ -216,6 +216,8 @@ private struct WordPressProcess {
         manager.delegate = delegate
         manager.register(restorationClass: PostListViewController.self)
         manager.register(restorationClass: EditPostViewController.self)
+        // Secure coding's counterpart: the one NSCoding class saved state may make.
+        manager.registerCodingClass(PostDraft.self)
     }
 
     /// `WPTabBarController`'s tabs, as it builds them at launch.
