@@ -54,6 +54,23 @@ extension RestorationReport {
         try CoderTests().roundTrip(encode, decode: decode, codingClasses: [CodedNote.self])
     }
 
+    @Test func allowedClassesAreCheckedForEveryElementOfAListAsSecureCodingDoes() throws {
+        var urls: Any?
+        var mixed: Any? = "not decoded"
+        let report = try roundTrip(
+            { coder in
+                coder.encode([URL(string: "https://a.org")!, URL(string: "https://b.org/x")!], forKey: "urls")
+                coder.encode(["https://a.org", 7] as [Any], forKey: "mixed")
+            },
+            decode: { coder in
+                urls = coder.decodeObject(of: [NSArray.self, NSURL.self], forKey: "urls")
+                mixed = coder.decodeObject(of: [NSArray.self, NSURL.self], forKey: "mixed")
+            })
+        #expect((urls as? [NSURL])?.map(\.absoluteString) == ["https://a.org", "https://b.org/x"])
+        #expect(mixed == nil, "a number is not an allowed class, inside a list either")
+        #expect(report.coderDiagnostics.map(\.key) == ["mixed"])
+    }
+
     @Test func anNSCodingClassTheAppDidNotRegisterIsNeverMadeFromItsSavedName() throws {
         UnregisteredGadget.made = 0
         var untyped: Any? = "not decoded"

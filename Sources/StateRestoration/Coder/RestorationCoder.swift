@@ -176,9 +176,10 @@ public final class RestorationCoder: NSCoder {
     ///
     /// Values are matched through their `NS` forms: `NSString` allows a string, `NSNumber` a number
     /// or a Boolean, `NSData` bytes, `NSDate` a date, `NSArray` a list, `NSDictionary` a dictionary,
-    /// `NSURL` and `NSUUID` a string holding one (returned as `NSURL` or `NSUUID`). An `NSCoding`
-    /// object is created only when its class is allowed; a reference gives the restored object
-    /// when it is of an allowed class.
+    /// `NSURL` and `NSUUID` a string holding one (returned as `NSURL` or `NSUUID`), `NSNull` a null
+    /// inside a list. Inside a list or a dictionary every element must be allowed too, as secure
+    /// coding checks every object of an archive. An `NSCoding` object is created only when its
+    /// class is allowed; a reference gives the restored object when it is of an allowed class.
     ///
     /// Anything else returns `nil` and records a ``CoderDiagnostic`` (the saved value is not of an
     /// allowed class); a missing key or a null value returns `nil` alone.
@@ -190,43 +191,57 @@ public final class RestorationCoder: NSCoder {
     public override func decodeObject(of classes: [AnyClass]?, forKey key: String) -> Any? {
         guard let classes else { return decodeObject(forKey: key) }
         guard let value = values[key] else { return nil }
-        func allows(_ cls: AnyClass) -> Bool { classes.contains { Self.isClass(cls, kindOf: $0) } }
-        let found: Any?
-        switch value {
-        case .null: return nil
-        case .bool(let bool): found = allows(NSNumber.self) ? NSNumber(value: bool) : nil
-        case .int(let int): found = allows(NSNumber.self) ? NSNumber(value: int) : nil
-        case .double(let double): found = allows(NSNumber.self) ? NSNumber(value: double) : nil
-        case .data(let data): found = allows(NSData.self) ? NSData(data: data) : nil
-        case .date(let date):
-            found =
-                allows(NSDate.self) ? NSDate(timeIntervalSinceReferenceDate: date.timeIntervalSinceReferenceDate) : nil
-        case .string(let string):
-            if allows(NSString.self) {
-                found = NSString(string: string)
-            } else if allows(NSURL.self), let url = NSURL(string: string) {
-                found = url
-            } else if allows(NSUUID.self), let uuid = NSUUID(uuidString: string) {
-                found = uuid
-            } else {
-                found = nil
-            }
-        case .array:
-            found = allows(NSArray.self) ? plainObject(value, key) : nil
-        case .dictionary(let dictionary):
-            if case .string(let name)? = dictionary[Self.classKey] {
-                return unarchive(dictionary, className: name, key, allowing: classes)
-            }
-            found = allows(NSDictionary.self) ? plainObject(value, key) : nil
-        case .reference(let path):
-            guard let object = resolver?.restoredObject(at: path) else { return nil }
-            found = allows(type(of: object)) ? object : nil
-        }
-        if found == nil {
+        if case .null = value { return nil }
+        let noted = diagnostics.count
+        let found = secureObject(value, allowing: classes, key)
+        if found == nil, diagnostics.count == noted {
             let names = classes.map { "\($0)" }.joined(separator: ", ")
             note(.classNotAllowed, key, "the saved \(value.kindName) is not an instance of an allowed class (\(names))")
         }
         return found
+    }
+
+    /// `value` as an instance of one of `classes`, and, inside an array or a dictionary, every
+    /// element too, as secure coding checks every object of an archive; `nil` when one is not.
+    private func secureObject(_ value: RestorableValue, allowing classes: [AnyClass], _ key: String) -> Any? {
+        func allows(_ cls: AnyClass) -> Bool { classes.contains { Self.isClass(cls, kindOf: $0) } }
+        switch value {
+        case .null: return allows(NSNull.self) ? NSNull() : nil
+        case .bool(let bool): return allows(NSNumber.self) ? NSNumber(value: bool) : nil
+        case .int(let int): return allows(NSNumber.self) ? NSNumber(value: int) : nil
+        case .double(let double): return allows(NSNumber.self) ? NSNumber(value: double) : nil
+        case .data(let data): return allows(NSData.self) ? NSData(data: data) : nil
+        case .date(let date):
+            return allows(NSDate.self)
+                ? NSDate(timeIntervalSinceReferenceDate: date.timeIntervalSinceReferenceDate) : nil
+        case .string(let string):
+            if allows(NSString.self) { return NSString(string: string) }
+            if allows(NSURL.self), let url = NSURL(string: string) { return url }
+            if allows(NSUUID.self), let uuid = NSUUID(uuidString: string) { return uuid }
+            return nil
+        case .array(let items):
+            guard allows(NSArray.self) else { return nil }
+            var elements: [Any] = []
+            for item in items {
+                guard let element = secureObject(item, allowing: classes, key) else { return nil }
+                elements.append(element)
+            }
+            return elements
+        case .dictionary(let dictionary):
+            if case .string(let name)? = dictionary[Self.classKey] {
+                return unarchive(dictionary, className: name, key, allowing: classes)
+            }
+            guard allows(NSDictionary.self) else { return nil }
+            var elements: [String: Any] = [:]
+            for (name, item) in dictionary {
+                guard let element = secureObject(item, allowing: classes, key) else { return nil }
+                elements[name] = element
+            }
+            return elements
+        case .reference(let path):
+            guard let object = resolver?.restoredObject(at: path) else { return nil }
+            return allows(type(of: object)) ? object : nil
+        }
     }
 
     /// Decodes a Boolean, as `NSCoder.decodeBool(forKey:)`: `false` for a missing key; a saved
