@@ -27,6 +27,10 @@ public enum ReplicaLimits {
     /// How many objects a restore fetches at once, at most.
     public static let fetchConcurrency = 8
 
+    /// Objects larger than this are fetched in ranged pieces of this size and written as they
+    /// come, when they are not encrypted: 8 MiB.
+    public static let streamingPieceBytes = 8 << 20
+
     /// Bytes an envelope adds around a payload, at most: header, key id, nonce and tag, SHA-256.
     static let envelopeOverhead = 7 + 255 + 12 + 16 + 32
 }

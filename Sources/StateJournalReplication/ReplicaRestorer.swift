@@ -220,6 +220,13 @@ public struct ReplicaRestorer: Sendable {
     /// Fetches a generation's objects in order, several ahead of the one being written while their
     /// declared sizes fit in ``ReplicaLimits/fetchWindowBytes``.
     private struct Prefetcher {
+        /// An object as the restore gets it: its payload, or, for an object larger than
+        /// ``ReplicaLimits/streamingPieceBytes``, left for ``ObjectStream`` to write as it comes.
+        enum Fetched {
+            case payload([UInt8])
+            case stream
+        }
+
         let objects: [ReplicaGeneration.Object]
         let replica: Replica
         private var fetches: [Int: Task<[UInt8], any Error>] = [:]
@@ -233,9 +240,13 @@ public struct ReplicaRestorer: Sendable {
         }
 
         /// The next object's payload, checked against what its generation recorded.
-        mutating func next() async throws -> [UInt8] {
+        mutating func next() async throws -> Fetched {
             while nextToFetch < objects.count, nextToFetch - nextToUse < ReplicaLimits.fetchConcurrency {
                 let size = objects[nextToFetch].end - objects[nextToFetch].start
+                if size > Int64(ReplicaLimits.streamingPieceBytes) {
+                    nextToFetch += 1
+                    continue
+                }
                 guard nextToFetch == nextToUse || bytesInFlight + size <= ReplicaLimits.fetchWindowBytes else { break }
                 let object = objects[nextToFetch]
                 let replica = self.replica
@@ -244,14 +255,15 @@ public struct ReplicaRestorer: Sendable {
                 nextToFetch += 1
             }
             let index = nextToUse
-            let task = fetches.removeValue(forKey: index)!
             nextToUse += 1
+            guard let task = fetches.removeValue(forKey: index) else { return .stream }
             bytesInFlight -= objects[index].end - objects[index].start
-            return try await withTaskCancellationHandler {
-                try await task.value
-            } onCancel: {
-                task.cancel()
-            }
+            return .payload(
+                try await withTaskCancellationHandler {
+                    try await task.value
+                } onCancel: {
+                    task.cancel()
+                })
         }
 
         func cancelAll() {
@@ -279,9 +291,25 @@ public struct ReplicaRestorer: Sendable {
             defer { if open { close(descriptor) } }
             for object in file.objects {
                 try checkCancellation()
-                let payload: [UInt8]
+                var written: Int64
                 do {
-                    payload = try await prefetcher.next()
+                    switch try await prefetcher.next() {
+                    case .payload(let payload):
+                        try output.write(payload, to: descriptor, at: object.start, name: name)
+                        written = Int64(payload.count)
+                    case .stream:
+                        // Too large to hold: written as its pieces come, checked on the way.
+                        let stream = ObjectStream(replica: replica, object: object)
+                        let outcome = try await stream.run { bytes, offset in
+                            try output.write(bytes, to: descriptor, at: offset, name: name)
+                        }
+                        switch outcome {
+                        case .written(let count): written = count
+                        case .sealed(let payload):
+                            try output.write(payload, to: descriptor, at: object.start, name: name)
+                            written = Int64(payload.count)
+                        }
+                    }
                 } catch let error as ReplicationError where Self.isDamage(error) {
                     damage = DamagedObject(
                         key: replica.fullKey(object.key), file: name, reason: error.message, epochsLost: nil)
@@ -290,6 +318,7 @@ public struct ReplicaRestorer: Sendable {
                     if !file.isCheckpoint && object.start > 0 {
                         lengths[name] = object.start
                         kept.append(file)
+                        try output.truncate(descriptor, to: object.start, name: name)
                         try output.finish(descriptor, name: name)
                     } else {
                         close(descriptor)
@@ -300,9 +329,8 @@ public struct ReplicaRestorer: Sendable {
                     break fileLoop
                 }
                 // Validation made the objects of a file follow one another from offset 0.
-                try output.write(payload, to: descriptor, at: object.start, name: name)
                 downloaded += 1
-                bytes += Int64(payload.count)
+                bytes += written
             }
             open = false
             try output.finish(descriptor, name: name)
@@ -383,7 +411,7 @@ extension ReplicaRestorer {
     /// the generation declares.
     ///
     /// - Throws: ``ReplicationError/Code/damagedObject`` when it is missing, larger or differs.
-    fileprivate static func fetch(_ object: ReplicaGeneration.Object, from replica: Replica) async throws -> [UInt8] {
+    static func fetch(_ object: ReplicaGeneration.Object, from replica: Replica) async throws -> [UInt8] {
         let size = object.end - object.start
         guard let fetched = try await replica.get(object.key, maximumPayload: Int(size)) else {
             throw ReplicationError(

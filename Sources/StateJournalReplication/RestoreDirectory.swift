@@ -104,6 +104,11 @@ final class RestoreDirectory {
         }
     }
 
+    /// Cuts `file` to `length` bytes (what a damaged object left of a segment).
+    func truncate(_ file: Int32, to length: Int64, name: String) throws {
+        guard ftruncate(file, off_t(length)) == 0 else { throw Self.failure("truncate", url.path + "/" + name, errno) }
+    }
+
     /// Syncs and closes `file`.
     func finish(_ file: Int32, name: String) throws {
         defer { _ = close(file) }

@@ -88,7 +88,8 @@ public final class S3Client: Sendable {
         return response.status == 412 ? .alreadyExists : .created
     }
 
-    /// Reads an object, or the bytes `range` of it; `nil` when there is no such object.
+    /// Reads an object, or the bytes `range` of it; `nil` when there is no such object, and no bytes
+    /// when `range` starts beyond its end.
     ///
     /// At most `maximumBytes` of the body are read: a larger object (by its `Content-Length`, or by
     /// the bytes the server sends) is not read further.
@@ -102,7 +103,8 @@ public final class S3Client: Sendable {
         var headers: [String: String] = [:]
         if let range { headers["range"] = "bytes=\(range.lowerBound)-\(range.upperBound - 1)" }
         let response = try await send(
-            "GET", bucket: bucket, key: key, headers: headers, accept: [200, 206, 404], limit: maximumBytes)
+            "GET", bucket: bucket, key: key, headers: headers, accept: [200, 206, 404, 416], limit: maximumBytes)
+        if response.status == 416 { return [] }
         if response.status == 404 {
             if response.errorCode == "NoSuchBucket" { throw noSuchBucket(bucket) }
             return nil

@@ -1,0 +1,108 @@
+import Crypto
+import Foundation
+
+/// Fetches a large object in ranged pieces and writes its payload to a file as the pieces come,
+/// checking the envelope's SHA-256 and the payload's on the way, so that a restore holds one piece
+/// of it at a time, whatever size the generation declares.
+///
+/// Only a plaintext envelope can be checked piece by piece; an encrypted one is authenticated as a
+/// whole by AES-GCM, so it is fetched whole (its size is then sealed by the key, in the generation
+/// that names it).
+struct ObjectStream {
+    let replica: Replica
+    let object: ReplicaGeneration.Object
+
+    /// What became of the object.
+    enum Outcome {
+        /// The payload was written to the file and checked.
+        case written(Int64)
+        /// The object is encrypted: its payload, fetched whole and checked.
+        case sealed([UInt8])
+    }
+
+    /// Fetches the object and writes its payload to `file` at its offset.
+    ///
+    /// - Throws: ``ReplicationError/Code/damagedObject`` when the object is missing, shorter, or
+    ///   differs from what its envelope and its generation say; ``ReplicationError/Code/unauthenticated``
+    ///   for a plaintext object read with a key; the client's errors; `write`'s errors.
+    func run(writing write: ([UInt8], Int64) throws -> Void) async throws -> Outcome {
+        let key = replica.fullKey(object.key)
+        let size = object.end - object.start
+        let piece = Int64(ReplicaLimits.streamingPieceBytes)
+        guard let first = try await range(0..<min(piece, size + Int64(ReplicaLimits.envelopeOverhead))) else {
+            throw ReplicationError(.damagedObject, "The object \(printable(object.key)) is missing.", key: key)
+        }
+        guard first.count >= 7, Array(first[0..<4]) == ObjectEnvelope.magic, first[4] == 1 else {
+            throw damaged("it does not start as a StateJournal replica object")
+        }
+        if first[5] & 1 != 0 {
+            return .sealed(try await ReplicaRestorer.fetch(object, from: replica))
+        }
+        guard replica.keyring == nil else {
+            throw ReplicationError(
+                .unauthenticated,
+                "The object \(printable(object.key)) is not encrypted, but this replica is read with a key: every object must be sealed by it. Someone who can write the bucket may have replaced it.",
+                key: key)
+        }
+        let header = 7 + Int64(first[6])
+        let total = header + size + 32
+        var envelopeHash = SHA256()
+        var payloadHash = SHA256()
+        var trailer: [UInt8] = []
+        var offset: Int64 = 0
+        var bytes = first
+        while true {
+            // The bytes `offset..<offset + bytes.count` of the object: header, payload, trailer.
+            let end = offset + Int64(bytes.count)
+            let bodyEnd = min(end, total - 32)
+            if bodyEnd > offset {
+                let body = bytes[0..<Int(bodyEnd - offset)]
+                envelopeHash.update(data: body)
+                let payloadStart = max(offset, header)
+                if bodyEnd > payloadStart {
+                    let payload = Array(body[Int(payloadStart - offset)...])
+                    payloadHash.update(data: payload)
+                    try write(payload, object.start + payloadStart - header)
+                }
+            }
+            if end > total - 32 {
+                trailer += bytes[Int(max(offset, total - 32) - offset)..<Int(min(end, total) - offset)]
+            }
+            offset = min(end, total)
+            if offset >= total { break }
+            try Task.checkCancellation()
+            guard let next = try await range(offset..<min(offset + piece, total)), !next.isEmpty else {
+                throw damaged("it is shorter than its generation says")
+            }
+            bytes = next
+        }
+        guard trailer == Array(envelopeHash.finalize()) else {
+            throw damaged("its SHA-256 does not match its bytes (truncated or altered)")
+        }
+        guard SignatureV4.hex(payloadHash.finalize()) == object.sha256 else {
+            throw ReplicationError(
+                .damagedObject,
+                "The object \(printable(object.key)) does not hold the bytes its generation recorded (SHA-256 or length differs).",
+                key: key)
+        }
+        return .written(size)
+    }
+
+    private func range(_ range: Range<Int64>) async throws -> [UInt8]? {
+        guard
+            let bytes = try await replica.client.get(
+                bucket: replica.location.bucket, key: replica.fullKey(object.key), range: range,
+                maximumBytes: range.count)
+        else { return nil }
+        guard Int64(bytes.count) == Int64(range.count) || range.lowerBound == 0 else {
+            throw damaged("it is shorter than its generation says")
+        }
+        return bytes
+    }
+
+    private func damaged(_ reason: String) -> ReplicationError {
+        ReplicationError(
+            .damagedObject, "The object \(printable(object.key)) is damaged: \(reason).",
+            key: replica.fullKey(object.key))
+    }
+}
