@@ -31,8 +31,8 @@ struct RestorationSoak {
         }
 
         func encodeRestorableState(with coder: RestorationCoder) throws {
-            try coder.encode(value, forKey: "value")
-            try coder.encode(Self.payload(value, seed: seed), forKey: "payload")
+            coder.encode(value, forKey: "value")
+            coder.encode(Self.payload(value, seed: seed), forKey: "payload")
         }
 
         func decodeRestorableState(with coder: RestorationCoder) throws {
@@ -55,7 +55,7 @@ struct RestorationSoak {
         func shouldSaveApplicationState(_ coder: RestorationCoder) -> Bool { true }
         func shouldRestoreApplicationState(_ coder: RestorationCoder) -> Bool { true }
         func willEncodeRestorableState(_ coder: RestorationCoder) {
-            try? coder.encode(change, forKey: RestorationSoak.changeKey)
+            coder.encode(change, forKey: RestorationSoak.changeKey)
         }
         func didDecodeRestorableState(_ coder: RestorationCoder) {
             restoredChange = try? coder.decodeInt(forKey: RestorationSoak.changeKey)
