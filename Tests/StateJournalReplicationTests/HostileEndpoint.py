@@ -14,6 +14,7 @@ Prints one line, `PORT`, the port of the endpoint, once it listens; runs until k
 
 import ctypes
 import http.server
+import os
 import signal
 import socketserver
 import sys
@@ -21,8 +22,13 @@ import threading
 import time
 
 mode, log_path = sys.argv[1], sys.argv[2]
-# Ends with the test process that started it, even when that process dies (PR_SET_PDEATHSIG).
+# The test process starts it with most signals blocked (its threads block them): unblock SIGTERM so
+# that stopping it works, end with the test process even when that dies (PR_SET_PDEATHSIG), and end
+# by itself after two minutes whatever happens, so that it never outlives a test run.
+signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGTERM, signal.SIGINT})
+signal.signal(signal.SIGTERM, signal.SIG_DFL)
 ctypes.CDLL("libc.so.6").prctl(1, signal.SIGTERM)
+threading.Timer(120, os._exit, [0]).start()
 
 
 class Recorder(http.server.BaseHTTPRequestHandler):
