@@ -75,4 +75,33 @@ import Testing
         #expect(reopened.recoveredState.entries == Self.workload.state(at: 80))
         try reopened.close()
     }
+
+    /// Sets the format version of a manifest or a segment to `version`, with its checksum made
+    /// again, as a later release would write it (not as damage, which the checksum would catch).
+    static func setVersion(_ version: UInt16, of file: String, in directory: TemporaryDirectory) throws {
+        var bytes = try Corruption.readFile(directory.appending(file))
+        bytes[4] = UInt8(version & 0xFF)
+        bytes[5] = UInt8(version >> 8)
+        // A manifest's checksum ends it; a segment header's is at offset 40, over the 40 bytes before.
+        let end = file == "MANIFEST" ? bytes.count - 4 : 40
+        let checksum = CRC32C.checksum(Array(bytes[0..<end]))
+        for index in 0..<4 { bytes[end + index] = UInt8((checksum >> (8 * UInt32(index))) & 0xFF) }
+        try Data(bytes).write(to: URL(fileURLWithPath: directory.appending(file)))
+    }
+
+    /// A later release that changes the format writes its version into the manifest, which every
+    /// reader and writer reads first.
+    @Test func aStoreOfALaterFormatVersionIsRefusedNamingTheVersion() throws {
+        let directory = TemporaryDirectory()
+        try Self.copy("store-v2-release-0.1.0", to: directory)
+        try Self.setVersion(9, of: "MANIFEST", in: directory)
+        for open in [
+            { _ = try Journal.open(at: directory.url) },
+            { _ = try JournalReader(at: directory.url).state() },
+        ] {
+            let error = try #require(throws: JournalError.self) { try open() }
+            #expect(error.code == .unsupportedFormat, "\(error)")
+            #expect(error.description.contains("format version 9 is not supported"), "\(error)")
+        }
+    }
 }
