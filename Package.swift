@@ -109,7 +109,7 @@ let package = Package(
         .testTarget(
             name: "StateJournalTests",
             dependencies: [
-                "StateJournal", "StateJournalTestSupport",
+                "StateJournal", "StateJournalTestSupport", "StateJournalComparison",
                 .product(name: "MetricsTestKit", package: "swift-metrics"),
             ],
             resources: [.copy("Golden")]

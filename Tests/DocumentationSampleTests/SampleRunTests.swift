@@ -34,6 +34,25 @@ struct SampleRunTests {
         }
     }
 
+    @Test func theReadmeRestorationSampleRestoresAtTheNextLaunchWhatTheFirstSaved() async throws {
+        try await SampleSandbox.run(creating: ["/var/lib/mail"]) { sandbox in
+            let first = try DocumentationSamples.readmeRestoration()
+            #expect(first.restored.isEmpty)
+
+            // The next launch restores the inbox the first one saved, with its selection.
+            let second = try DocumentationSamples.readmeRestoration()
+            let inbox = RestorationPath("Inbox")
+            #expect(second.restored.map(\.path) == [inbox])
+            #expect(second.restored.first?.decoded == true)
+            #expect(second.skipped.isEmpty)
+            #expect(second.diagnostics.isEmpty)
+
+            let store = SampleSandbox.url(of: "/var/lib/mail/state", in: sandbox)
+            let state = try Journal.open(at: store).recoveredState
+            #expect(state[inbox] != nil)
+        }
+    }
+
     @Test func theStateJournalOverviewSampleFindsWhatItSavedAtTheNextLaunch() async throws {
         try await SampleSandbox.run(creating: ["/var/lib/myapp"]) { sandbox in
             let first = try DocumentationSamples.stateJournalOverview()
