@@ -66,14 +66,20 @@ import Testing
     @Test func aStoreInANewerFormatIsADataError() throws {
         let directory = TemporaryDirectory()
         let (store, _) = try ReadCommandTests.soakedStore(directory)
-        // The manifest's format version, a UInt16 after its 4-byte magic, from the future.
+        // The manifest's format version, a UInt16 after its 4-byte magic, from the future, with the
+        // checksum that ends the manifest made again: a later release's manifest, not a damaged one.
         var manifest = try Corruption.readFile(store + "/MANIFEST")
         manifest[4] = 0x09
         manifest[5] = 0x00
+        let checksum = TestCRC32C.checksum(Array(manifest[0..<(manifest.count - 4)]))
+        for index in 0..<4 { manifest[manifest.count - 4 + index] = UInt8((checksum >> (8 * UInt32(index))) & 0xFF) }
         try Data(manifest).write(to: URL(fileURLWithPath: store + "/MANIFEST"))
-        for command in [["log", store], ["verify", store]] {
+        for command in [["log", store], ["verify", store], ["compact", store]] {
             let run = try ToolRunner.run(command)
             #expect(run.status == 65, "\(command): \(run.standardOutput) \(run.standardError)")
+            #expect(
+                (run.standardOutput + run.standardError).contains("format version 9 is not supported"),
+                "\(command): \(run.standardOutput) \(run.standardError)")
         }
     }
 

@@ -1,8 +1,20 @@
 /// Why a structure read from disk was rejected.
 struct FormatViolation: Error, Sendable, CustomStringConvertible {
     var reason: String
+    /// The format version of a structure whose checksum holds but whose version this library does
+    /// not read: written by another release, which is not damage.
+    var unsupportedVersion: UInt16?
     init(_ reason: String) { self.reason = reason }
     var description: String { reason }
+
+    /// An intact `structure` (a manifest, a segment, a checkpoint) written in format `version`.
+    static func unsupported(_ structure: String, version: UInt16) -> FormatViolation {
+        var violation = FormatViolation(
+            "\(structure) format version \(version) is not supported (this library reads \(FormatVersion.readableDescription))"
+        )
+        violation.unsupportedVersion = version
+        return violation
+    }
 }
 
 /// Reads what ``ByteWriter`` wrote from a window of bytes, checking every length against what is

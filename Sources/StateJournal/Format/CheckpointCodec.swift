@@ -74,12 +74,7 @@ struct CheckpointContent: Sendable {
         guard Array(try reader.bytes(4)) == magic else { throw FormatViolation("not a checkpoint: bad magic") }
         let version = try reader.u16()
         guard FormatVersion.isReadable(version) else {
-            throw FormatViolation(
-                """
-                checkpoint format version \(version) is not supported (this library reads \
-                \(FormatVersion.readableDescription))
-                """
-            )
+            throw .unsupported("checkpoint", version: version)
         }
         _ = try reader.u16()
         let id = StoreID(bytes: Array(try reader.bytes(16)))

@@ -75,12 +75,7 @@ struct Manifest: Equatable, Sendable {
         var reader = ByteReader(body, position: 4)
         let version = try reader.u16()
         guard FormatVersion.isReadable(version) else {
-            throw FormatViolation(
-                """
-                manifest format version \(version) is not supported (this library reads \
-                \(FormatVersion.readableDescription))
-                """
-            )
+            throw .unsupported("manifest", version: version)
         }
         _ = try reader.u16()
         let id = StoreID(bytes: Array(try reader.bytes(16)))

@@ -37,12 +37,7 @@ struct SegmentHeader: Equatable, Sendable {
         var reader = ByteReader(header, position: 4)
         let version = try reader.u16()
         guard FormatVersion.isReadable(version) else {
-            throw FormatViolation(
-                """
-                segment format version \(version) is not supported (this library reads \
-                \(FormatVersion.readableDescription))
-                """
-            )
+            throw .unsupported("segment", version: version)
         }
         _ = try reader.u16()
         let id = StoreID(bytes: Array(try reader.bytes(16)))

@@ -74,6 +74,9 @@ extension StoreInspector {
                 for checkpoint in manifest.checkpoints {
                     do {
                         _ = try CheckpointFile.load(checkpoint, storeID: manifest.storeID, in: store)
+                    } catch let violation as FormatViolation where violation.unsupportedVersion != nil {
+                        throw JournalScanner.unsupported(
+                            violation, file: store.file(FileNames.checkpoint(checkpoint.sequence)))
                     } catch {
                         result.damagedCheckpoints.append(
                             DamageReport(

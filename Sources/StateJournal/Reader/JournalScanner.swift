@@ -121,6 +121,18 @@ struct JournalScanner {
 
     private func path(_ sequence: UInt64) -> String { directory + "/" + FileNames.segment(sequence) }
 
+    /// The error for an intact file of a format version this library does not read: written by
+    /// another release, it is neither damage to recover from nor a file to pass over.
+    static func unsupported(_ violation: FormatViolation, file: String) -> JournalError {
+        JournalError(
+            .unsupportedFormat,
+            """
+            \((file as NSString).lastPathComponent) was written by another StateJournal release: \(violation.reason). \
+            Open the store with a release that reads that version; nothing in it was changed.
+            """,
+            cause: violation, file: file)
+    }
+
     private var store: StoreDirectory { StoreDirectory(fileSystem: fileSystem, path: directory) }
 
     /// The checkpoint replay starts from: the newest one at or before ``ScanOptions/through`` (or the
@@ -139,6 +151,9 @@ struct JournalScanner {
             } catch let error as SystemError where error.errno != ENOENT {
                 // A failed read is an I/O failure, not damage: never fall back past a good checkpoint for it.
                 throw error
+            } catch let violation as FormatViolation where violation.unsupportedVersion != nil {
+                // Nor is a later release's checkpoint, whose epochs an older one would not have.
+                throw Self.unsupported(violation, file: store.file(FileNames.checkpoint(candidate.sequence)))
             } catch {
                 let name = FileNames.checkpoint(candidate.sequence)
                 let reason = (error as? FormatViolation)?.reason ?? "\(error)"
@@ -214,6 +229,8 @@ struct JournalScanner {
         let header: SegmentHeader
         switch decodedHeader {
         case .success(let value)?: header = value
+        case .failure(let violation)? where violation.unsupportedVersion != nil:
+            throw Self.unsupported(violation, file: path(sequence))
         case .failure(let violation)?:
             try reportDamage(
                 &result, index: index, offset: 0, committedEnd: 0, fileSize: fileSize, reason: violation.reason)

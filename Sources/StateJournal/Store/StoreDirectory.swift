@@ -75,7 +75,7 @@ struct StoreDirectory {
             return try bytes.withUnsafeBytes { buffer in try Manifest.decode(buffer) }
         } catch {
             let reason = (error as? FormatViolation)?.reason ?? "\(error)"
-            let unsupported = reason.contains("not supported")
+            let unsupported = (error as? FormatViolation)?.unsupportedVersion != nil
             throw JournalError(
                 unsupported ? .unsupportedFormat : .damaged,
                 unsupported
