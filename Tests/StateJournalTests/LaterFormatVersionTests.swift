@@ -44,7 +44,9 @@ import Testing
             ("a writer", { _ = try Journal.open(at: directory.url) }),
             ("a reader's state", { _ = try JournalReader(at: directory.url).state() }),
         ]
-        let history: (String, () throws -> Void) = ("a reader's history", { _ = try JournalReader(at: directory.url).history() })
+        let history: (String, () throws -> Void) = (
+            "a reader's history", { _ = try JournalReader(at: directory.url).history() }
+        )
         for (who, attempt) in attempts + (historyReadsIt ? [history] : []) {
             let error = try #require(throws: JournalError.self, "\(who)") { try attempt() }
             #expect(error.code == .unsupportedFormat, "\(who): \(error)")
