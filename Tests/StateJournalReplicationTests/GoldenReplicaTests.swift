@@ -7,19 +7,34 @@ import Testing
 extension GatewayTests {
     /// Replicas written by released versions, kept byte for byte: every later version restores them.
     ///
-    /// `Golden/replica-v1` was shipped by `statejournal replicate` of 0.1.0 (replica layout 1) while
-    /// `statejournal soak --objects 12 --seed 1 --durability everyCommit` wrote the store, with a
-    /// compaction in between: 12 generations, checkpoints, sealed segments and tail pieces.
-    /// `objects/` holds every object under the prefix, `store/` the store it was shipped from.
+    /// Each was shipped by `statejournal replicate` (replica layout 1) while `statejournal soak
+    /// --objects 12 --seed 1 --durability everyCommit` wrote the store, compacting as it goes:
+    /// generations, checkpoints, sealed segments and tail pieces. `objects/` holds every object
+    /// under the prefix, `store/` the store it was shipped from.
+    /// - `Golden/replica-v1-release-0.1.0`: release 0.1.0, a store of format version 2, tail pieces
+    ///   named per segment; 10 generations.
+    /// - `Golden/replica-v1`: the development version after 0.1.0 that first wrote format version 3
+    ///   (commit cda4f9c); 12 generations.
     @Suite struct GoldenReplicaTests {
-        static let golden = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
-            .appendingPathComponent("Golden/replica-v1")
+        /// A golden replica and the number of generations it holds.
+        struct Golden: Sendable, CustomStringConvertible {
+            var name: String
+            var generations: UInt64
+            var url: URL {
+                URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("Golden/" + name)
+            }
+            var description: String { name }
+        }
+
+        static let goldens = [
+            Golden(name: "replica-v1-release-0.1.0", generations: 10), Golden(name: "replica-v1", generations: 12),
+        ]
 
         /// Uploads the golden replica's objects, as they are, to a fresh prefix.
-        static func upload(to gateway: Gateway) async throws -> S3Location {
+        static func upload(_ golden: Golden, to gateway: Gateway) async throws -> S3Location {
             let location = S3Location(bucket: try await gateway.freshBucket(), prefix: "golden-v1")
             let client = gateway.client()
-            let objects = golden.appendingPathComponent("objects")
+            let objects = golden.url.appendingPathComponent("objects")
             let walker = try #require(FileManager.default.enumerator(atPath: objects.path))
             while let relative = walker.nextObject() as? String {
                 let url = objects.appendingPathComponent(relative)
@@ -33,19 +48,20 @@ extension GatewayTests {
             return location
         }
 
-        @Test func aReplicaShippedByRelease010IsRestoredVerifiedAndContinued() async throws {
+        @Test(arguments: goldens)
+        func aReplicaShippedByAnEarlierVersionIsRestoredVerifiedAndContinued(golden: Golden) async throws {
             let gateway = try Gateway.required()
-            let location = try await Self.upload(to: gateway)
+            let location = try await Self.upload(golden, to: gateway)
             let directory = try temporaryDirectory("golden-replica")
             defer { try? FileManager.default.removeItem(at: directory) }
             let source = directory.appendingPathComponent("source")
-            try FileManager.default.copyItem(at: Self.golden.appendingPathComponent("store"), to: source)
+            try FileManager.default.copyItem(at: golden.url.appendingPathComponent("store"), to: source)
             let restorer = ReplicaRestorer(from: location, configuration: gateway.configuration())
 
             let latest = directory.appendingPathComponent("latest")
             let report = try await restorer.restore(into: latest)
             #expect(report.damage.isEmpty)
-            #expect(report.generation == 12)
+            #expect(report.generation == golden.generations)
             #expect(try JournalReader(at: latest).state().entries == JournalReader(at: source).state().entries)
             #expect(try StoreInspector(at: latest).log().map(\.epoch) == StoreInspector(at: source).log().map(\.epoch))
             let checked = try await runTool(
@@ -55,7 +71,7 @@ extension GatewayTests {
 
             // An epoch only older generations reach, before the compaction.
             let generations = try await restorer.generations()
-            #expect(generations.count == 12 && generations.allSatisfy { $0.epochs != nil })
+            #expect(generations.count == golden.generations && generations.allSatisfy { $0.epochs != nil })
             let early = try #require(generations.first?.epochs?.upperBound)
             let past = directory.appendingPathComponent("past")
             let pastReport = try await restorer.restore(into: past, target: .epoch(early))
@@ -73,7 +89,7 @@ extension GatewayTests {
             let shipped = try await ReplicationShipper(
                 store: latest, to: location, configuration: gateway.configuration()
             ).shipOnce()
-            #expect(shipped.generation == 13 && shipped.lastEpoch == next.last)
+            #expect(shipped.generation == golden.generations + 1 && shipped.lastEpoch == next.last)
             let again = directory.appendingPathComponent("again")
             #expect(try await restorer.restore(into: again).epoch.epoch == next.last)
             #expect(try JournalReader(at: again).state().entries == JournalReader(at: latest).state().entries)
