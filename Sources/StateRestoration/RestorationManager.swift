@@ -51,6 +51,16 @@ public final class RestorationManager {
     package var selfInvalidationHandler: (() -> Void)?
     var lastPreservationMetadata: [String: String]?
     var restoration: RestorationProgress?
+    /// The scene whose tree, pass state and restoration the properties above hold (``tree``,
+    /// ``needsFullPass``, ``lastPreservationMetadata``, ``restoration``): `nil` for the default
+    /// scene. Every public method activates its scene first (``activate(_:)``).
+    private(set) var activeScene: SceneSession?
+    /// The same state for every other scene the manager has met.
+    var inactiveScenes: [SceneSession?: SceneState] = [:]
+    /// While a restoration pass runs, the scene it restores (`.some(nil)` for the default scene).
+    var sceneBeingRestored: SceneSession??
+    /// Whether the store holds, or this manager saved, a named scene's tree.
+    var hasNamedScenes = false
     let typeNames = TypeNameCache()
     let metrics: RestorationMetrics
     /// Where the manager is in recovering from a failed write or sync (see ``health``).
@@ -70,6 +80,60 @@ public final class RestorationManager {
         var encodedReport: String?
     }
 
+    /// What the manager keeps per scene.
+    struct SceneState {
+        var tree = StateTree()
+        var needsFullPass = true
+        var lastPreservationMetadata: [String: String]?
+        var restoration: RestorationProgress?
+    }
+
+    /// Makes `scene`'s state the one the pass properties hold, keeping the active scene's aside.
+    ///
+    /// - Complexity: O(1).
+    func activate(_ scene: SceneSession?) {
+        guard scene != activeScene else { return }
+        inactiveScenes[activeScene] = SceneState(
+            tree: tree, needsFullPass: needsFullPass, lastPreservationMetadata: lastPreservationMetadata,
+            restoration: restoration)
+        let next = inactiveScenes.removeValue(forKey: scene) ?? SceneState()
+        activeScene = scene
+        tree = next.tree
+        needsFullPass = next.needsFullPass
+        lastPreservationMetadata = next.lastPreservationMetadata
+        restoration = next.restoration
+        if scene != nil { hasNamedScenes = true }
+    }
+
+    /// Applies `change` to every scene's state, the active one included.
+    func updateEveryScene(_ change: (SceneSession?, inout SceneState) -> Void) {
+        for key in Array(inactiveScenes.keys) { change(key, &inactiveScenes[key]!) }
+        var active = SceneState(
+            tree: tree, needsFullPass: needsFullPass, lastPreservationMetadata: lastPreservationMetadata,
+            restoration: restoration)
+        change(activeScene, &active)
+        if active.tree !== tree { tree = active.tree }
+        needsFullPass = active.needsFullPass
+        lastPreservationMetadata = active.lastPreservationMetadata
+        restoration = active.restoration
+    }
+
+    /// The scenes whose state the store holds: UIKit's `UIApplication.openSessions`.
+    ///
+    /// At launch, create a window for each and restore it with
+    /// ``restoreState(roots:scene:asOf:)``; a scene is open from its first saved pass until
+    /// ``discardSceneSessions(_:)`` discards it. The default scene is not listed.
+    ///
+    /// - Complexity: O(*n*) in the paths the store holds.
+    public var openSessions: Set<SceneSession> {
+        settleSubmittedPasses(waiting: false)
+        var sessions: Set<SceneSession> = []
+        for path in written.digests.keys {
+            if let scene = SceneSession.owning(path) { sessions.insert(scene) }
+        }
+        return sessions
+    }
+
     /// Creates a manager over a journal, reading the digests of its latest state.
     ///
     /// - Parameters:
@@ -82,9 +146,15 @@ public final class RestorationManager {
         self.metrics = RestorationMetrics(factory: configuration.metricsFactory)
         self.recoveryClock = Stopwatch(configuration.recovery.clock)
         written.digests.reserveCapacity(journal.recoveredState.count)
-        journal.recoveredState.forEachEntry { path, bytes in written[path] = StateDigest(bytes) }
+        var sawScene = false
+        journal.recoveredState.forEachEntry { path, bytes in
+            written[path] = StateDigest(bytes)
+            if !sawScene && SceneSession.owning(path) != nil { sawScene = true }
+        }
+        hasNamedScenes = sawScene
         if let last = journal.lastCommitted,
-            last.metadata[EpochMetadataKey.kind] == RestorationEpochKind.preservation.rawValue
+            last.metadata[EpochMetadataKey.kind] == RestorationEpochKind.preservation.rawValue,
+            last.metadata[EpochMetadataKey.scene] == nil
         {
             lastPreservationMetadata = last.metadata
         }
@@ -92,8 +162,17 @@ public final class RestorationManager {
 
     deinit { logReleasedDuringRestoration() }
 
-    /// Whether a restoration has begun and not completed yet.
-    public var isRestoring: Bool { restoration != nil }
+    /// Whether a restoration has begun and not completed yet, in the default scene or any other.
+    public var isRestoring: Bool {
+        restoration != nil || inactiveScenes.values.contains { $0.restoration != nil }
+    }
+
+    /// Whether a restoration of `scene` has begun and not completed yet.
+    ///
+    /// - Parameter scene: The scene.
+    public func isRestoring(scene: SceneSession) -> Bool {
+        scene == activeScene ? restoration != nil : inactiveScenes[scene]?.restoration != nil
+    }
 
     // MARK: - Registration
 
@@ -220,13 +299,16 @@ public final class RestorationManager {
 
     // MARK: - Archive keys
 
+    /// The metadata of an epoch of `kind`, naming the active scene when it is not the default one.
     func archiveMetadata(_ kind: RestorationEpochKind) -> [String: String] {
-        [
+        var metadata = [
             EpochMetadataKey.kind: kind.rawValue,
             EpochMetadataKey.bundleVersion: configuration.bundleVersion,
             EpochMetadataKey.interfaceIdiom: configuration.interfaceIdiom,
             EpochMetadataKey.systemVersion: configuration.systemVersion,
         ]
+        if let activeScene { metadata[EpochMetadataKey.scene] = activeScene.persistentIdentifier }
+        return metadata
     }
 
     /// The application coder of a saved epoch: its archive keys, the app's keys, and the reason.

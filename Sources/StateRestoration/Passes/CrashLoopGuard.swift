@@ -32,6 +32,19 @@ enum CrashLoopGuard {
         info.metadata[EpochMetadataKey.kind].flatMap(RestorationEpochKind.init(rawValue:))
     }
 
+    /// Whether `info` is an epoch of `scene` (the default scene when `nil`): one of its passes or
+    /// restoration markers, a discard that removed it, or a store's first epoch written by
+    /// `rewind`, which holds every scene's state.
+    static func concerns(_ info: EpochInfo, scene: SceneSession?) -> Bool {
+        if info.metadata[StoreInspector.rewoundFromKey] != nil { return true }
+        if kind(of: info) == .discard {
+            guard let listed = info.metadata[EpochMetadataKey.discardedScenes] else { return true }
+            guard let scene else { return false }
+            return RestorationManager.decodeSceneList(listed)?.contains(scene.persistentIdentifier) ?? false
+        }
+        return info.metadata[EpochMetadataKey.scene] == scene?.persistentIdentifier
+    }
+
     static func changesState(_ info: EpochInfo) -> Bool {
         let kind = kind(of: info)
         return kind == nil || kind?.changesState == true
