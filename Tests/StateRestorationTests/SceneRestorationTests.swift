@@ -296,6 +296,32 @@ import Testing
         #expect(report.restored.count == 3)
     }
 
+    @Test func aSceneRestoresAsOfAnEarlierEpochWhileTheOthersKeepTheirLatest() throws {
+        let store = TestStore()
+        // The manager holds its delegate weakly.
+        let delegate = TestDelegate()
+        let first: UInt64
+        do {
+            let journal = try store.open()
+            let manager = store.manager(journal, delegate: delegate)
+            first = try #require(try manager.preserveState(roots: [Node("Main", value: 1)], scene: Self.windowA).epoch)
+                .epoch
+            try manager.preserveState(roots: [Node("Main", value: 5)], scene: Self.windowB)
+            try manager.preserveState(roots: [Node("Main", value: 2)], scene: Self.windowA)
+        }
+        let journal = try store.open()
+        let manager = store.manager(journal, delegate: delegate)
+        let mainA = Node("Main")
+        let report = try manager.restoreState(roots: [mainA], scene: Self.windowA, asOf: first)
+        #expect(report.reason == .requestedEpoch(first))
+        #expect(mainA.value == 1)
+        // Window B did not exist as of that epoch; restored without one, it has its latest state.
+        let mainB = Node("Main")
+        #expect(try manager.restoreState(roots: [mainB], scene: Self.windowB, asOf: first).outcome == .nothingToRestore)
+        try manager.restoreState(roots: [mainB], scene: Self.windowB)
+        #expect(mainB.value == 5)
+    }
+
     @Test func discardingEverythingRemovesEveryScene() throws {
         let store = TestStore()
         // The manager holds its delegate weakly.
