@@ -4,9 +4,10 @@ import StateRestoration
 import Testing
 
 /// Random interleavings of passes over several scenes (the default one and three windows): random
-/// trees change, scenes are saved fully or incrementally, windows are closed and opened again, the
-/// store is compacted, and the app is killed and launched again, restoring the scenes in a random
-/// order. A model says what each scene last saved; after every step the store holds exactly that
+/// trees change, scenes are saved fully or incrementally, windows are closed and opened again,
+/// windows reconnect and restore into new objects with their restoration held open for a while
+/// (their passes then save nothing), the store is compacted, and the app is killed and launched
+/// again, restoring the scenes in a random order. A model says what each scene last saved; after every step the store holds exactly that
 /// for every scene, and after every launch each scene restores exactly that.
 @Suite struct ScenePropertyTests {
     typealias Generator = ObjectIdentityPropertyTests.Generator
@@ -99,10 +100,13 @@ import Testing
     func interleavedScenePassesMatchTheModel(seed: Int) throws {
         var random = Generator(state: UInt64(seed) &* 0x2545_F491_4F6C_DD1D &+ 17)
         let store = TestStore()
-        // The manager holds its delegate weakly.
-        let delegate = TestDelegate()
         var journal = try store.open()
+        // Restorations can be held open, as an app that loads state later holds them.
+        let delegate = SceneRestorationTests.Extender()
         var manager = store.manager(journal, delegate: delegate)
+        delegate.manager = manager
+        // The scenes whose restoration is held open: their passes save nothing until released.
+        var held: Set<SceneSession> = []
         var saved: [SceneSession?: [String: Int]] = [:]
         var windows: [SceneSession?: Window] = [:]
         for scene in Self.scenes { windows[scene] = Window(nil) }
@@ -115,6 +119,9 @@ import Testing
             }
             let open = Set(Self.scenes.compactMap { $0 }.filter { saved[$0]?.isEmpty == false })
             #expect(manager.openSessions == open, "seed \(seed) step \(step)")
+            for scene in Self.scenes.compactMap({ $0 }) {
+                #expect(manager.isRestoring(scene: scene) == held.contains(scene), "seed \(seed) step \(step)")
+            }
         }
 
         for step in 0..<60 {
@@ -127,10 +134,15 @@ import Testing
                 let incremental = random.chance(50)
                 if incremental { for node in window.dirty { manager.invalidateRestorableState(for: node) } }
                 let mode: PreservationMode = incremental ? .incremental : .full
-                if let scene {
-                    try manager.preserveState(roots: [window.main], scene: scene, mode: mode)
-                } else {
-                    try manager.preserveState(roots: [window.main], mode: mode)
+                let report =
+                    if let scene {
+                        try manager.preserveState(roots: [window.main], scene: scene, mode: mode)
+                    } else {
+                        try manager.preserveState(roots: [window.main], mode: mode)
+                    }
+                if let scene, held.contains(scene) {
+                    #expect(report.outcome == .restorationInProgress, "seed \(seed) step \(step)")
+                    continue
                 }
                 window.dirty = []
                 saved[scene] = window.snapshot
@@ -138,14 +150,34 @@ import Testing
                 guard let scene else { continue }
                 try manager.discardSceneSessions([scene])
                 saved[scene] = nil
+                held.remove(scene)
                 windows[scene] = Window(nil)
             case 7:
                 _ = try journal.compact()
+            case 8 where scene != nil && random.chance(50):
+                // A window reconnects in the same process: restored into new objects, its restoration
+                // held open or released.
+                let scene = scene!
+                if held.remove(scene) != nil {
+                    try manager.completeStateRestoration(scene: scene)
+                    continue
+                }
+                let window = Window(saved[scene])
+                delegate.extendsNext = saved[scene] != nil
+                let report = try manager.restoreState(roots: [Node("Main")], scene: scene)
+                delegate.extendsNext = false
+                #expect(report.restored.count == saved[scene]?.count ?? 0, "seed \(seed) step \(step)")
+                if saved[scene] != nil { held.insert(scene) }
+                windows[scene] = window
             default:
-                // Killed and launched again: every scene restores into a fresh window, in a random order.
+                // Killed and launched again (after every held restoration completed, so that no crash
+                // loop is involved): every scene restores into a fresh window, in a random order.
+                for scene in held { try manager.completeStateRestoration(scene: scene) }
+                held = []
                 try journal.close()
                 journal = try store.open()
                 manager = store.manager(journal, delegate: delegate)
+                delegate.manager = manager
                 var order = Self.scenes
                 for index in order.indices.reversed() { order.swapAt(index, random.below(index + 1)) }
                 for scene in order {
