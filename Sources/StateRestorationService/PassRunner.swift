@@ -46,8 +46,14 @@ final class PassRunner {
 
     /// Restores the saved state; a failure is logged, and the app starts without it.
     func restore() {
-        defer { finishRestoration() }
+        restoreMainWindow()
+        // Then each other window, as UIKit restores the app before its scenes.
         restoreScenes()
+        finishRestoration()
+    }
+
+    /// Restores the default scene's state; a failure is logged, and the app starts without it.
+    private func restoreMainWindow() {
         do {
             let report = try manager.restoreState(roots: roots())
             restorationReport = report
@@ -70,7 +76,6 @@ final class PassRunner {
         }
     }
 
-    /// Marks the start-up restoration as done and wakes whoever waits for it.
     /// Restores each window the app opened for the scenes it found, each on its own: a window whose
     /// restoration fails starts without its state, and the others are restored.
     private func restoreScenes() {
@@ -93,6 +98,7 @@ final class PassRunner {
         }
     }
 
+    /// Marks the start-up restoration as done and wakes whoever waits for it.
     func finishRestoration() {
         isRestorationFinished = true
         let waiters = restorationWaiters

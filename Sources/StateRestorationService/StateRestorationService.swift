@@ -111,8 +111,8 @@ public final class StateRestorationService: Service {
     /// Creates the service over a manager for an app with several windows: the main window's
     /// roots (the default scene) and each other open window's, by scene session.
     ///
-    /// At start, the service restores each window `scenes` returns (create them at launch for
-    /// `RestorationManager.openSessions`), then the main window. Every pass, scheduled or final,
+    /// At start, the service restores the main window, then each window `scenes` returns (create
+    /// them at launch for `RestorationManager.openSessions`). Every pass, scheduled or final,
     /// saves the main window and then each window `scenes` returns at that moment, each as an epoch
     /// of its own, so no window's change waits for another's. When the user closes a window, stop
     /// returning it and discard it with `RestorationManager.discardSceneSessions(_:)`, on the main
