@@ -244,11 +244,14 @@ extension RestorationManager {
             if history.count < allHistory.count { hasNamedScenes = true }
             var choice =
                 epoch.map { CrashLoopGuard.Choice(stateEpoch: $0, readEpoch: $0, reason: .requestedEpoch($0)) }
-                ?? CrashLoopGuard.choose(history: history, recoveredAfterCrash: !journal.recoveryReport.isClean)
-            // Compaction folded every epoch of the scene: its state is the one the latest epoch holds.
-            if epoch == nil && choice.stateEpoch == nil && history.isEmpty, let latest = allHistory.last?.epoch {
-                choice.stateEpoch = latest
-                choice.readEpoch = latest
+                ?? CrashLoopGuard.choose(
+                    history: history, recoveredAfterCrash: !journal.recoveryReport.isClean,
+                    retained: history.count < allHistory.count ? Set(allHistory.map(\.epoch)) : nil)
+            // Compaction folded every epoch of the scene: its state is the one every retained epoch holds,
+            // named by the oldest (the checkpoint's), which stays the same until the next compaction.
+            if epoch == nil && choice.stateEpoch == nil && history.isEmpty, let oldest = allHistory.first?.epoch {
+                choice.stateEpoch = oldest
+                choice.readEpoch = oldest
             }
             guard let read = choice.readEpoch else { return (history, choice, nil) }
             do {

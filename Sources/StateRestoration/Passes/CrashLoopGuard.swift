@@ -50,8 +50,12 @@ enum CrashLoopGuard {
         return kind == nil || kind?.changesState == true
     }
 
-    static func choose(history: [EpochInfo], recoveredAfterCrash: Bool) -> Choice {
-        let retained = Set(history.map(\.epoch))
+    /// - Parameters:
+    ///   - history: The epochs that concern the state restored (one scene's, see ``concerns(_:scene:)``).
+    ///   - recoveredAfterCrash: Whether opening the store cut or met something.
+    ///   - retained: Every retained epoch, whichever scene it concerns; `history`'s by default.
+    static func choose(history: [EpochInfo], recoveredAfterCrash: Bool, retained: Set<UInt64>? = nil) -> Choice {
+        let retained = retained ?? Set(history.map(\.epoch))
         var failures: [UInt64: Int] = [:]
         // For reports: the markers seen and the most attempts one of them accounts for.
         var exact: [UInt64: (markers: Int, attempts: Int)] = [:]
