@@ -429,6 +429,7 @@ extension RestorationManager {
         activate(nil)
         let info = try journal.commit([.removeAll], metadata: archiveMetadata(.discard))
         written.digests.removeAll()
+        sceneAttempts.removeAll()
         updateEveryScene { _, state in
             state.tree = StateTree()
             state.needsFullPass = true
@@ -465,8 +466,13 @@ extension RestorationManager {
         var metadata = archiveMetadata(.discard)
         metadata[EpochMetadataKey.scene] = nil
         metadata[EpochMetadataKey.discardedScenes] = Self.encodeSceneList(sessions)
-        let info = try journal.commit(removed.map { JournalChange.remove($0) }, metadata: metadata)
+        // With the bookkeeping of restorations that never completed.
+        let bookkeeping = sessions.filter { sceneAttempts[$0] != nil }.sorted().map {
+            JournalChange.remove($0.basePath)
+        }
+        let info = try journal.commit(removed.map { JournalChange.remove($0) } + bookkeeping, metadata: metadata)
         for path in removed { written[path] = nil }
+        for session in sessions { sceneAttempts[session] = nil }
         updateEveryScene { scene, state in
             guard let scene, sessions.contains(scene) else { return }
             state = SceneState()

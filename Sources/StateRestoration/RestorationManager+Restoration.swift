@@ -48,7 +48,10 @@ extension RestorationManager {
     /// controller (without the scene's own component), as UIKit does. Its markers name the scene
     /// (``EpochMetadataKey/scene``), so each scene's crash-loop protection is its own: a scene whose
     /// restorations began and never completed twice in a row falls back to the state its previous
-    /// pass saved, while the other scenes restore their latest.
+    /// pass saved, while the other scenes restore their latest. Its `restorationBegan` marker also
+    /// writes the attempts in an entry at the scene's own path, which its `restorationCompleted`
+    /// marker removes: compaction may fold every marker of one scene while others write, and keeps
+    /// that entry.
     ///
     /// Scenes restore independently: while one scene's restoration is in progress (extended with
     /// ``extendStateRestoration(scene:)``), other scenes restore, save and are discarded as usual;
@@ -109,7 +112,18 @@ extension RestorationManager {
             epoch: target, restoredLatest: restoredLatest, savedMetadata: savedMetadata, count: 1)
         var began = markerMetadata(.restorationBegan, progress)
         began[EpochMetadataKey.unfinishedAttempts] = String(choice.unfinishedAttempts)
-        try journal.commit([], metadata: began)
+        // A scene's attempts are also kept in an entry at its own path, which compaction keeps: in a
+        // store with several scenes, it may fold every marker of one scene while others write.
+        var bookkeeping: [JournalChange] = []
+        var attempts: CrashLoopGuard.RecordedAttempts?
+        if let scene {
+            let recorded = CrashLoopGuard.RecordedAttempts(
+                epoch: target, attempts: choice.unfinishedAttempts + 1, restoredLatest: restoredLatest)
+            bookkeeping = [.put(scene.basePath, Self.encodeAttempts(recorded))]
+            attempts = recorded
+        }
+        try journal.commit(bookkeeping, metadata: began)
+        if let scene { sceneAttempts[scene] = attempts }
         restoration = progress
         // Until the pass returns, the calls without a scene made from it are this scene's.
         sceneBeingRestored = .some(scene)
@@ -225,7 +239,9 @@ extension RestorationManager {
         restoration = nil
         var metadata = markerMetadata(.restorationCompleted, progress)
         metadata[EpochMetadataKey.restorationReport] = progress.encodedReport
-        try journal.commit([], metadata: metadata)
+        let bookkeeping: [JournalChange] =
+            scene.flatMap { sceneAttempts.removeValue(forKey: $0) }.map { _ in [.remove(scene!.basePath)] } ?? []
+        try journal.commit(bookkeeping, metadata: metadata)
     }
 
     /// The history, the choice of what to restore, and the state to restore. Background compaction
@@ -246,10 +262,16 @@ extension RestorationManager {
                 epoch.map { CrashLoopGuard.Choice(stateEpoch: $0, readEpoch: $0, reason: .requestedEpoch($0)) }
                 ?? CrashLoopGuard.choose(
                     history: history, recoveredAfterCrash: !journal.recoveryReport.isClean,
-                    retained: history.count < allHistory.count ? Set(allHistory.map(\.epoch)) : nil)
+                    retained: history.count < allHistory.count ? Set(allHistory.map(\.epoch)) : nil,
+                    recorded: scene.flatMap { sceneAttempts[$0] })
             // Compaction folded every epoch of the scene: its state is the one every retained epoch holds,
             // named by the oldest (the checkpoint's), which stays the same until the next compaction.
-            if epoch == nil && choice.stateEpoch == nil && history.isEmpty, let oldest = allHistory.first?.epoch {
+            // (Not after a crash-loop fallback that found no earlier state: that restores nothing.)
+            var isFallback = false
+            if case .crashLoopFallback = choice.reason { isFallback = true }
+            if epoch == nil && choice.stateEpoch == nil && history.isEmpty && !isFallback,
+                let oldest = allHistory.first?.epoch
+            {
                 choice.stateEpoch = oldest
                 choice.readEpoch = oldest
             }
@@ -267,7 +289,11 @@ extension RestorationManager {
     /// - Complexity: O(*n*) in the entries of `state`.
     private static func state(of scene: SceneSession?, in state: JournalState) -> JournalState {
         var entries: [RestorationPath: [UInt8]] = [:]
-        for (path, bytes) in state where path == applicationPath || scene.holds(path) { entries[path] = bytes }
+        // A scene's own path holds its bookkeeping, not an object.
+        for (path, bytes) in state
+        where path == applicationPath || (scene.holds(path) && (scene == nil || path.components.count > 1)) {
+            entries[path] = bytes
+        }
         var filtered = JournalState(
             epoch: state.epoch, entries: entries, damage: state.damage, uncommittedTailBytes: state.uncommittedTailBytes
         )

@@ -57,6 +57,9 @@ public final class RestorationManager {
     private(set) var activeScene: SceneSession?
     /// The same state for every other scene the manager has met.
     var inactiveScenes: [SceneSession?: SceneState] = [:]
+    /// The restorations of each scene that began and have not completed, as the scene's bookkeeping
+    /// entry (at the scene's own path) records them.
+    var sceneAttempts: [SceneSession: CrashLoopGuard.RecordedAttempts] = [:]
     /// While a restoration pass runs, the scene it restores (`.some(nil)` for the default scene).
     var sceneBeingRestored: SceneSession??
     /// Whether the store holds, or this manager saved, a named scene's tree.
@@ -147,11 +150,22 @@ public final class RestorationManager {
         self.recoveryClock = Stopwatch(configuration.recovery.clock)
         written.digests.reserveCapacity(journal.recoveredState.count)
         var sawScene = false
+        var attempts: [SceneSession: CrashLoopGuard.RecordedAttempts] = [:]
         journal.recoveredState.forEachEntry { path, bytes in
-            written[path] = StateDigest(bytes)
-            if !sawScene && SceneSession.owning(path) != nil { sawScene = true }
+            guard let scene = SceneSession.owning(path) else {
+                written[path] = StateDigest(bytes)
+                return
+            }
+            sawScene = true
+            // A scene's own path holds its bookkeeping, which no pass writes or removes.
+            guard path.components.count == 1 else {
+                written[path] = StateDigest(bytes)
+                return
+            }
+            if let recorded = Self.decodeAttempts(Array(bytes)) { attempts[scene] = recorded }
         }
         hasNamedScenes = sawScene
+        sceneAttempts = attempts
         if let last = journal.lastCommitted,
             last.metadata[EpochMetadataKey.kind] == RestorationEpochKind.preservation.rawValue,
             last.metadata[EpochMetadataKey.scene] == nil
@@ -298,6 +312,33 @@ public final class RestorationManager {
     }
 
     // MARK: - Archive keys
+
+    /// The type name of a scene's bookkeeping entry.
+    static let attemptsTypeName = "SceneRestorationAttempts"
+
+    /// The bytes of a scene's bookkeeping entry: an entry of the restoration layer's encoding, so that
+    /// the tools show it as any other.
+    static func encodeAttempts(_ recorded: CrashLoopGuard.RecordedAttempts) -> [UInt8] {
+        var writer = EntryWriter()
+        writer.writeHeader(kind: .object, typeName: attemptsTypeName, restorationClassName: nil)
+        writer.writeDictionary([
+            "restoringEpoch": .int(Int64(clamping: recorded.epoch)), "attempts": .int(Int64(recorded.attempts)),
+            "restoredLatest": .bool(recorded.restoredLatest),
+        ])
+        return writer.bytes
+    }
+
+    /// The attempts a bookkeeping entry records, or `nil` when the bytes are not one.
+    static func decodeAttempts(_ bytes: [UInt8]) -> CrashLoopGuard.RecordedAttempts? {
+        guard let entry = try? RestorableEntry(decoding: bytes), entry.typeName == attemptsTypeName,
+            case .int(let epoch)? = entry.values["restoringEpoch"], epoch >= 0,
+            case .int(let attempts)? = entry.values["attempts"], attempts > 0, attempts <= Int64(Int32.max)
+        else { return nil }
+        var restoredLatest = true
+        if case .bool(let latest)? = entry.values["restoredLatest"] { restoredLatest = latest }
+        return CrashLoopGuard.RecordedAttempts(
+            epoch: UInt64(epoch), attempts: Int(attempts), restoredLatest: restoredLatest)
+    }
 
     /// The metadata of an epoch of `kind`, naming the active scene when it is not the default one.
     func archiveMetadata(_ kind: RestorationEpochKind) -> [String: String] {

@@ -270,6 +270,43 @@ import Testing
         #expect(try Self.savedValues(journal, under: ["@scene:B/2"]) == ["Main": 3])
     }
 
+    @Test func aScenesUnfinishedRestorationIsKeptInAnEntryAtItsOwnPathUntilItCompletesOrTheSceneIsDiscarded() throws {
+        let store = TestStore()
+        let journal = try store.open()
+        let extender = Extender()
+        let manager = store.manager(journal, delegate: extender)
+        extender.manager = manager
+        let base = RestorationPath(["@scene:A"])
+        try manager.preserveState(roots: [Node("Main", value: 1)], scene: Self.windowA)
+        try manager.preserveState(roots: [Node("Main", value: 2)], scene: Self.windowB)
+        extender.extendsNext = true
+        try manager.restoreState(roots: [Node("Main")], scene: Self.windowA)
+        let entry = try RestorableEntry(decoding: try #require(try journal.state()[base]))
+        #expect(entry.typeName == "SceneRestorationAttempts")
+        #expect(entry.values["restoringEpoch"] == .int(1) && entry.values["attempts"] == .int(1))
+        // Passes of the scenes neither save nor remove it, and it is no window of its own.
+        try manager.preserveState(roots: [Node("Main", value: 3)], scene: Self.windowB)
+        #expect(try journal.state().contains(base))
+        #expect(manager.openSessions == [Self.windowA, Self.windowB])
+        try manager.completeStateRestoration(scene: Self.windowA)
+        #expect(try !journal.state().contains(base))
+        #expect(try manager.preserveState(roots: [Node("Main", value: 4)], scene: Self.windowA).removedPaths.isEmpty)
+
+        extender.extendsNext = true
+        try manager.restoreState(roots: [Node("Main")], scene: Self.windowB)
+        #expect(try journal.state().contains(RestorationPath(["@scene:B/2"])))
+        try manager.discardSceneSessions([Self.windowB])
+        #expect(try !journal.state().paths.contains { $0.components[0] == "@scene:B/2" })
+        try journal.close()
+        // A relaunch reads it back: the relaunched manager restores window A without it.
+        let reopened = try store.open()
+        defer { try? reopened.close() }
+        let relaunched = store.manager(reopened, delegate: extender)
+        let main = Node("Main")
+        let report = try relaunched.restoreState(roots: [main], scene: Self.windowA)
+        #expect(main.value == 4 && report.restored.count == 1 && report.skipped.isEmpty)
+    }
+
     @Test func restorationClassesSeeIdentifierPathsFromTheScenesRootController() throws {
         let store = TestStore()
         // The manager holds its delegate weakly.
