@@ -45,8 +45,44 @@ extension RestorationManager {
     public func preserveState(roots: [any RestorableController], mode: PreservationMode = .full) throws
         -> PreservationReport
     {
+        try preserve(roots: roots, scene: nil, mode: mode)
+    }
+
+    /// Runs a preservation pass over one scene's hierarchy and commits what changed as one epoch,
+    /// as ``preserveState(roots:mode:)`` does for the default scene.
+    ///
+    /// The pass saves the tree under `roots` at the scene's paths and touches no other scene's: the
+    /// paths it removes are only paths of this scene that its roots no longer reach. Its epoch names
+    /// the scene (``EpochMetadataKey/scene``). The delegate's
+    /// ``ApplicationRestorationDelegate/shouldSaveApplicationState(_:)`` and
+    /// ``ApplicationRestorationDelegate/willEncodeRestorableState(_:)`` are asked for each pass, and
+    /// the application coder's keys are shared by every scene. Objects registered without a
+    /// ``StateRestoring/restorationParent`` belong to the default scene; objects registered under a
+    /// scene's object are saved with it.
+    ///
+    /// Nothing is saved for the scene while its own restoration is in progress; other scenes save
+    /// as usual.
+    ///
+    /// - Parameters:
+    ///   - roots: The scene's root controllers, in order.
+    ///   - scene: The scene.
+    ///   - mode: ``PreservationMode/full`` (the default) or ``PreservationMode/incremental``; each scene
+    ///     keeps its own structure, so a scene's first pass in a manager is full.
+    /// - Returns: What the pass did.
+    /// - Throws: As ``preserveState(roots:mode:)``.
+    @discardableResult
+    public func preserveState(
+        roots: [any RestorableController], scene: SceneSession, mode: PreservationMode = .full
+    ) throws -> PreservationReport {
+        try preserve(roots: roots, scene: scene, mode: mode)
+    }
+
+    private func preserve(roots: [any RestorableController], scene: SceneSession?, mode: PreservationMode) throws
+        -> PreservationReport
+    {
         // Epochs submitted before this pass commit first, and this pass relies on their digests.
         settleSubmittedPasses(waiting: true)
+        activate(scene)
         let catchUp = try prepareStoreForPass()
         let started = startPass(mode)
         guard case .run(var report, let metadata, let applicationCoder) = started else {
@@ -116,7 +152,33 @@ extension RestorationManager {
     public func submitPreservation(roots: [any RestorableController], mode: PreservationMode = .full) throws
         -> PendingPreservation
     {
+        try submit(roots: roots, scene: nil, mode: mode)
+    }
+
+    /// Runs the encode step of one scene's preservation pass on the calling thread and hands what
+    /// changed to the journal's background committer: ``submitPreservation(roots:mode:)`` for a scene.
+    ///
+    /// Passes of every scene commit in submission order, each as one epoch; a failure makes every
+    /// pass submitted after it fail too, whichever scene it saved, and the next pass of every scene
+    /// full.
+    ///
+    /// - Parameters:
+    ///   - roots: The scene's root controllers, in order.
+    ///   - scene: The scene.
+    ///   - mode: ``PreservationMode/full`` (the default) or ``PreservationMode/incremental``.
+    /// - Returns: The submitted pass.
+    /// - Throws: As ``submitPreservation(roots:mode:)``.
+    public func submitPreservation(
+        roots: [any RestorableController], scene: SceneSession, mode: PreservationMode = .full
+    ) throws -> PendingPreservation {
+        try submit(roots: roots, scene: scene, mode: mode)
+    }
+
+    private func submit(roots: [any RestorableController], scene: SceneSession?, mode: PreservationMode) throws
+        -> PendingPreservation
+    {
         settleSubmittedPasses(waiting: false)
+        activate(scene)
         let catchUp = try prepareStoreForPass()
         let started = startPass(mode)
         guard case .run(var report, let metadata, let applicationCoder) = started else {
@@ -148,7 +210,7 @@ extension RestorationManager {
             snapshot.changes, metadata: catchUp?.marking(metadata) ?? metadata, after: predecessor)
         submitted.append(
             SubmittedPass(
-                pending: pending, replaced: replaced, previousMetadata: previousMetadata,
+                pending: pending, scene: scene, replaced: replaced, previousMetadata: previousMetadata,
                 catchUpPaths: catchUp != nil ? report.writtenPaths.count : nil))
         if catchUp != nil { recovery.phase = .catchingUp }
         return PendingPreservation(report: report, epoch: pending, predecessor: nil)
@@ -201,6 +263,26 @@ extension RestorationManager {
         return try await pending.report()
     }
 
+    /// Runs one scene's preservation pass whose encode step runs on the caller's actor and whose
+    /// epoch is written off it: ``preserveStateInBackground(roots:mode:isolation:)`` for a scene.
+    ///
+    /// - Parameters:
+    ///   - roots: The scene's root controllers, in order.
+    ///   - scene: The scene.
+    ///   - mode: ``PreservationMode/full`` (the default) or ``PreservationMode/incremental``.
+    ///   - isolation: The actor the manager and its objects belong to; the caller's, by default.
+    /// - Returns: What the pass did.
+    /// - Throws: As ``preserveStateInBackground(roots:mode:isolation:)``.
+    @discardableResult
+    public func preserveStateInBackground(
+        roots: [any RestorableController], scene: SceneSession, mode: PreservationMode = .full,
+        isolation: isolated (any Actor)? = #isolation
+    ) async throws -> PreservationReport {
+        let pending = try submitPreservation(roots: roots, scene: scene, mode: mode)
+        defer { settleSubmittedPasses(waiting: false) }
+        return try await pending.report()
+    }
+
     /// What starting a pass decided: run it, or return this report at once.
     enum PassStart {
         case run(PreservationReport, metadata: [String: String], applicationCoder: RestorationCoder)
@@ -218,6 +300,7 @@ extension RestorationManager {
         let runMode: PreservationMode = needsFullPass ? .full : mode
         var report = PreservationReport(
             outcome: .declined, mode: runMode, encodedObjects: 0, writtenPaths: [], removedPaths: [], problems: [])
+        report.scene = activeScene
         guard restoration == nil else {
             report.outcome = .restorationInProgress
             logSkippedPassDuringRestoration()
@@ -239,7 +322,7 @@ extension RestorationManager {
             tree: runMode == .full ? StateTree(reservingCapacity: tree.nodes.count) : tree, registry: registry,
             written: written, sink: sink,
             typeNames: typeNames, isIncremental: runMode == .incremental,
-            fullPassReason: requested == .full ? .requested : .noPreviousPass)
+            fullPassReason: requested == .full ? .requested : .noPreviousPass, base: activeScene.basePath)
     }
 
     /// Encodes the application coder and the objects into the pass's sink, and writes the
@@ -260,7 +343,9 @@ extension RestorationManager {
         if pass.isIncremental {
             return try pass.writeTombstones(candidates: pass.removed)
         }
-        return try pass.writeTombstones(candidates: written.digests.keys.filter { $0 != Self.applicationPath })
+        // Only this scene's paths: a pass never removes another scene's state.
+        let scene = activeScene
+        return try pass.writeTombstones(candidates: written.digests.keys.filter { scene.holds($0) })
     }
 
     /// Makes a pass's digests, tree and metadata the manager's, and fills in the report; returns the
@@ -283,7 +368,13 @@ extension RestorationManager {
         tree = pass.tree
         if !pass.isIncremental { registry.rescopeAll() }
         needsFullPass = false
-        dirty.removeAll(keepingCapacity: true)
+        if inactiveScenes.values.allSatisfy({ $0.tree.nodes.count <= 1 }) {
+            dirty.removeAll(keepingCapacity: true)
+        } else {
+            // Objects another scene saved keep their invalidation for that scene's next pass.
+            let others = inactiveScenes.values.map(\.tree)
+            dirty = dirty.filter { _, object in others.contains { $0.path(of: object) != nil } }
+        }
         lastPreservationMetadata = metadata
         report.mode = pass.isIncremental ? .incremental : .full
         report.fullPassReason = pass.fullPassReason
@@ -309,12 +400,16 @@ extension RestorationManager {
                 submitted.removeFirst()
                 if let paths = first.catchUpPaths { noteCatchUpCommitted(info, writtenPaths: paths) }
             case .failure(let error)?:
+                var previousMetadata: [SceneSession?: [String: String]?] = [:]
                 for pass in submitted.reversed() {
                     for (path, digest) in pass.replaced.reversed() { written[path] = digest }
+                    previousMetadata[pass.scene] = .some(pass.previousMetadata)
                 }
-                lastPreservationMetadata = first.previousMetadata
                 submitted.removeAll()
-                needsFullPass = true
+                updateEveryScene { scene, state in
+                    if let metadata = previousMetadata[scene] { state.lastPreservationMetadata = metadata }
+                    state.needsFullPass = true
+                }
                 noteStoreFailure(error)
                 return
             }
@@ -331,12 +426,75 @@ extension RestorationManager {
     @discardableResult
     public func discardRestorableState() throws -> EpochInfo {
         settleSubmittedPasses(waiting: true)
+        activate(nil)
         let info = try journal.commit([.removeAll], metadata: archiveMetadata(.discard))
         written.digests.removeAll()
-        tree = StateTree()
-        needsFullPass = true
-        lastPreservationMetadata = nil
+        sceneAttempts.removeAll()
+        updateEveryScene { _, state in
+            state.tree = StateTree()
+            state.needsFullPass = true
+            state.lastPreservationMetadata = nil
+        }
         return info
+    }
+
+    /// Discards the saved state of scenes the user closed: UIKit's
+    /// `application(_:didDiscardSceneSessions:)`, called by the app rather than to it.
+    ///
+    /// Commits one `discard` epoch that removes every path of those scenes and names them
+    /// (``EpochMetadataKey/discardedScenes``), so the history keeps what they held until compaction
+    /// folds it away; no other scene's state changes. A scene whose restoration is in progress stops
+    /// restoring without a `restorationCompleted` marker. The next pass of a discarded scene, if the
+    /// app saves it again, is full and starts a new tree.
+    ///
+    /// ```swift
+    /// // The user closed the window of `session`.
+    /// try manager.discardSceneSessions([session])
+    /// ```
+    ///
+    /// - Parameter sessions: The scenes to discard; the default scene's state is discarded with
+    ///   ``discardRestorableState()``.
+    /// - Returns: The discard epoch, or `nil` when `sessions` is empty.
+    /// - Throws: `JournalError` when the journal cannot be written; nothing is discarded then.
+    @discardableResult
+    public func discardSceneSessions(_ sessions: Set<SceneSession>) throws -> EpochInfo? {
+        guard !sessions.isEmpty else { return nil }
+        settleSubmittedPasses(waiting: true)
+        let components = Set(sessions.map(\.pathComponent))
+        let removed = PathOrder.sorted(
+            written.digests.keys.filter { path in path.components.first.map(components.contains) ?? false })
+        var metadata = archiveMetadata(.discard)
+        metadata[EpochMetadataKey.scene] = nil
+        metadata[EpochMetadataKey.discardedScenes] = Self.encodeSceneList(sessions)
+        // With the bookkeeping of restorations that never completed.
+        let bookkeeping = sessions.filter { sceneAttempts[$0] != nil }.sorted().map {
+            JournalChange.remove($0.basePath)
+        }
+        let info = try journal.commit(removed.map { JournalChange.remove($0) } + bookkeeping, metadata: metadata)
+        for path in removed { written[path] = nil }
+        for session in sessions { sceneAttempts[session] = nil }
+        updateEveryScene { scene, state in
+            guard let scene, sessions.contains(scene) else { return }
+            state = SceneState()
+        }
+        for session in sessions where session != activeScene { inactiveScenes[session] = nil }
+        hasNamedScenes = true
+        return info
+    }
+
+    /// The identifiers of `sessions`, sorted, as a JSON array.
+    static func encodeSceneList(_ sessions: Set<SceneSession>) -> String {
+        let identifiers = sessions.map(\.persistentIdentifier).sorted()
+        let data =
+            (try? JSONSerialization.data(withJSONObject: identifiers, options: [.withoutEscapingSlashes])) ?? Data()
+        return String(decoding: data, as: UTF8.self)
+    }
+
+    /// The identifiers a ``EpochMetadataKey/discardedScenes`` item lists, or `nil` when it is not a
+    /// JSON array of strings.
+    static func decodeSceneList(_ text: String) -> Set<String>? {
+        guard let list = try? JSONSerialization.jsonObject(with: Data(text.utf8)) as? [String] else { return nil }
+        return Set(list)
     }
 }
 
@@ -344,6 +502,8 @@ extension RestorationManager {
 /// digest table so that a failure can undo it.
 struct SubmittedPass {
     let pending: PendingEpoch
+    /// The scene the pass saved; `nil` for the default scene.
+    let scene: SceneSession?
     /// The paths whose digests the pass set or cleared, and the digests they had before, oldest first.
     let replaced: [(RestorationPath, StateDigest?)]
     /// The metadata of the last preservation before the pass.

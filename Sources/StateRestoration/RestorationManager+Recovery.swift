@@ -120,11 +120,20 @@ extension RestorationManager {
                 recovery.reopened = true
             }
             recovery.phase = .catchUp
-            needsFullPass = true
+            updateEveryScene { _, state in state.needsFullPass = true }
             // After a reopen nothing the journal held before the failure is trusted: the pass
             // clears the store and writes every object. A failed write the journal cut cleanly
             // left it as it was: a full pass saves what changed.
-            if recovery.reopened { written.digests.removeAll() }
+            if recovery.reopened {
+                written.digests.removeAll()
+                // With several scenes the pass cannot write the others' objects, so it clears nothing:
+                // every path the store holds is distrusted instead, and each scene's next full pass
+                // writes all its objects again and removes its paths that are gone.
+                if hasNamedScenes, let state = try? journal.state() {
+                    state.forEachEntry { path, _ in written[path] = .unknown }
+                    return CatchUp(clearsStore: false, outageStarted: since, failure: reason)
+                }
+            }
             return CatchUp(clearsStore: recovery.reopened, outageStarted: since, failure: reason)
         }
     }

@@ -37,18 +37,62 @@ extension RestorationManager {
     ///   for an epoch that is not retained).
     @discardableResult
     public func restoreState(roots: [any RestorableController], asOf epoch: UInt64? = nil) throws -> RestorationReport {
+        try restore(roots: roots, scene: nil, asOf: epoch)
+    }
+
+    /// Restores one scene's saved state into its window, ending with the finish pass, as
+    /// ``restoreState(roots:asOf:)`` does for the default scene.
+    ///
+    /// The restoration reads only the scene's paths, finds `roots` at the scene's top level, and
+    /// gives restoration classes and the delegate identifier paths that start at the scene's root
+    /// controller (without the scene's own component), as UIKit does. Its markers name the scene
+    /// (``EpochMetadataKey/scene``), so each scene's crash-loop protection is its own: a scene whose
+    /// restorations began and never completed twice in a row falls back to the state its previous
+    /// pass saved, while the other scenes restore their latest. Its `restorationBegan` marker also
+    /// writes the attempts in an entry at the scene's own path, which its `restorationCompleted`
+    /// marker removes: compaction may fold every marker of one scene while others write, and keeps
+    /// that entry.
+    ///
+    /// Scenes restore independently: while one scene's restoration is in progress (extended with
+    /// ``extendStateRestoration(scene:)``), other scenes restore, save and are discarded as usual;
+    /// only that scene's passes are skipped until ``completeStateRestoration(scene:)``. Restore
+    /// several scenes one after another, in any order.
+    ///
+    /// - Parameters:
+    ///   - roots: The root controllers of the scene's window, found by their identifiers.
+    ///   - scene: The scene, typically one of ``openSessions``.
+    ///   - epoch: The epoch whose state of the scene to restore, or `nil` for the automatic choice.
+    /// - Returns: What was restored in this scene, what was skipped and why.
+    /// - Throws: ``RestorationError/Code/restorationInProgress`` when a restoration of this scene has
+    ///   not completed, or `JournalError` (`noSuchEpoch` for an epoch that is not retained).
+    @discardableResult
+    public func restoreState(roots: [any RestorableController], scene: SceneSession, asOf epoch: UInt64? = nil)
+        throws -> RestorationReport
+    {
+        try restore(roots: roots, scene: scene, asOf: epoch)
+    }
+
+    private func restore(roots: [any RestorableController], scene: SceneSession?, asOf epoch: UInt64?) throws
+        -> RestorationReport
+    {
         settleSubmittedPasses(waiting: true)
+        activate(scene)
         guard restoration == nil else {
             throw RestorationError(
                 .restorationInProgress,
-                "A restoration is in progress; call completeStateRestoration() before restoring again.")
+                scene == nil
+                    ? "A restoration is in progress; call completeStateRestoration() before restoring again."
+                    : "A restoration of scene \(scene!) is in progress; call completeStateRestoration(scene:) before "
+                        + "restoring it again.")
         }
-        var (history, choice, state) = try chooseState(asOf: epoch)
+        var (history, choice, state) = try chooseState(asOf: epoch, scene: scene)
         var report = RestorationReport(outcome: .nothingToRestore, epoch: nil, reason: choice.reason)
-        guard let target = choice.stateEpoch, let info = state?.epoch, let state else { return report }
+        report.scene = scene
+        guard let target = choice.stateEpoch, let info = state?.epoch, var state else { return report }
         report.epoch = info
         let savedMetadata = Self.savedMetadata(of: info, restoring: target)
         let applicationBytes = state[Self.applicationPath]
+        if hasNamedScenes || scene != nil { state = Self.state(of: scene, in: state) }
         guard state.count > (applicationBytes == nil ? 0 : 1) else { return report }
 
         var appValues: [String: RestorableValue] = [:]
@@ -68,8 +112,22 @@ extension RestorationManager {
             epoch: target, restoredLatest: restoredLatest, savedMetadata: savedMetadata, count: 1)
         var began = markerMetadata(.restorationBegan, progress)
         began[EpochMetadataKey.unfinishedAttempts] = String(choice.unfinishedAttempts)
-        try journal.commit([], metadata: began)
+        // A scene's attempts are also kept in an entry at its own path, which compaction keeps: in a
+        // store with several scenes, it may fold every marker of one scene while others write.
+        var bookkeeping: [JournalChange] = []
+        var attempts: CrashLoopGuard.RecordedAttempts?
+        if let scene {
+            let recorded = CrashLoopGuard.RecordedAttempts(
+                epoch: target, attempts: choice.unfinishedAttempts + 1, restoredLatest: restoredLatest)
+            bookkeeping = [.put(scene.basePath, Self.encodeAttempts(recorded))]
+            attempts = recorded
+        }
+        try journal.commit(bookkeeping, metadata: began)
+        if let scene { sceneAttempts[scene] = attempts }
         restoration = progress
+        // Until the pass returns, the calls without a scene made from it are this scene's.
+        sceneBeingRestored = .some(scene)
+        defer { sceneBeingRestored = nil }
         history = []
         if let latest = history.last(where: {
             $0.metadata[EpochMetadataKey.kind] == RestorationEpochKind.preservation.rawValue
@@ -83,7 +141,7 @@ extension RestorationManager {
             RestorationPass.Input(
                 state: state, roots: roots, registry: registry, typeNames: typeNames, delegate: delegate,
                 savedBundleVersion: savedMetadata[EpochMetadataKey.bundleVersion],
-                currentBundleVersion: configuration.bundleVersion),
+                currentBundleVersion: configuration.bundleVersion, base: scene.basePath),
             report: report)
         pass.run()
         PreservingManagers.shared.record(pass.obtained.values.lazy.map { $0 as AnyObject }, for: self)
@@ -105,13 +163,19 @@ extension RestorationManager {
             report.diagnostics.append(.restoredControllerOutsideHierarchy(path))
         }
         log(report)
+        // The app's code during the pass may have run another scene's pass.
+        activate(scene)
         restoration?.encodedReport = RecordedRestorationReport(report).encoded()
-        try completeStateRestoration()
+        try completeRestoration(scene: scene)
         return report
     }
 
     /// Holds the restoration open past ``restoreState(roots:asOf:)``, for state that finishes
     /// loading later: UIKit's `extendStateRestoration()`.
+    ///
+    /// Called while ``restoreState(roots:scene:asOf:)`` runs (from a decode, the finish pass or the
+    /// delegate), it holds that scene's restoration, as ``extendStateRestoration(scene:)`` does;
+    /// otherwise the default scene's.
     ///
     /// Balance each call with ``completeStateRestoration()``. Until then no preservation pass runs
     /// (the first one skipped is logged at notice), and a restoration that never completes counts as
@@ -119,6 +183,16 @@ extension RestorationManager {
     /// (``RestorationDiagnostic/unfinishedRestoration(epoch:attempts:)``, logged at warning), as
     /// does a manager released while the restoration is held.
     public func extendStateRestoration() {
+        activate(sceneBeingRestored ?? nil)
+        restoration?.count += 1
+    }
+
+    /// Holds one scene's restoration open past ``restoreState(roots:scene:asOf:)``:
+    /// ``extendStateRestoration()`` for a scene. Only that scene's passes wait for it.
+    ///
+    /// - Parameter scene: The scene.
+    public func extendStateRestoration(scene: SceneSession) {
+        activate(scene)
         restoration?.count += 1
     }
 
@@ -126,17 +200,34 @@ extension RestorationManager {
     /// `restorationCompleted` marker epoch (no entries): UIKit's `completeStateRestoration()`.
     ///
     /// Calls without a restoration in progress do nothing but log a warning: each call balances one
-    /// ``extendStateRestoration()``.
+    /// ``extendStateRestoration()``. Called while ``restoreState(roots:scene:asOf:)`` runs, it
+    /// releases that scene's restoration; otherwise the default scene's.
     ///
     /// - Throws: `JournalError` when the marker cannot be written; the restoration
     ///   still counts as complete for this process.
     public func completeStateRestoration() throws {
+        try completeRestoration(scene: sceneBeingRestored ?? nil)
+    }
+
+    /// Releases one hold on a scene's restoration; the last release completes it and commits the
+    /// scene's `restorationCompleted` marker: ``completeStateRestoration()`` for a scene.
+    ///
+    /// - Parameter scene: The scene.
+    /// - Throws: `JournalError` when the marker cannot be written; the restoration still counts as
+    ///   complete for this process.
+    public func completeStateRestoration(scene: SceneSession) throws {
+        try completeRestoration(scene: scene)
+    }
+
+    private func completeRestoration(scene: SceneSession?) throws {
+        activate(scene)
         guard var progress = restoration else {
             configuration.logger.warning(
                 """
                 completeStateRestoration() was called with no restoration in progress; call it once per \
                 extendStateRestoration()
-                """
+                """,
+                metadata: scene.map { ["scene": "\($0)"] } ?? [:]
             )
             return
         }
@@ -148,22 +239,42 @@ extension RestorationManager {
         restoration = nil
         var metadata = markerMetadata(.restorationCompleted, progress)
         metadata[EpochMetadataKey.restorationReport] = progress.encodedReport
-        try journal.commit([], metadata: metadata)
+        let bookkeeping: [JournalChange] =
+            scene.flatMap { sceneAttempts.removeValue(forKey: $0) }.map { _ in [.remove(scene!.basePath)] } ?? []
+        try journal.commit(bookkeeping, metadata: metadata)
     }
 
     /// The history, the choice of what to restore, and the state to restore. Background compaction
     /// may fold the chosen epoch between reading the history and reading the state; the choice is
     /// then made again from the new history.
-    private func chooseState(asOf epoch: UInt64?) throws
+    private func chooseState(asOf epoch: UInt64?, scene: SceneSession?) throws
         -> (history: [EpochInfo], choice: CrashLoopGuard.Choice, state: JournalState?)
     {
         var attempt = 0
         while true {
             attempt += 1
-            let history = try journal.history()
-            let choice =
+            let allHistory = try journal.history()
+            // Only the scene's own epochs count: its passes, its markers, and the discards that removed
+            // it. In a store that never had scenes, that is every epoch.
+            let history = allHistory.filter { CrashLoopGuard.concerns($0, scene: scene) }
+            if history.count < allHistory.count { hasNamedScenes = true }
+            var choice =
                 epoch.map { CrashLoopGuard.Choice(stateEpoch: $0, readEpoch: $0, reason: .requestedEpoch($0)) }
-                ?? CrashLoopGuard.choose(history: history, recoveredAfterCrash: !journal.recoveryReport.isClean)
+                ?? CrashLoopGuard.choose(
+                    history: history, recoveredAfterCrash: !journal.recoveryReport.isClean,
+                    retained: history.count < allHistory.count ? Set(allHistory.map(\.epoch)) : nil,
+                    recorded: scene.flatMap { sceneAttempts[$0] })
+            // Compaction folded every epoch of the scene: its state is the one every retained epoch holds,
+            // named by the oldest (the checkpoint's), which stays the same until the next compaction.
+            // (Not after a crash-loop fallback that found no earlier state: that restores nothing.)
+            var isFallback = false
+            if case .crashLoopFallback = choice.reason { isFallback = true }
+            if epoch == nil && choice.stateEpoch == nil && history.isEmpty && !isFallback,
+                let oldest = allHistory.first?.epoch
+            {
+                choice.stateEpoch = oldest
+                choice.readEpoch = oldest
+            }
             guard let read = choice.readEpoch else { return (history, choice, nil) }
             do {
                 return (history, choice, try journal.state(through: read))
@@ -171,6 +282,23 @@ extension RestorationManager {
                 continue
             }
         }
+    }
+
+    /// The entries of `scene`'s tree in `state`, with the application coder's.
+    ///
+    /// - Complexity: O(*n*) in the entries of `state`.
+    private static func state(of scene: SceneSession?, in state: JournalState) -> JournalState {
+        var entries: [RestorationPath: [UInt8]] = [:]
+        // A scene's own path holds its bookkeeping, not an object.
+        for (path, bytes) in state
+        where path == applicationPath || (scene.holds(path) && (scene == nil || path.components.count > 1)) {
+            entries[path] = bytes
+        }
+        var filtered = JournalState(
+            epoch: state.epoch, entries: entries, damage: state.damage, uncommittedTailBytes: state.uncommittedTailBytes
+        )
+        filtered.unsyncedTail = state.unsyncedTail
+        return filtered
     }
 
     private func markerMetadata(_ kind: RestorationEpochKind, _ progress: RestorationProgress) -> [String: String] {

@@ -51,6 +51,19 @@ public final class RestorationManager {
     package var selfInvalidationHandler: (() -> Void)?
     var lastPreservationMetadata: [String: String]?
     var restoration: RestorationProgress?
+    /// The scene whose tree, pass state and restoration the properties above hold (``tree``,
+    /// ``needsFullPass``, ``lastPreservationMetadata``, ``restoration``): `nil` for the default
+    /// scene. Every public method activates its scene first (``activate(_:)``).
+    private(set) var activeScene: SceneSession?
+    /// The same state for every other scene the manager has met.
+    var inactiveScenes: [SceneSession?: SceneState] = [:]
+    /// The restorations of each scene that began and have not completed, as the scene's bookkeeping
+    /// entry (at the scene's own path) records them.
+    var sceneAttempts: [SceneSession: CrashLoopGuard.RecordedAttempts] = [:]
+    /// While a restoration pass runs, the scene it restores (`.some(nil)` for the default scene).
+    var sceneBeingRestored: SceneSession??
+    /// Whether the store holds, or this manager saved, a named scene's tree.
+    var hasNamedScenes = false
     let typeNames = TypeNameCache()
     let metrics: RestorationMetrics
     /// Where the manager is in recovering from a failed write or sync (see ``health``).
@@ -70,6 +83,60 @@ public final class RestorationManager {
         var encodedReport: String?
     }
 
+    /// What the manager keeps per scene.
+    struct SceneState {
+        var tree = StateTree()
+        var needsFullPass = true
+        var lastPreservationMetadata: [String: String]?
+        var restoration: RestorationProgress?
+    }
+
+    /// Makes `scene`'s state the one the pass properties hold, keeping the active scene's aside.
+    ///
+    /// - Complexity: O(1).
+    func activate(_ scene: SceneSession?) {
+        guard scene != activeScene else { return }
+        inactiveScenes[activeScene] = SceneState(
+            tree: tree, needsFullPass: needsFullPass, lastPreservationMetadata: lastPreservationMetadata,
+            restoration: restoration)
+        let next = inactiveScenes.removeValue(forKey: scene) ?? SceneState()
+        activeScene = scene
+        tree = next.tree
+        needsFullPass = next.needsFullPass
+        lastPreservationMetadata = next.lastPreservationMetadata
+        restoration = next.restoration
+        if scene != nil { hasNamedScenes = true }
+    }
+
+    /// Applies `change` to every scene's state, the active one included.
+    func updateEveryScene(_ change: (SceneSession?, inout SceneState) -> Void) {
+        for key in Array(inactiveScenes.keys) { change(key, &inactiveScenes[key]!) }
+        var active = SceneState(
+            tree: tree, needsFullPass: needsFullPass, lastPreservationMetadata: lastPreservationMetadata,
+            restoration: restoration)
+        change(activeScene, &active)
+        if active.tree !== tree { tree = active.tree }
+        needsFullPass = active.needsFullPass
+        lastPreservationMetadata = active.lastPreservationMetadata
+        restoration = active.restoration
+    }
+
+    /// The scenes whose state the store holds: UIKit's `UIApplication.openSessions`.
+    ///
+    /// At launch, create a window for each and restore it with
+    /// ``restoreState(roots:scene:asOf:)``; a scene is open from its first saved pass until
+    /// ``discardSceneSessions(_:)`` discards it. The default scene is not listed.
+    ///
+    /// - Complexity: O(*n*) in the paths the store holds.
+    public var openSessions: Set<SceneSession> {
+        settleSubmittedPasses(waiting: false)
+        var sessions: Set<SceneSession> = []
+        for path in written.digests.keys {
+            if let scene = SceneSession.owning(path) { sessions.insert(scene) }
+        }
+        return sessions
+    }
+
     /// Creates a manager over a journal, reading the digests of its latest state.
     ///
     /// - Parameters:
@@ -82,9 +149,26 @@ public final class RestorationManager {
         self.metrics = RestorationMetrics(factory: configuration.metricsFactory)
         self.recoveryClock = Stopwatch(configuration.recovery.clock)
         written.digests.reserveCapacity(journal.recoveredState.count)
-        journal.recoveredState.forEachEntry { path, bytes in written[path] = StateDigest(bytes) }
+        var sawScene = false
+        var attempts: [SceneSession: CrashLoopGuard.RecordedAttempts] = [:]
+        journal.recoveredState.forEachEntry { path, bytes in
+            guard let scene = SceneSession.owning(path) else {
+                written[path] = StateDigest(bytes)
+                return
+            }
+            sawScene = true
+            // A scene's own path holds its bookkeeping, which no pass writes or removes.
+            guard path.components.count == 1 else {
+                written[path] = StateDigest(bytes)
+                return
+            }
+            if let recorded = Self.decodeAttempts(Array(bytes)) { attempts[scene] = recorded }
+        }
+        hasNamedScenes = sawScene
+        sceneAttempts = attempts
         if let last = journal.lastCommitted,
-            last.metadata[EpochMetadataKey.kind] == RestorationEpochKind.preservation.rawValue
+            last.metadata[EpochMetadataKey.kind] == RestorationEpochKind.preservation.rawValue,
+            last.metadata[EpochMetadataKey.scene] == nil
         {
             lastPreservationMetadata = last.metadata
         }
@@ -92,8 +176,17 @@ public final class RestorationManager {
 
     deinit { logReleasedDuringRestoration() }
 
-    /// Whether a restoration has begun and not completed yet.
-    public var isRestoring: Bool { restoration != nil }
+    /// Whether a restoration has begun and not completed yet, in the default scene or any other.
+    public var isRestoring: Bool {
+        restoration != nil || inactiveScenes.values.contains { $0.restoration != nil }
+    }
+
+    /// Whether a restoration of `scene` has begun and not completed yet.
+    ///
+    /// - Parameter scene: The scene.
+    public func isRestoring(scene: SceneSession) -> Bool {
+        scene == activeScene ? restoration != nil : inactiveScenes[scene]?.restoration != nil
+    }
 
     // MARK: - Registration
 
@@ -220,13 +313,43 @@ public final class RestorationManager {
 
     // MARK: - Archive keys
 
+    /// The type name of a scene's bookkeeping entry.
+    static let attemptsTypeName = "SceneRestorationAttempts"
+
+    /// The bytes of a scene's bookkeeping entry: an entry of the restoration layer's encoding, so that
+    /// the tools show it as any other.
+    static func encodeAttempts(_ recorded: CrashLoopGuard.RecordedAttempts) -> [UInt8] {
+        var writer = EntryWriter()
+        writer.writeHeader(kind: .object, typeName: attemptsTypeName, restorationClassName: nil)
+        writer.writeDictionary([
+            "restoringEpoch": .int(Int64(clamping: recorded.epoch)), "attempts": .int(Int64(recorded.attempts)),
+            "restoredLatest": .bool(recorded.restoredLatest),
+        ])
+        return writer.bytes
+    }
+
+    /// The attempts a bookkeeping entry records, or `nil` when the bytes are not one.
+    static func decodeAttempts(_ bytes: [UInt8]) -> CrashLoopGuard.RecordedAttempts? {
+        guard let entry = try? RestorableEntry(decoding: bytes), entry.typeName == attemptsTypeName,
+            case .int(let epoch)? = entry.values["restoringEpoch"], epoch >= 0,
+            case .int(let attempts)? = entry.values["attempts"], attempts > 0, attempts <= Int64(Int32.max)
+        else { return nil }
+        var restoredLatest = true
+        if case .bool(let latest)? = entry.values["restoredLatest"] { restoredLatest = latest }
+        return CrashLoopGuard.RecordedAttempts(
+            epoch: UInt64(epoch), attempts: Int(attempts), restoredLatest: restoredLatest)
+    }
+
+    /// The metadata of an epoch of `kind`, naming the active scene when it is not the default one.
     func archiveMetadata(_ kind: RestorationEpochKind) -> [String: String] {
-        [
+        var metadata = [
             EpochMetadataKey.kind: kind.rawValue,
             EpochMetadataKey.bundleVersion: configuration.bundleVersion,
             EpochMetadataKey.interfaceIdiom: configuration.interfaceIdiom,
             EpochMetadataKey.systemVersion: configuration.systemVersion,
         ]
+        if let activeScene { metadata[EpochMetadataKey.scene] = activeScene.persistentIdentifier }
+        return metadata
     }
 
     /// The application coder of a saved epoch: its archive keys, the app's keys, and the reason.

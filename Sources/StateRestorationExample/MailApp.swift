@@ -9,6 +9,11 @@ import StateRestoration
 /// sheet presented on top, created by the app delegate; and a registered custom object, the
 /// ``MailSession``. Drive it with ``perform(_:)`` or ``simulate(steps:seed:)``; save with
 /// ``save(mode:)``; bring it back with ``launch(asOf:)``.
+///
+/// Besides its main window (the default scene), the app opens more windows, each a scene of its
+/// own with its own navigation stack (``openWindow(_:)``, ``perform(_:in:)``), saved and restored
+/// with the main one and discarded when the user closes it (``closeWindow(_:)``), as UIKit apps do
+/// with scene sessions.
 public final class MailApp: ApplicationRestorationDelegate {
     /// The restoration manager.
     public let manager: RestorationManager
@@ -20,6 +25,10 @@ public final class MailApp: ApplicationRestorationDelegate {
     public var minimumRestorableBundleVersion: Int?
     /// How many times the delegate was asked for a controller (the settings sheet).
     public private(set) var delegateLookups = 0
+    /// The windows open besides the main one, by scene session, each with its own navigation stack.
+    public private(set) var windows: [SceneSession: MailNavigationController] = [:]
+    /// What the last ``launch(asOf:)`` restored in each window besides the main one.
+    public private(set) var windowReports: [SceneSession: RestorationReport] = [:]
 
     /// The mailboxes the app knows.
     public static let mailboxes = ["Inbox", "Archive", "Drafts", "Sent", "Lists"]
@@ -56,17 +65,57 @@ public final class MailApp: ApplicationRestorationDelegate {
     /// - Throws: The manager's errors.
     @discardableResult
     public func launch(asOf epoch: UInt64? = nil) throws -> RestorationReport {
-        try manager.restoreState(roots: roots, asOf: epoch)
+        let report = try manager.restoreState(roots: roots, asOf: epoch)
+        // The windows that were open come back too, each restored on its own.
+        windowReports = [:]
+        for session in manager.openSessions.sorted() {
+            let window = windows[session] ?? Self.makeWindow()
+            windows[session] = window
+            windowReports[session] = try manager.restoreState(roots: [window], scene: session, asOf: epoch)
+        }
+        return report
     }
 
-    /// Runs a preservation pass.
+    /// Runs a preservation pass of the main window, then one of each other open window.
     ///
     /// - Parameter mode: Full (the default), or incremental.
-    /// - Returns: The preservation report.
+    /// - Returns: The main window's preservation report.
     /// - Throws: The manager's errors.
     @discardableResult
     public func save(mode: PreservationMode = .full) throws -> PreservationReport {
-        try manager.preserveState(roots: roots, mode: mode)
+        let report = try manager.preserveState(roots: roots, mode: mode)
+        for (session, window) in windows.sorted(by: { $0.key < $1.key }) {
+            try manager.preserveState(roots: [window], scene: session, mode: mode)
+        }
+        return report
+    }
+
+    // MARK: - Windows
+
+    /// Opens another window, showing the mailbox list, as a new scene.
+    ///
+    /// - Parameter session: The window's scene session; a new one by default.
+    /// - Returns: The session, under which the window is saved.
+    @discardableResult
+    public func openWindow(_ session: SceneSession = SceneSession()) -> SceneSession {
+        if windows[session] == nil { windows[session] = Self.makeWindow() }
+        return session
+    }
+
+    /// Closes a window: the user will not see it again, so its saved state is discarded in one
+    /// epoch (UIKit's `application(_:didDiscardSceneSessions:)`).
+    ///
+    /// - Parameter session: The window's scene session.
+    /// - Throws: The manager's errors.
+    public func closeWindow(_ session: SceneSession) throws {
+        windows[session] = nil
+        try manager.discardSceneSessions([session])
+    }
+
+    private static func makeWindow() -> MailNavigationController {
+        let window = MailNavigationController()
+        window.stack = [MailboxesController()]
+        return window
     }
 
     // MARK: - ApplicationRestorationDelegate
@@ -99,36 +148,23 @@ public final class MailApp: ApplicationRestorationDelegate {
 
     // MARK: - Simulation
 
+    /// Applies one user action in another window and invalidates what it changed.
+    ///
+    /// - Parameters:
+    ///   - action: The action; the settings sheet and the session belong to the main window, so
+    ///     their actions, and one that does not apply to the window's current screen, do nothing.
+    ///   - session: The window's scene session.
+    public func perform(_ action: MailAction, in session: SceneSession) {
+        guard let window = windows[session] else { return }
+        _ = perform(action, on: window)
+    }
+
     /// Applies one user action and invalidates what it changed.
     ///
     /// - Parameter action: The action; one that does not apply to the current screen does nothing.
     public func perform(_ action: MailAction) {
+        guard !perform(action, on: navigation) else { return }
         switch action {
-        case .openMailbox(let name):
-            guard let mailboxes = navigation.stack.first as? MailboxesController else { return }
-            mailboxes.highlighted = name  // @Preserved: invalidates the mailboxes by itself
-            navigation.stack = [mailboxes, MessageListController(mailbox: name)]
-            navigation.invalidateRestorableState()
-        case .selectMessage(let id):
-            guard let list = navigation.stack.last as? MessageListController else { return }
-            list.selectedMessageID = id
-            list.invalidateRestorableState()
-        case .scroll(let offset):
-            guard let list = navigation.stack.last as? MessageListController else { return }
-            list.scrollOffset = offset
-            list.invalidateRestorableState()
-        case .back:
-            guard navigation.stack.count > 1 else { return }
-            navigation.stack.removeLast()
-            manager.invalidateRestorableState(for: navigation)
-        case .compose(let to, let subject):
-            guard !(navigation.stack.last is ComposeController) else { return }
-            navigation.stack.append(ComposeController(draft: Draft(to: to, subject: subject)))
-            manager.invalidateRestorableState(for: navigation)
-        case .type(let text):
-            guard let editor = navigation.stack.last as? ComposeController else { return }
-            editor.draft.body += text
-            manager.invalidateRestorableState(for: editor)
         case .openSettings:
             guard navigation.presentedSettings == nil else { return }
             navigation.presentedSettings = SettingsController()
@@ -146,7 +182,42 @@ public final class MailApp: ApplicationRestorationDelegate {
         case .toggleUnreadOnly:
             session.unreadOnly.toggle()
             manager.invalidateRestorableState(for: session)
+        default: break
         }
+    }
+
+    /// Applies an action on a navigation stack; returns whether it was one.
+    private func perform(_ action: MailAction, on navigation: MailNavigationController) -> Bool {
+        switch action {
+        case .openMailbox(let name):
+            guard let mailboxes = navigation.stack.first as? MailboxesController else { return true }
+            mailboxes.highlighted = name  // @Preserved: invalidates the mailboxes by itself
+            navigation.stack = [mailboxes, MessageListController(mailbox: name)]
+            navigation.invalidateRestorableState()
+        case .selectMessage(let id):
+            guard let list = navigation.stack.last as? MessageListController else { return true }
+            list.selectedMessageID = id
+            list.invalidateRestorableState()
+        case .scroll(let offset):
+            guard let list = navigation.stack.last as? MessageListController else { return true }
+            list.scrollOffset = offset
+            list.invalidateRestorableState()
+        case .back:
+            guard navigation.stack.count > 1 else { return true }
+            navigation.stack.removeLast()
+            manager.invalidateRestorableState(for: navigation)
+        case .compose(let to, let subject):
+            guard !(navigation.stack.last is ComposeController) else { return true }
+            navigation.stack.append(ComposeController(draft: Draft(to: to, subject: subject)))
+            manager.invalidateRestorableState(for: navigation)
+        case .type(let text):
+            guard let editor = navigation.stack.last as? ComposeController else { return true }
+            editor.draft.body += text
+            manager.invalidateRestorableState(for: editor)
+        case .openSettings, .setFontSize, .setPreview, .closeSettings, .toggleUnreadOnly:
+            return false
+        }
+        return true
     }
 
     /// Performs `steps` pseudo-random actions chosen from `seed`, the same ones for the same seed.

@@ -18,6 +18,10 @@ enum PassRequest: Sendable, Hashable {
 final class PassRunner {
     let manager: RestorationManager
     let roots: @MainActor () -> [any RestorableController]
+    /// The open windows besides the main one, each with its roots; every pass saves each of them.
+    let scenes: @MainActor () -> [SceneSession: [any RestorableController]]
+    /// What restoring each window at start did.
+    private(set) var sceneRestorationReports: [SceneSession: RestorationReport] = [:]
     let logger: Logger
     private var pending: Set<PassRequest> = []
     private(set) var restorationReport: RestorationReport?
@@ -25,9 +29,13 @@ final class PassRunner {
     private(set) var isRestorationFinished = false
     private var restorationWaiters: [CheckedContinuation<RestorationReport?, Never>] = []
 
-    init(manager: RestorationManager, roots: @escaping @MainActor () -> [any RestorableController], logger: Logger) {
+    init(
+        manager: RestorationManager, roots: @escaping @MainActor () -> [any RestorableController],
+        scenes: @escaping @MainActor () -> [SceneSession: [any RestorableController]] = { [:] }, logger: Logger
+    ) {
         self.manager = manager
         self.roots = roots
+        self.scenes = scenes
         self.logger = logger
     }
 
@@ -38,7 +46,14 @@ final class PassRunner {
 
     /// Restores the saved state; a failure is logged, and the app starts without it.
     func restore() {
-        defer { finishRestoration() }
+        restoreMainWindow()
+        // Then each other window, as UIKit restores the app before its scenes.
+        restoreScenes()
+        finishRestoration()
+    }
+
+    /// Restores the default scene's state; a failure is logged, and the app starts without it.
+    private func restoreMainWindow() {
         do {
             let report = try manager.restoreState(roots: roots())
             restorationReport = report
@@ -58,6 +73,28 @@ final class PassRunner {
                 store as of an earlier epoch with `statejournal rewind`.
                 """,
                 metadata: ["error": "\(error)", "store": "\(store)"])
+        }
+    }
+
+    /// Restores each window the app opened for the scenes it found, each on its own: a window whose
+    /// restoration fails starts without its state, and the others are restored.
+    private func restoreScenes() {
+        for (scene, sceneRoots) in scenes().sorted(by: { $0.key < $1.key }) {
+            do {
+                let report = try manager.restoreState(roots: sceneRoots, scene: scene)
+                sceneRestorationReports[scene] = report
+                logger.info(
+                    "Restoration of a window at start finished",
+                    metadata: [
+                        "scene": "\(scene)", "outcome": "\(report.outcome)",
+                        "epoch": "\(report.epoch.map { "\($0.epoch)" } ?? "none")",
+                        "restored": "\(report.restored.count)", "skipped": "\(report.skipped.count)",
+                    ])
+            } catch {
+                logger.error(
+                    "Restoring a window's saved state failed, so it starts without it",
+                    metadata: ["scene": "\(scene)", "error": "\(error)"])
+            }
         }
     }
 
@@ -133,10 +170,21 @@ final class PassRunner {
         // The final pass tries to recover whatever the backoff: no pass follows it.
         if isFinal { manager.makeRecoveryAttemptDue() }
         do {
-            // The encode step, on the main actor; the commit runs on the journal's committer.
+            // The encode step, on the main actor; the commit runs on the journal's committer. Each
+            // open window is a pass (an epoch) of its own, after the main one's.
             let submitted = try manager.submitPreservation(roots: roots(), mode: request.mode)
+            var sceneSubmissions: [PendingPreservation] = []
+            for (scene, sceneRoots) in scenes().sorted(by: { $0.key < $1.key }) {
+                sceneSubmissions.append(
+                    try manager.submitPreservation(roots: sceneRoots, scene: scene, mode: request.mode))
+            }
             let report = try await submitted.report()
-            if report.outcome == .restorationInProgress && !isFinal {
+            var held = report.outcome == .restorationInProgress
+            for pending in sceneSubmissions {
+                let sceneReport = try await pending.report()
+                if sceneReport.outcome == .restorationInProgress { held = true }
+            }
+            if held && !isFinal {
                 // The app extended the restoration: its changes wait, and are saved by a pass after it.
                 pending.insert(request)
             }

@@ -101,14 +101,39 @@ public final class StateRestorationService: Service {
     ///   - roots: Returns the root controllers, read at each pass.
     ///   - configuration: How passes are scheduled.
     @MainActor
+    public convenience init(
+        manager: RestorationManager, roots: @escaping @MainActor () -> [any RestorableController],
+        configuration: Configuration = Configuration()
+    ) {
+        self.init(manager: manager, roots: roots, scenes: { [:] }, configuration: configuration)
+    }
+
+    /// Creates the service over a manager for an app with several windows: the main window's
+    /// roots (the default scene) and each other open window's, by scene session.
+    ///
+    /// At start, the service restores the main window, then each window `scenes` returns (create
+    /// them at launch for `RestorationManager.openSessions`). Every pass, scheduled or final,
+    /// saves the main window and then each window `scenes` returns at that moment, each as an epoch
+    /// of its own, so no window's change waits for another's. When the user closes a window, stop
+    /// returning it and discard it with `RestorationManager.discardSceneSessions(_:)`, on the main
+    /// actor.
+    ///
+    /// - Parameters:
+    ///   - manager: The manager; from now on, run passes through the service only.
+    ///   - roots: Returns the main window's root controllers, read at each pass.
+    ///   - scenes: Returns the other open windows' root controllers by scene session, read at each
+    ///     pass.
+    ///   - configuration: How passes are scheduled.
+    @MainActor
     public init(
         manager: RestorationManager, roots: @escaping @MainActor () -> [any RestorableController],
+        scenes: @escaping @MainActor () -> [SceneSession: [any RestorableController]],
         configuration: Configuration = Configuration()
     ) {
         self.configuration = configuration
         self.journal = manager.journal
         (events, requests) = AsyncStream.makeStream(of: PassRequest.self)
-        passes = PassRunner(manager: manager, roots: roots, logger: configuration.logger)
+        passes = PassRunner(manager: manager, roots: roots, scenes: scenes, logger: configuration.logger)
         // An object that invalidates itself (its own invalidateRestorableState(), a @Preserved
         // property) schedules a pass too.
         manager.selfInvalidationHandler = { [weak self] in
@@ -144,6 +169,11 @@ public final class StateRestorationService: Service {
     /// What the restoration at start did, once it ran.
     @MainActor
     public var restorationReport: RestorationReport? { passes.restorationReport }
+
+    /// What restoring each window besides the main one at start did, by scene session; empty until
+    /// the restoration at start finished.
+    @MainActor
+    public var sceneRestorationReports: [SceneSession: RestorationReport] { passes.sceneRestorationReports }
 
     /// Waits until the start-up restoration has run, and returns its report (`nil` when it failed
     /// or was not asked for). Changes the app makes before then are kept and saved after it.

@@ -36,13 +36,22 @@ public enum EpochMetadataKey: Sendable {
     /// On the catch-up pass after the store was unavailable: the `errno` name of the failure that
     /// began the outage, such as `EIO` or `ENOSPC`.
     public static let outageReason = "outageReason"
+    /// On the epochs of a scene's passes and restoration markers: the scene's
+    /// ``SceneSession/persistentIdentifier``. Epochs of the default scene (the methods without a
+    /// `scene` parameter) have no such item.
+    public static let scene = "scene"
+    /// On a `discard` epoch that closed scenes (``RestorationManager/discardSceneSessions(_:)``): the
+    /// ``SceneSession/persistentIdentifier`` of each, as a JSON array of strings in sorted order. A
+    /// `discard` epoch without it discarded every scene's state.
+    public static let discardedScenes = "discardedScenes"
 }
 
 /// What an epoch written by ``RestorationManager`` is, as its ``EpochMetadataKey/kind`` says.
 public enum RestorationEpochKind: String, Sendable, Hashable, CaseIterable {
     /// A preservation pass: the entries that changed.
     case preservation
-    /// The app discarded its state: every path removed.
+    /// The app discarded its state: every path removed, or, with
+    /// ``EpochMetadataKey/discardedScenes``, the paths of the scenes it closed.
     case discard
     /// A restoration began (no entries): the crash-loop marker.
     case restorationBegan

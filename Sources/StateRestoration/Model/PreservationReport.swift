@@ -154,6 +154,8 @@ public struct PreservationReport: Sendable {
     /// Why the pass walked the whole hierarchy, when ``mode`` is ``PreservationMode/full``; `nil`
     /// for an incremental pass.
     public var fullPassReason: FullPassReason? = nil
+    /// The scene saved, or `nil` for the default scene.
+    public var scene: SceneSession? = nil
 
     /// The committed epoch, if the pass committed one.
     public var epoch: EpochInfo? {

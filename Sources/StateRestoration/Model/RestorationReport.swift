@@ -168,4 +168,6 @@ public struct RestorationReport: Sendable {
     public var skipped: [SkippedObject] = []
     /// Problems with restored objects, and earlier restorations of this state that never completed.
     public var diagnostics: [RestorationDiagnostic] = []
+    /// The scene restored, or `nil` for the default scene.
+    public var scene: SceneSession? = nil
 }

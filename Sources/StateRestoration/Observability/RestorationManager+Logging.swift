@@ -117,18 +117,29 @@ extension RestorationManager {
             A preservation pass was skipped: a restoration is still in progress; nothing is saved until \
             completeStateRestoration() balances every extendStateRestoration()
             """,
-            metadata: ["holds": "\(progress.count)", "restoring_epoch": "\(progress.epoch)"])
+            metadata: sceneMetadata(["holds": "\(progress.count)", "restoring_epoch": "\(progress.epoch)"]))
     }
 
-    /// Logs a restoration still held open when the manager goes away (warning).
+    /// `metadata` with the active scene's identifier, when it is not the default scene.
+    private func sceneMetadata(_ metadata: Logger.Metadata) -> Logger.Metadata {
+        guard let activeScene else { return metadata }
+        return metadata.merging(["scene": "\(activeScene)"]) { $1 }
+    }
+
+    /// Logs each restoration still held open when the manager goes away (warning), in every scene.
     func logReleasedDuringRestoration() {
-        guard let progress = restoration else { return }
-        configuration.logger.warning(
-            """
-            The restoration manager was released while a restoration was in progress: extendStateRestoration() was not \
-            balanced by completeStateRestoration()
-            """,
-            metadata: ["holds": "\(progress.count)", "restoring_epoch": "\(progress.epoch)"])
+        var held = inactiveScenes.compactMap { scene, state in state.restoration.map { (scene, $0) } }
+        if let restoration { held.append((activeScene, restoration)) }
+        for (scene, progress) in held {
+            var metadata: Logger.Metadata = ["holds": "\(progress.count)", "restoring_epoch": "\(progress.epoch)"]
+            if let scene { metadata["scene"] = "\(scene)" }
+            configuration.logger.warning(
+                """
+                The restoration manager was released while a restoration was in progress: extendStateRestoration() \
+                was not balanced by completeStateRestoration()
+                """,
+                metadata: metadata)
+        }
     }
 }
 

@@ -32,16 +32,48 @@ enum CrashLoopGuard {
         info.metadata[EpochMetadataKey.kind].flatMap(RestorationEpochKind.init(rawValue:))
     }
 
+    /// Whether `info` is an epoch of `scene` (the default scene when `nil`): one of its passes or
+    /// restoration markers, a discard that removed it, or a store's first epoch written by
+    /// `rewind`, which holds every scene's state.
+    static func concerns(_ info: EpochInfo, scene: SceneSession?) -> Bool {
+        if info.metadata[StoreInspector.rewoundFromKey] != nil { return true }
+        if kind(of: info) == .discard {
+            guard let listed = info.metadata[EpochMetadataKey.discardedScenes] else { return true }
+            guard let scene else { return false }
+            return RestorationManager.decodeSceneList(listed)?.contains(scene.persistentIdentifier) ?? false
+        }
+        return info.metadata[EpochMetadataKey.scene] == scene?.persistentIdentifier
+    }
+
     static func changesState(_ info: EpochInfo) -> Bool {
         let kind = kind(of: info)
         return kind == nil || kind?.changesState == true
     }
 
-    static func choose(history: [EpochInfo], recoveredAfterCrash: Bool) -> Choice {
-        let retained = Set(history.map(\.epoch))
+    /// - Parameters:
+    ///   - history: The epochs that concern the state restored (one scene's, see ``concerns(_:scene:)``).
+    ///   - recoveredAfterCrash: Whether opening the store cut or met something.
+    ///   - retained: Every retained epoch, whichever scene it concerns; `history`'s by default.
+    /// The unfinished restorations of a scene as its bookkeeping entry records them, so that
+    /// compaction folding every marker of the scene does not forget them.
+    struct RecordedAttempts: Equatable {
+        /// The epoch the restorations restored, as their markers name it.
+        var epoch: UInt64
+        /// How many began in a row and never completed, the last one included.
+        var attempts: Int
+        /// Whether that epoch held the scene's latest state.
+        var restoredLatest: Bool
+    }
+
+    static func choose(
+        history: [EpochInfo], recoveredAfterCrash: Bool, retained: Set<UInt64>? = nil,
+        recorded: RecordedAttempts? = nil
+    ) -> Choice {
+        let retained = retained ?? Set(history.map(\.epoch))
         var failures: [UInt64: Int] = [:]
         // For reports: the markers seen and the most attempts one of them accounts for.
         var exact: [UInt64: (markers: Int, attempts: Int)] = [:]
+
         func reported(_ epoch: UInt64?) -> Int { epoch.flatMap { exact[$0] }.map { max($0.markers, $0.attempts) } ?? 0 }
         var anchor: (state: UInt64, read: UInt64, exact: Bool)?
         var oldestBegan: (state: UInt64, marker: EpochInfo)?
@@ -68,9 +100,22 @@ enum CrashLoopGuard {
             }
             break
         }
+        // The bookkeeping entry counts the attempts whose markers compaction folded.
+        if let recorded {
+            failures[recorded.epoch] = max(failures[recorded.epoch, default: 0], recorded.attempts)
+            let counted = exact[recorded.epoch, default: (0, 0)]
+            exact[recorded.epoch] = (counted.markers, max(counted.attempts, recorded.attempts))
+        }
         // Only markers are retained: the checkpoint folded everything before them.
         if anchor == nil, let (state, marker) = oldestBegan {
             anchor = resolve(state, marker: marker, retained: retained)
+        }
+        // Nothing of the scene is retained but its bookkeeping entry: read its state through any
+        // retained epoch (they all hold it), the oldest.
+        if anchor == nil, let recorded, let oldest = retained.min() {
+            anchor =
+                retained.contains(recorded.epoch)
+                ? (recorded.epoch, recorded.epoch, true) : (recorded.epoch, oldest, recorded.restoredLatest)
         }
         guard let found = anchor else { return Choice(reason: recoveredAfterCrash ? .recoveryAfterCrash : .launch) }
         let stateEpochs = history.filter(changesState).map(\.epoch)

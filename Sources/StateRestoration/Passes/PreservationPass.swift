@@ -50,13 +50,19 @@ final class PreservationPass: ReferenceResolving {
     private var departed: [(path: RestorationPath, object: AnyObject)] = []
     private var contested: [RestorationPath] = []
     private var rescoped: RestorationPath?
+    /// The path the roots are saved under: the store's root for the default scene, a scene's own
+    /// component otherwise (``SceneSession``).
+    let base: RestorationPath
 
-    /// - Parameter fullPassReason: Why a full pass is full (ignored for an incremental one).
+    /// - Parameters:
+    ///   - fullPassReason: Why a full pass is full (ignored for an incremental one).
+    ///   - base: The path the roots are saved under.
     init(
         tree: StateTree, registry: RestorationRegistry, written: DigestTable, sink: any EntrySink,
         typeNames: TypeNameCache,
-        isIncremental: Bool, fullPassReason: FullPassReason? = nil
+        isIncremental: Bool, fullPassReason: FullPassReason? = nil, base: RestorationPath = StateTree.rootPath
     ) {
+        self.base = base
         self.typeNames = typeNames
         self.isIncremental = isIncremental
         self.fullPassReason = isIncremental ? nil : fullPassReason ?? .requested
@@ -82,14 +88,15 @@ final class PreservationPass: ReferenceResolving {
                 hide(below: root)
                 continue
             }
-            let path = RestorationPath([identifier])
+            let path = base.appending(identifier)
             if identifier.hasPrefix("@") {
                 problems.append(.reservedIdentifier(path))
                 continue
             }
             children.append(Child(object: root, kind: .controller, path: path))
         }
-        appendRegistered(under: nil, at: StateTree.rootPath, to: &children)
+        // Objects registered without a parent belong to the default scene.
+        if base == StateTree.rootPath { appendRegistered(under: nil, at: StateTree.rootPath, to: &children) }
         return children
     }
 
@@ -316,11 +323,11 @@ final class PreservationPass: ReferenceResolving {
     /// - Complexity: O(depth × siblings).
     func placeHolds(_ path: RestorationPath) -> Bool {
         var path = path
-        while path != StateTree.rootPath, let parentPath = path.parent, let identifier = path.components.last {
+        while path != base, let parentPath = path.parent, let identifier = path.components.last {
             guard let node = tree.nodes[path], let object = node.object else { return false }
             if placedNow.contains(path) { return true }
-            let parent = parentPath == StateTree.rootPath ? nil : tree.nodes[parentPath]?.object
-            if parentPath != StateTree.rootPath && parent == nil { return false }
+            let parent = parentPath == base ? nil : tree.nodes[parentPath]?.object
+            if parentPath != base && parent == nil { return false }
             if node.kind == .object {
                 guard let registration = registry.registration(of: object), registration.identifier == identifier,
                     registration.isScoped(under: parent)

@@ -12,6 +12,8 @@ final class RestorationPass: ReferenceResolving {
         weak var delegate: (any ApplicationRestorationDelegate)?
         let savedBundleVersion: String?
         let currentBundleVersion: String
+        /// The path the roots were saved under: the store's root, or a scene's component.
+        var base = RestorationPath([String]())
     }
 
     private let input: Input
@@ -79,7 +81,7 @@ final class RestorationPass: ReferenceResolving {
                 if source == .restorationClass && entry.kind == .object, let last = path.components.last,
                     input.registry.registration(of: object) == nil
                 {
-                    if let parentPath = path.parent, !parentPath.components.isEmpty {
+                    if let parentPath = path.parent, parentPath != input.base {
                         if let parent = obtained[parentPath] ?? existing(at: parentPath) {
                             created.append((object, last, parent))
                         } else {
@@ -191,7 +193,8 @@ final class RestorationPass: ReferenceResolving {
                 guard let type = input.registry.controllerClasses[name] else {
                     return .skipped(.unregisteredRestorationClass(name))
                 }
-                guard let controller = type.controller(withRestorationIdentifierPath: path.components, coder: coder)
+                guard
+                    let controller = type.controller(withRestorationIdentifierPath: identifierPath(path), coder: coder)
                 else {
                     return .skipped(.declinedByRestorationClass)
                 }
@@ -200,14 +203,15 @@ final class RestorationPass: ReferenceResolving {
                 guard let type = input.registry.objectClasses[name] else {
                     return .skipped(.unregisteredRestorationClass(name))
                 }
-                guard let object = type.object(withRestorationIdentifierPath: path.components, coder: coder) else {
+                guard let object = type.object(withRestorationIdentifierPath: identifierPath(path), coder: coder) else {
                     return .skipped(.declinedByRestorationClass)
                 }
                 return .obtained((object, .restorationClass))
             }
         }
         if entry.kind == .controller,
-            let controller = input.delegate?.controller(withRestorationIdentifierPath: path.components, coder: coder)
+            let controller = input.delegate?.controller(
+                withRestorationIdentifierPath: identifierPath(path), coder: coder)
         {
             return .obtained((controller, .delegate))
         }
@@ -222,15 +226,21 @@ final class RestorationPass: ReferenceResolving {
         return .skipped(.notFound)
     }
 
+    /// The restoration identifier path the app sees for `path`: from its root controller, without
+    /// the scene's component, as UIKit gives it.
+    private func identifierPath(_ path: RestorationPath) -> [String] {
+        input.base.components.isEmpty ? path.components : Array(path.components.dropFirst(input.base.components.count))
+    }
+
     /// The object at `path` in the app as it is now: a root, a child of an obtained or existing
     /// parent, or an object registered under that parent.
     private func existing(at path: RestorationPath) -> AnyObject? {
         if let known = live[path] { return known }
         guard let identifier = path.components.last, let parentPath = path.parent else { return nil }
         var found: AnyObject?
-        if parentPath.components.isEmpty {
+        if parentPath == input.base {
             found = input.roots.first { $0.restorationIdentifier == identifier }
-            if found == nil {
+            if found == nil && input.base.components.isEmpty {
                 found =
                     input.registry.registrations(scopedUnder: nil)
                     .first { $0.parentID == nil && $0.identifier == identifier }?.object

@@ -9,6 +9,16 @@ struct StateDigest: Hashable {
     let first: UInt64
     let second: UInt64
 
+    /// A digest no entry has: the digest of a path whose bytes the manager does not trust, so that
+    /// the next full pass writes it again (or removes it).
+    static let unknown = StateDigest(count: -1, first: 0, second: 0)
+
+    private init(count: Int, first: UInt64, second: UInt64) {
+        self.count = count
+        self.first = first
+        self.second = second
+    }
+
     init(_ bytes: [UInt8]) {
         self = bytes.withUnsafeBytes { StateDigest($0) }
     }

@@ -48,6 +48,7 @@ struct TimelineGatherer {
                 markers.append(.init(type: "rewound", row: row, text: "A store rewound from \(source) starts here."))
             }
             Self.followLaunches(info, row: row, kind: kind, launches: &launches, markers: &markers)
+            Self.noteClosedScenes(info, row: row, changes: changes, markers: &markers)
 
             for change in changes {
                 switch change {
@@ -130,26 +131,45 @@ struct TimelineGatherer {
         }
     }
 
+    /// Marks the epoch that discarded closed scenes (windows) with what it removed.
+    private static func noteClosedScenes(
+        _ info: EpochInfo, row: Int, changes: [JournalChange], markers: inout [TimelineModel.Marker]
+    ) {
+        guard let listed = info.metadata[EpochMetadataKey.discardedScenes] else { return }
+        let names =
+            (try? JSONDecoder().decode([String].self, from: Data(listed.utf8)))?.joined(separator: ", ") ?? listed
+        markers.append(
+            .init(
+                type: "sceneDiscarded", row: row,
+                text: "Window \(names) closed: its \(changes.count) saved paths were removed."))
+    }
+
     /// Pairs restoration markers into launches, and flags crash-loop fallbacks and recoveries.
     private static func followLaunches(
         _ info: EpochInfo, row: Int, kind: EpochKind, launches: inout [TimelineModel.Launch],
         markers: inout [TimelineModel.Marker]
     ) {
         let restoring = info.metadata[EpochMetadataKey.restoringEpoch].flatMap { UInt64($0) }
+        let scene = info.metadata[EpochMetadataKey.scene]
         switch kind {
         case .restorationBegan:
             launches.append(
                 .init(
                     began: row, completed: nil, restoring: restoring,
                     unfinishedAttempts: info.metadata[EpochMetadataKey.unfinishedAttempts].flatMap { Int($0) },
-                    report: nil))
+                    report: nil, scene: scene))
         case .restorationCompleted:
             var launch: TimelineModel.Launch
-            if let last = launches.last, last.completed == nil {
-                launch = launches.removeLast()
+            var slot = launches.endIndex
+            // Scenes restore on their own: a marker completes the last restoration of its own scene.
+            if let index = launches.lastIndex(where: { $0.scene == scene }), launches[index].completed == nil {
+                launch = launches.remove(at: index)
+                slot = index
             } else {
                 // Its restorationBegan was folded into a checkpoint.
-                launch = .init(began: row, completed: nil, restoring: restoring, unfinishedAttempts: nil, report: nil)
+                launch = .init(
+                    began: row, completed: nil, restoring: restoring, unfinishedAttempts: nil, report: nil, scene: scene
+                )
             }
             launch.completed = row
             if let text = info.metadata[EpochMetadataKey.restorationReport] {
@@ -178,7 +198,7 @@ struct TimelineGatherer {
                     ))
             default: break
             }
-            launches.append(launch)
+            launches.insert(launch, at: slot)
         default: break
         }
     }

@@ -71,6 +71,8 @@ struct TimelineModel: Codable {
         var unfinishedAttempts: Int?
         /// The report, or `nil` when the marker predates the recorded report (or there is none).
         var report: Report?
+        /// The scene (window) restored, as its markers name it; `nil` for the default scene.
+        var scene: String? = nil
     }
 
     /// A restoration report as the marker recorded it.

@@ -18,7 +18,8 @@ const MARKER = {
   rewound: { color: '#d6616b', label: 'rewound store', shape: 'tri' },
   unsyncedTail: { color: '#7b4fc9', label: 'unsynced tail (power cut)', shape: 'square' },
   uncommittedTail: { color: '#8b94a3', label: 'uncommitted tail', shape: 'square' },
-  damage: { color: '#111111', label: 'damage', shape: 'square' }
+  damage: { color: '#111111', label: 'damage', shape: 'square' },
+  sceneDiscarded: { color: '#6b6ecf', label: 'window closed (scene discarded)', shape: 'x' }
 };
 const COMPACTION_COLOR = '#2f7d32';
 const CHANGE = '#3b6fb6', REMOVE = '#d62728', AGG = '#8497b8';
@@ -161,7 +162,9 @@ const bands = [];
 { const first = launches.length ? launches[0].began : E;
   if (first > 0) bands.push({ from: 0, to: first - 1, label: 'first run', launch: -1 });
   launches.forEach((l, k) => bands.push({ from: l.began, to: k + 1 < launches.length ? launches[k + 1].began - 1 : E - 1,
-    label: 'launch ' + (k + 1) + launchTag(l), launch: k })); }
+    label: 'launch ' + (k + 1) + sceneTag(l) + launchTag(l), launch: k })); }
+// The window (scene) a restoration restored; nothing for the default scene.
+function sceneTag(l) { return l.scene != null ? ' · window ' + l.scene : ''; }
 function launchTag(l) {
   const r = l.report && l.report.reason || '';
   if (r.startsWith('crashLoopFallback')) return ' · crash-loop fallback';
@@ -526,7 +529,7 @@ function header() {
 }
 function launchList() {
   if (!launches.length) { $('launch-list').innerHTML = '<p class="muted">No restoration markers in the retained history: the app never restored, or compaction folded its markers.</p>'; return; }
-  $('launch-list').innerHTML = launches.map((l, k) => '<details class="launch" id="launch-' + k + '"' + (k === launches.length - 1 ? ' open' : '') + '><summary><span class="title">Launch ' + (k + 1) + esc(launchTag(l)) + '</span><span class="muted">epoch ' + fmt(M.epochs.n[l.began]) + ' · ' + iso(M.epochs.t[l.began]) + '</span>' +
+  $('launch-list').innerHTML = launches.map((l, k) => '<details class="launch" id="launch-' + k + '"' + (k === launches.length - 1 ? ' open' : '') + '><summary><span class="title">Launch ' + (k + 1) + esc(sceneTag(l) + launchTag(l)) + '</span><span class="muted">epoch ' + fmt(M.epochs.n[l.began]) + ' · ' + iso(M.epochs.t[l.began]) + '</span>' +
     (l.report && !l.report.error ? '<span class="counts"><span>' + fmt(l.report.restoredCount) + ' restored</span><span>' + fmt(l.report.skippedCount) + ' skipped</span><span>' + fmt(l.report.diagnosticCount) + ' diagnostics</span></span>' : '<span class="note">report not recorded</span>') +
     '</summary><div class="body">' + reportHTML(l, k, 200) + '</div></details>').join('');
 }
