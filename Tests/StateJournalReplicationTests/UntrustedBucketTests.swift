@@ -1,5 +1,6 @@
 import Foundation
 import StateJournal
+import StateJournalTestSupport
 import Testing
 
 @testable import StateJournalReplication
@@ -468,7 +469,7 @@ final class HostileEndpoint {
         process.standardError = FileHandle.nullDevice
         process.standardInput = FileHandle.nullDevice
         try process.run()
-        let line = String(decoding: output.fileHandleForReading.availableData, as: UTF8.self)
+        let line = String(decoding: output.fileHandleForReading.readAvailable(), as: UTF8.self)
         guard let port = Int(line.trimmingCharacters(in: .whitespacesAndNewlines)) else {
             process.terminate()
             throw Gateway.Missing(description: "HostileEndpoint.py did not start: \(line)")

@@ -15,7 +15,7 @@ struct ClosedOutputTests {
         let error = Pipe()
         process.standardError = error
         try process.run()
-        let message = String(decoding: error.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        let message = String(decoding: error.fileHandleForReading.readToEndOfFile(), as: UTF8.self)
         process.waitUntilExit()
         #expect(process.terminationReason == .exit)
         #expect(process.terminationStatus == 74, "\(message)")
@@ -37,7 +37,7 @@ struct ClosedOutputTests {
         // Let the pipe fill (nobody reads it), then go away.
         Thread.sleep(forTimeInterval: 1.5)
         try output.fileHandleForReading.close()
-        let message = String(decoding: error.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        let message = String(decoding: error.fileHandleForReading.readToEndOfFile(), as: UTF8.self)
         process.waitUntilExit()
         #expect(process.terminationReason == .exit)
         #expect(process.terminationStatus == 74, "\(message)")

@@ -1,4 +1,5 @@
 import Foundation
+import StateJournalTestSupport
 import Testing
 
 /// The fuzz harnesses' seed corpus, and every reproducer kept in it, replayed by the
@@ -17,7 +18,7 @@ import Testing
         process.standardOutput = output
         process.standardError = output
         try process.run()
-        let printed = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        let printed = String(decoding: output.fileHandleForReading.readToEndOfFile(), as: UTF8.self)
         process.waitUntilExit()
         #expect(process.terminationReason == .exit && process.terminationStatus == 0, "\(printed)")
         #expect(printed.contains("none crashed"), "\(printed)")

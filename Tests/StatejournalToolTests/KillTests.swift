@@ -26,14 +26,14 @@ import Testing
         try process.run()
         var printed = Data()
         while !String(decoding: printed, as: UTF8.self).contains("committed ") {
-            let chunk = output.fileHandleForReading.availableData
+            let chunk = output.fileHandleForReading.readAvailable()
             if chunk.isEmpty { break }
             printed.append(chunk)
         }
         usleep(useconds_t(random.next() % 250_000))
         Glibc.kill(process.processIdentifier, SIGKILL)
         process.waitUntilExit()
-        printed.append(output.fileHandleForReading.readDataToEndOfFile())
+        printed.append(output.fileHandleForReading.readToEndOfFile())
         return String(decoding: printed, as: UTF8.self)
     }
 

@@ -75,8 +75,8 @@ struct StraceFaultTests {
         process.standardOutput = output
         process.standardError = error
         try process.run()
-        let printed = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        let complaint = String(decoding: error.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        let printed = String(decoding: output.fileHandleForReading.readToEndOfFile(), as: UTF8.self)
+        let complaint = String(decoding: error.fileHandleForReading.readToEndOfFile(), as: UTF8.self)
         process.waitUntilExit()
         highestAcknowledged = max(highestAcknowledged, Self.lastCommitted(printed))
         let injected =

@@ -122,7 +122,7 @@ enum PseudoTerminal {
         let piped = [(output, true), (error, false)].filter { !terminalStreams.contains($0.1 ? .output : .error) }
         for (pipe, isOutput) in piped {
             DispatchQueue.global().async(group: group) {
-                let data = pipe.fileHandleForReading.readDataToEndOfFile()
+                let data = pipe.fileHandleForReading.readToEndOfFile()
                 if isOutput { pipedOutput = data } else { pipedError = data }
             }
         }

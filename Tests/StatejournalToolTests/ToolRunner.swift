@@ -34,8 +34,7 @@ struct ToolRunner {
         process.standardOutput = output
         process.standardError = error
         try process.run()
-        let outputData = output.fileHandleForReading.readDataToEndOfFile()
-        let errorData = error.fileHandleForReading.readDataToEndOfFile()
+        let (outputData, errorData) = readBoth(output.fileHandleForReading, error.fileHandleForReading)
         process.waitUntilExit()
         return Output(
             status: process.terminationStatus, standardOutput: String(decoding: outputData, as: UTF8.self),
