@@ -19,7 +19,7 @@ page then shows is compared with what the model embedded in the page says it mus
      over it gives the chart a tooltip naming the outage's reason, the time it began and the catch-up
      epoch, with control characters, line separators and bidirectional overrides from the metadata
      written as \\u{...} escapes; clicking it shows the catch-up epoch, "After an outage" and the reason,
-     escaped the same way.
+     escaped the same way, and no path the catch-up pass wrote again listed as removed.
 
 With --outages, only step 5 runs, and the page must show at least one outage.
 
@@ -314,6 +314,19 @@ def check_outages(browser, model, name, check, page_state, problems):
         check(not has_hidden(detail.replace("\n", "")),
               "clicking the outage band at epoch %d: the details hold control characters or bidirectional overrides"
               % numbers[o["row"]])
+        # The catch-up pass clears the store and writes every live object again: each path it wrote
+        # has one event there, a change, and the details list none of them as removed.
+        row = o["row"]
+        doubled = [model.full[i] for i in sorted(set(model.changed_at(row))) if model.rows_of(i).count(row) > 1]
+        check(not doubled, "the catch-up epoch %d has two events for %d paths (%s...)" % (
+            numbers[row], len(doubled), ", ".join(doubled[:3])))
+        written = {model.full[i] for i in model.changed_at(row)
+                   if row * 2 in model.events[model.start[i]:model.start[i + 1]]}
+        removed = browser.evaluate("Array.from(document.querySelectorAll('#detail-body .diff-del'), e => e.textContent)"
+                                   ".filter(t => t.startsWith('- ')).map(t => t.slice(2).split('  ')[0])")
+        wrongly = sorted({path for path in removed if path in written})
+        check(not wrongly, "clicking the outage band at epoch %d: the details list %d paths the catch-up pass wrote as"
+              " removed (%s...)" % (numbers[row], len(wrongly), ", ".join(wrongly[:3])))
         if len(problems) == since:
             print("%s: the outage before epoch %d (%s, %.1f s) has its band from x %.1f to %.1f (epochs %.1f to %.1f),"
                   " its tooltip and details name %s" % (
