@@ -12,14 +12,24 @@ page then shows is compared with what the model embedded in the page says it mus
      without collapse toggles; clicking one shows its state; clearing the filter brings the lanes back;
   3. clicking an expanded subtree's toggle collapses it: its descendants' lanes go, its toggle turns,
      clicking its name lists the changes under it; clicking the toggle again brings them back;
-  4. "Collapse all" leaves the top-level paths.
+  4. "Collapse all" leaves the top-level paths;
+  5. every outage (a catch-up epoch whose metadata has outageStarted) has its band drawn: the red stripe
+     atop the epochs' chart, read back from the canvas's pixels, covers the boundary between the last
+     epoch committed before the outage began and the catch-up epoch's bar, and nothing else; hovering
+     over it gives the chart a tooltip naming the outage's reason, the time it began and the catch-up
+     epoch, with control characters, line separators and bidirectional overrides from the metadata
+     written as \\u{...} escapes; clicking it shows the catch-up epoch, "After an outage" and the reason,
+     escaped the same way, and no path the catch-up pass wrote again listed as removed.
+
+With --outages, only step 5 runs, and the page must show at least one outage.
 
 After every step the page must have recorded no error (<body data-errors>). Screenshots of each step are
 written to the artefacts directory.
 
-Usage: timeline-interaction.py CHROMIUM PAGE.html ARTEFACTS-DIRECTORY NAME
+Usage: timeline-interaction.py CHROMIUM PAGE.html ARTEFACTS-DIRECTORY NAME [--outages]
 """
 import base64
+import datetime
 import fcntl
 import json
 import os
@@ -201,6 +211,129 @@ def fmt(number):
     return "{:,}".format(number)
 
 
+def printable(text):
+    """Text from the store as the page must show it on one line (timeline.js's printable)."""
+    def hidden(c):
+        return (c < 0x20 or 0x7F <= c <= 0x9F or c in (0x200E, 0x200F) or 0x2028 <= c <= 0x202E
+                or 0x2066 <= c <= 0x2069)
+    return "".join("\\u{%x}" % ord(ch) if hidden(ord(ch)) else ch for ch in text)
+
+
+def has_hidden(text):
+    return printable(text) != text
+
+
+def millis(stamp):
+    """Milliseconds since 1970 of an RFC 3339 time with a Z, as Date.parse reads it."""
+    when = datetime.datetime.fromisoformat(stamp.replace("Z", "+00:00"))
+    return round(when.timestamp() * 1000)
+
+
+def check_outages(browser, model, name, check, page_state, problems):
+    """Step 5: the bands of the outages, their tooltips and the catch-up epochs' details."""
+    epochs = model.m["epochs"]
+    times, numbers = epochs["t"], epochs["n"]
+    metadata = [epochs["metadata"][k] or {} for k in epochs["m"]]
+    count = len(numbers)
+    outages = []
+    for row, md in enumerate(metadata):
+        if md.get("outageStarted"):
+            started = millis(md["outageStarted"])
+            before = max([r for r in range(row) if times[r] < started], default=-1)
+            outages.append({"row": row, "before": before, "started": started, "stamp": md["outageStarted"],
+                            "reason": md.get("outageReason", "a failed write or sync")})
+    if not outages:
+        raise Failure("the page's store has no catch-up epoch with outageStarted in its metadata")
+    browser.evaluate("(() => { const c = document.getElementById('epochs-canvas'); c.scrollIntoView({block: 'center'}); return true; })()")
+    browser.settle()
+    canvas = browser.evaluate(
+        "(() => { const c = document.getElementById('epochs-canvas'); const r = c.getBoundingClientRect();"
+        " return {left: r.left, top: r.top, width: c.clientWidth, scale: c.width / c.clientWidth}; })()")
+    width = canvas["width"] - GUTTER - RIGHT
+    x_of = lambda row: GUTTER + (row + 0.5) / count * width
+    # The stripe atop the bands (4 to 7 px down the chart): the red columns, as runs.
+    red = browser.evaluate(
+        "(() => { const c = document.getElementById('epochs-canvas'); const s = c.width / c.clientWidth;"
+        " const d = c.getContext('2d').getImageData(0, Math.round(5 * s), c.width, 1).data; const out = [];"
+        " for (let x = 0; x < c.width; x++) { const i = 4 * x;"
+        "   if (d[i] > 150 && d[i + 1] < 120 && d[i + 2] < 120 && d[i + 3] > 100) out.push(x / s); }"
+        " return out; })()")
+    runs = []
+    for x in red:
+        if runs and x - runs[-1][1] <= 1.5:
+            runs[-1][1] = x
+        else:
+            runs.append([x, x])
+    # Where each band may be: from the boundary after the last epoch before the outage to the catch-up
+    # epoch's bar, or the band's least width (6 px) around them, and a pixel or two of rounding.
+    for o in outages:
+        start_x, catch_up_x = x_of(o["before"] + 0.5), x_of(o["row"])
+        o["allowed"] = (min(start_x, catch_up_x - 4) - 2, max(x_of(o["row"] + 0.5), catch_up_x + 4) + 2)
+    stray = [r for r in runs if not any(o["allowed"][0] <= r[0] and r[1] <= o["allowed"][1] for o in outages)]
+    check(not stray, "red bands atop the chart where no outage is: %r (the outages' places: %r)" % (
+        stray, [o["allowed"] for o in outages]))
+    for o in outages:
+        since = len(problems)
+        start_x = x_of(o["before"] + 0.5)  # the boundary after the last epoch before the outage
+        catch_up_x = x_of(o["row"])
+        band = next((r for r in runs if r[0] <= start_x + 1 and r[1] >= catch_up_x - 1), None)
+        if not check(band is not None, "the outage ending at epoch %d (began %s, after epoch %s): no band spans x %.1f"
+                     " to %.1f; the red bands are %r" % (numbers[o["row"]], o["stamp"],
+                                                        numbers[o["before"]] if o["before"] >= 0 else "none",
+                                                        start_x, catch_up_x, runs)):
+            continue
+        check(o["allowed"][0] <= band[0] and band[1] <= o["allowed"][1],
+              "the outage ending at epoch %d: its band covers x %.1f to %.1f, beyond the epochs %.1f to %.1f" % (
+                  numbers[o["row"]], band[0], band[1], start_x, x_of(o["row"] + 0.5)))
+        middle = (band[0] + band[1]) / 2
+        browser.call("Input.dispatchMouseEvent", type="mouseMoved", x=canvas["left"] + middle, y=canvas["top"] + 80,
+                     button="none", clickCount=0)
+        browser.settle()
+        title = browser.evaluate("document.getElementById('epochs-canvas').title")
+        page_state("outage-%d-hover" % numbers[o["row"]])
+        want = printable(o["reason"])
+        check(want in title, "hovering over the outage band at epoch %d: the tooltip %r does not name the reason %r" % (
+            numbers[o["row"]], title, want))
+        check(not has_hidden(title), "hovering over the outage band at epoch %d: the tooltip %r holds control"
+              " characters or bidirectional overrides" % (numbers[o["row"]], title))
+        check("epoch %s" % fmt(numbers[o["row"]]) in title and o["stamp"][:19] in title,
+              "hovering over the outage band at epoch %d: the tooltip %r names neither the catch-up epoch nor the"
+              " time %s" % (numbers[o["row"]], title, o["stamp"]))
+        browser.call("Input.dispatchMouseEvent", type="mouseMoved", x=canvas["left"] + GUTTER / 2, y=canvas["top"] + 80,
+                     button="none", clickCount=0)
+        check(browser.evaluate("document.getElementById('epochs-canvas').title") == "",
+              "away from the outage bands, the chart keeps the tooltip %r" % title)
+        browser.click(canvas["left"] + middle, canvas["top"] + 80)
+        page_state("outage-%d-clicked" % numbers[o["row"]])
+        detail = browser.evaluate("document.getElementById('detail-body').textContent")
+        headings = browser.evaluate("Array.from(document.querySelectorAll('#detail-body h3'), h => h.textContent)")
+        check(headings and headings[0].startswith("Epoch %s " % fmt(numbers[o["row"]])) and "After an outage" in headings,
+              "clicking the outage band at epoch %d: the details show %r" % (numbers[o["row"]], headings))
+        check("(%s)" % want in detail, "clicking the outage band at epoch %d: the details do not name the reason %r" % (
+            numbers[o["row"]], want))
+        check(not has_hidden(detail.replace("\n", "")),
+              "clicking the outage band at epoch %d: the details hold control characters or bidirectional overrides"
+              % numbers[o["row"]])
+        # The catch-up pass clears the store and writes every live object again: each path it wrote
+        # has one event there, a change, and the details list none of them as removed.
+        row = o["row"]
+        doubled = [model.full[i] for i in sorted(set(model.changed_at(row))) if model.rows_of(i).count(row) > 1]
+        check(not doubled, "the catch-up epoch %d has two events for %d paths (%s...)" % (
+            numbers[row], len(doubled), ", ".join(doubled[:3])))
+        written = {model.full[i] for i in model.changed_at(row)
+                   if row * 2 in model.events[model.start[i]:model.start[i + 1]]}
+        removed = browser.evaluate("Array.from(document.querySelectorAll('#detail-body .diff-del'), e => e.textContent)"
+                                   ".filter(t => t.startsWith('- ')).map(t => t.slice(2).split('  ')[0])")
+        wrongly = sorted({path for path in removed if path in written})
+        check(not wrongly, "clicking the outage band at epoch %d: the details list %d paths the catch-up pass wrote as"
+              " removed (%s...)" % (numbers[row], len(wrongly), ", ".join(wrongly[:3])))
+        if len(problems) == since:
+            print("%s: the outage before epoch %d (%s, %.1f s) has its band from x %.1f to %.1f (epochs %.1f to %.1f),"
+                  " its tooltip and details name %s" % (
+                      name, numbers[o["row"]], want, (times[o["row"]] - o["started"]) / 1000, band[0], band[1],
+                      start_x, catch_up_x, want))
+
+
 def main():
     chromium, page, artefacts, name = sys.argv[1:5]
     sys.stdout.reconfigure(line_buffering=True)  # in order with the messages of .ci/timeline-browser
@@ -249,126 +382,132 @@ def main():
         if not model.epochs or not model.n:
             raise Failure("the page's store has no epoch or no path to interact with")
 
-        # 1. An epoch's bar: the epoch where the most paths changed (the latest of those).
-        since = len(problems)
-        counts = [len(model.changed_at(row)) for row in range(len(model.epochs))]
-        target = max(range(len(counts)), key=lambda row: (counts[row], row))
-        canvas = browser.evaluate(
-            "(() => { const c = document.getElementById('epochs-canvas'); c.scrollIntoView({block: 'center'});"
-            " const r = c.getBoundingClientRect(); return {left: r.left, top: r.top, width: c.clientWidth}; })()")
-        width = canvas["width"] - GUTTER - RIGHT
-        x = int(round(canvas["left"] + GUTTER + (target + 0.5) / len(model.epochs) * width))
-        # The row the page picks for that pixel (several epochs share a pixel on a long history).
-        row = min(len(model.epochs) - 1, max(0, int(round((x - canvas["left"] - GUTTER) / width * len(model.epochs) - 0.5))))
-        browser.click(x, canvas["top"] + 100)
-        page_state("epoch-clicked")
-        epoch = model.epochs[row]
-        headings = detail_headings()
-        check(headings and headings[0].startswith("Epoch %s " % fmt(epoch)),
-              "clicking epoch %d's bar: the details begin %r" % (epoch, headings[:1]))
-        changed = len(model.changed_at(row))
-        want = "Changes in this epoch (%s)" % fmt(changed) if changed else None
-        check(want in headings if want else "This epoch changed no path." in browser.evaluate(
-            "document.getElementById('detail-body').textContent"),
-            "clicking epoch %d's bar: %s changed paths expected, the details show %r" % (epoch, changed, headings))
-        check(browser.evaluate("location.hash") == "#epoch=%d" % epoch,
-              "clicking epoch %d's bar: the address is %r" % (epoch, browser.evaluate("location.hash")))
-        passed(since, "clicking epoch %d's bar shows it and its %d changed paths" % (epoch, changed))
+        outages_only = "--outages" in sys.argv[5:]
+        if outages_only:
+            check_outages(browser, model, name, check, page_state, problems)
+        else:
+            # 1. An epoch's bar: the epoch where the most paths changed (the latest of those).
+            since = len(problems)
+            counts = [len(model.changed_at(row)) for row in range(len(model.epochs))]
+            target = max(range(len(counts)), key=lambda row: (counts[row], row))
+            canvas = browser.evaluate(
+                "(() => { const c = document.getElementById('epochs-canvas'); c.scrollIntoView({block: 'center'});"
+                " const r = c.getBoundingClientRect(); return {left: r.left, top: r.top, width: c.clientWidth}; })()")
+            width = canvas["width"] - GUTTER - RIGHT
+            x = int(round(canvas["left"] + GUTTER + (target + 0.5) / len(model.epochs) * width))
+            # The row the page picks for that pixel (several epochs share a pixel on a long history).
+            row = min(len(model.epochs) - 1, max(0, int(round((x - canvas["left"] - GUTTER) / width * len(model.epochs) - 0.5))))
+            browser.click(x, canvas["top"] + 100)
+            page_state("epoch-clicked")
+            epoch = model.epochs[row]
+            headings = detail_headings()
+            check(headings and headings[0].startswith("Epoch %s " % fmt(epoch)),
+                  "clicking epoch %d's bar: the details begin %r" % (epoch, headings[:1]))
+            changed = len(model.changed_at(row))
+            want = "Changes in this epoch (%s)" % fmt(changed) if changed else None
+            check(want in headings if want else "This epoch changed no path." in browser.evaluate(
+                "document.getElementById('detail-body').textContent"),
+                "clicking epoch %d's bar: %s changed paths expected, the details show %r" % (epoch, changed, headings))
+            check(browser.evaluate("location.hash") == "#epoch=%d" % epoch,
+                  "clicking epoch %d's bar: the address is %r" % (epoch, browser.evaluate("location.hash")))
+            passed(since, "clicking epoch %d's bar shows it and its %d changed paths" % (epoch, changed))
 
-        # 2. The filter: the name of a path below the top level, matching few enough lanes to all be in view.
-        since = len(problems)
-        initial = lanes()
-        needle, expected = None, None
-        for i in sorted(range(model.n), key=lambda i: (model.parent[i] < 0, -len(model.full[i]))):
-            rows = model.filtered(model.name[i])
-            if 2 <= len(rows) <= 15:
-                needle, expected, leaf = model.name[i], rows, i
-                break
-        if needle is None:
-            raise Failure("no path whose name matches between 2 and 15 lanes to filter by")
-        browser.click_element("#filter")
-        browser.call("Input.insertText", text=needle)
-        browser.settle()
-        page_state("filtered")
-        shown = lanes()
-        check([lane["node"] for lane in shown] == expected,
-              "filtering by %r: the lanes are %r, not %r" % (needle, [lane["title"] for lane in shown],
-                                                           [model.full[i] for i in expected]))
-        check(all(lane["toggle"] == "" for lane in shown), "filtering by %r: lanes still show collapse toggles" % needle)
-        browser.click_element('#lanes-labels .lane[data-node="%d"] .name' % leaf)
-        page_state("filtered-path-clicked")
-        headings = detail_headings()
-        check(headings and headings[0] == model.full[leaf],
-              "clicking the filtered lane %s: the details begin %r" % (model.full[leaf], headings[:1]))
-        check(browser.evaluate("decodeURIComponent(location.hash)").endswith("&path=" + model.full[leaf]),
-              "clicking the filtered lane %s: the address is %r" % (model.full[leaf], browser.evaluate("location.hash")))
-        browser.evaluate("document.getElementById('filter').select(), true")
-        browser.call("Input.dispatchKeyEvent", type="keyDown", key="Backspace", code="Backspace",
-                     windowsVirtualKeyCode=8, nativeVirtualKeyCode=8)
-        browser.call("Input.dispatchKeyEvent", type="keyUp", key="Backspace", code="Backspace",
-                     windowsVirtualKeyCode=8, nativeVirtualKeyCode=8)
-        browser.settle()
-        page_state("filter-cleared")
-        check(browser.evaluate("document.getElementById('filter').value") == "", "the filter could not be cleared")
-        check([lane["node"] for lane in lanes()] == [lane["node"] for lane in initial],
-              "clearing the filter: the lanes are %r, not the %r of before" % (
-                  [lane["title"] for lane in lanes()], [lane["title"] for lane in initial]))
-        passed(since, "filtering by %r leaves %d lanes (the matches and their ancestors) and clearing it brings"
-               " back %d" % (needle, len(expected), len(initial)))
+            # 2. The filter: the name of a path below the top level, matching few enough lanes to all be in view.
+            since = len(problems)
+            initial = lanes()
+            needle, expected = None, None
+            for i in sorted(range(model.n), key=lambda i: (model.parent[i] < 0, -len(model.full[i]))):
+                rows = model.filtered(model.name[i])
+                if 2 <= len(rows) <= 15:
+                    needle, expected, leaf = model.name[i], rows, i
+                    break
+            if needle is None:
+                raise Failure("no path whose name matches between 2 and 15 lanes to filter by")
+            browser.click_element("#filter")
+            browser.call("Input.insertText", text=needle)
+            browser.settle()
+            page_state("filtered")
+            shown = lanes()
+            check([lane["node"] for lane in shown] == expected,
+                  "filtering by %r: the lanes are %r, not %r" % (needle, [lane["title"] for lane in shown],
+                                                               [model.full[i] for i in expected]))
+            check(all(lane["toggle"] == "" for lane in shown), "filtering by %r: lanes still show collapse toggles" % needle)
+            browser.click_element('#lanes-labels .lane[data-node="%d"] .name' % leaf)
+            page_state("filtered-path-clicked")
+            headings = detail_headings()
+            check(headings and headings[0] == model.full[leaf],
+                  "clicking the filtered lane %s: the details begin %r" % (model.full[leaf], headings[:1]))
+            check(browser.evaluate("decodeURIComponent(location.hash)").endswith("&path=" + model.full[leaf]),
+                  "clicking the filtered lane %s: the address is %r" % (model.full[leaf], browser.evaluate("location.hash")))
+            browser.evaluate("document.getElementById('filter').select(), true")
+            browser.call("Input.dispatchKeyEvent", type="keyDown", key="Backspace", code="Backspace",
+                         windowsVirtualKeyCode=8, nativeVirtualKeyCode=8)
+            browser.call("Input.dispatchKeyEvent", type="keyUp", key="Backspace", code="Backspace",
+                         windowsVirtualKeyCode=8, nativeVirtualKeyCode=8)
+            browser.settle()
+            page_state("filter-cleared")
+            check(browser.evaluate("document.getElementById('filter').value") == "", "the filter could not be cleared")
+            check([lane["node"] for lane in lanes()] == [lane["node"] for lane in initial],
+                  "clearing the filter: the lanes are %r, not the %r of before" % (
+                      [lane["title"] for lane in lanes()], [lane["title"] for lane in initial]))
+            passed(since, "filtering by %r leaves %d lanes (the matches and their ancestors) and clearing it brings"
+                   " back %d" % (needle, len(expected), len(initial)))
 
-        # 3. Collapse the expanded subtree with the most lanes in view, then expand it again.
-        since = len(problems)
-        open_lanes = [lane for lane in initial if lane["toggle"] == "\u25be"]
-        if not check(open_lanes, "no expanded subtree among the lanes to collapse"):
-            raise Failure("; ".join(problems))
-        node = max(open_lanes, key=lambda lane: sum(1 for l in initial if model.parent[l["node"]] == lane["node"]))["node"]
-        inside = lambda i: node < i < model.end[node]
-        browser.click_element('#lanes-labels .lane[data-node="%d"] .toggle' % node)
-        page_state("collapsed")
-        collapsed = lanes()
-        kept = [lane["node"] for lane in initial if not inside(lane["node"])]
-        check(not any(inside(lane["node"]) for lane in collapsed),
-              "collapsing %s: lanes of its subtree are still shown" % model.full[node])
-        check([lane["node"] for lane in collapsed][:len(kept)] == kept,
-              "collapsing %s: the lanes are %r, not %r" % (
-                  model.full[node], [lane["title"] for lane in collapsed], [model.full[i] for i in kept]))
-        mine = [lane for lane in collapsed if lane["node"] == node]
-        check(mine and mine[0]["toggle"] == "\u25b8", "collapsing %s: its toggle reads %r" % (
-            model.full[node], mine[0]["toggle"] if mine else None))
-        browser.click_element('#lanes-labels .lane[data-node="%d"] .name' % node)
-        page_state("collapsed-clicked")
-        subtree = range(node, model.end[node])
-        last = max(r for i in subtree for r in model.rows_of(i)) if any(model.rows_of(i) for i in subtree) else None
-        headings = detail_headings()
-        if last is not None:
-            under = len(model.changed_at(last, subtree))
-            check(headings[:1] == [model.full[node]] and "Changes under this subtree (%s)" % fmt(under) in headings,
-                  "clicking the collapsed %s: the details show %r, not its %d changes at epoch %d" % (
-                      model.full[node], headings, under, model.epochs[last]))
-            check(browser.evaluate("location.hash") == "#epoch=%d&path=%s" % (
-                model.epochs[last], browser.evaluate("encodeURIComponent(%s)" % json.dumps(model.full[node]))),
-                "clicking the collapsed %s: the address is %r" % (model.full[node], browser.evaluate("location.hash")))
-        browser.click_element('#lanes-labels .lane[data-node="%d"] .toggle' % node)
-        page_state("expanded")
-        check([lane["node"] for lane in lanes()] == [lane["node"] for lane in initial],
-              "expanding %s again: the lanes are %r, not the %r of before" % (
-                  model.full[node], [lane["title"] for lane in lanes()], [lane["title"] for lane in initial]))
-        passed(since, "collapsing %s hides the %d lanes of its subtree in view, shows its changes at epoch %s, and"
-               " expanding it brings them back" % (model.full[node], len(initial) - len(kept),
-                                                   model.epochs[last] if last is not None else "-"))
+            # 3. Collapse the expanded subtree with the most lanes in view, then expand it again.
+            since = len(problems)
+            open_lanes = [lane for lane in initial if lane["toggle"] == "\u25be"]
+            if not check(open_lanes, "no expanded subtree among the lanes to collapse"):
+                raise Failure("; ".join(problems))
+            node = max(open_lanes, key=lambda lane: sum(1 for l in initial if model.parent[l["node"]] == lane["node"]))["node"]
+            inside = lambda i: node < i < model.end[node]
+            browser.click_element('#lanes-labels .lane[data-node="%d"] .toggle' % node)
+            page_state("collapsed")
+            collapsed = lanes()
+            kept = [lane["node"] for lane in initial if not inside(lane["node"])]
+            check(not any(inside(lane["node"]) for lane in collapsed),
+                  "collapsing %s: lanes of its subtree are still shown" % model.full[node])
+            check([lane["node"] for lane in collapsed][:len(kept)] == kept,
+                  "collapsing %s: the lanes are %r, not %r" % (
+                      model.full[node], [lane["title"] for lane in collapsed], [model.full[i] for i in kept]))
+            mine = [lane for lane in collapsed if lane["node"] == node]
+            check(mine and mine[0]["toggle"] == "\u25b8", "collapsing %s: its toggle reads %r" % (
+                model.full[node], mine[0]["toggle"] if mine else None))
+            browser.click_element('#lanes-labels .lane[data-node="%d"] .name' % node)
+            page_state("collapsed-clicked")
+            subtree = range(node, model.end[node])
+            last = max(r for i in subtree for r in model.rows_of(i)) if any(model.rows_of(i) for i in subtree) else None
+            headings = detail_headings()
+            if last is not None:
+                under = len(model.changed_at(last, subtree))
+                check(headings[:1] == [model.full[node]] and "Changes under this subtree (%s)" % fmt(under) in headings,
+                      "clicking the collapsed %s: the details show %r, not its %d changes at epoch %d" % (
+                          model.full[node], headings, under, model.epochs[last]))
+                check(browser.evaluate("location.hash") == "#epoch=%d&path=%s" % (
+                    model.epochs[last], browser.evaluate("encodeURIComponent(%s)" % json.dumps(model.full[node]))),
+                    "clicking the collapsed %s: the address is %r" % (model.full[node], browser.evaluate("location.hash")))
+            browser.click_element('#lanes-labels .lane[data-node="%d"] .toggle' % node)
+            page_state("expanded")
+            check([lane["node"] for lane in lanes()] == [lane["node"] for lane in initial],
+                  "expanding %s again: the lanes are %r, not the %r of before" % (
+                      model.full[node], [lane["title"] for lane in lanes()], [lane["title"] for lane in initial]))
+            passed(since, "collapsing %s hides the %d lanes of its subtree in view, shows its changes at epoch %s, and"
+                   " expanding it brings them back" % (model.full[node], len(initial) - len(kept),
+                                                       model.epochs[last] if last is not None else "-"))
 
-        # 4. Collapse all.
-        since = len(problems)
-        browser.click_element("#collapse-all")
-        page_state("collapse-all")
-        roots = model.roots()
-        shown = [lane["node"] for lane in lanes()]
-        # Every top-level path when they fit in the lanes' view (20 rows), else the first ones, filling it.
-        check(shown == roots if len(roots) <= 20 else len(shown) >= 20 and shown == roots[:len(shown)],
-              "collapse all: the lanes are %r, not the top-level paths %r" % (
-                  [model.full[i] for i in shown], [model.full[i] for i in roots[:20]]))
-        check(all(lane["toggle"] in ("", "\u25b8") for lane in lanes()), "collapse all: a lane is still expanded")
-        passed(since, "collapse all leaves the %d top-level paths" % len(roots))
+            # 4. Collapse all.
+            since = len(problems)
+            browser.click_element("#collapse-all")
+            page_state("collapse-all")
+            roots = model.roots()
+            shown = [lane["node"] for lane in lanes()]
+            # Every top-level path when they fit in the lanes' view (20 rows), else the first ones, filling it.
+            check(shown == roots if len(roots) <= 20 else len(shown) >= 20 and shown == roots[:len(shown)],
+                  "collapse all: the lanes are %r, not the top-level paths %r" % (
+                      [model.full[i] for i in shown], [model.full[i] for i in roots[:20]]))
+            check(all(lane["toggle"] in ("", "\u25b8") for lane in lanes()), "collapse all: a lane is still expanded")
+            passed(since, "collapse all leaves the %d top-level paths" % len(roots))
+            if any((md or {}).get("outageStarted") for md in model.m["epochs"]["metadata"]):
+                check_outages(browser, model, name, check, page_state, problems)
     except Failure as failure:
         problems.append(str(failure))
     finally:

@@ -117,6 +117,29 @@ struct TimelineTests {
         #expect(paths["firstVersion"] as? [Int] == [0, 0, 2, 3])
     }
 
+    @Test func aPassThatClearsTheStoreAndWritesAPathAgainShowsItChangedNotRemoved() throws {
+        let directory = TemporaryDirectory()
+        let store = directory.appending("store")
+        let journal = try Journal.open(at: URL(fileURLWithPath: store), options: JournalOptions(durability: .none))
+        let (inbox, compose) = (RestorationPath("Inbox"), RestorationPath("Compose"))
+        try journal.commit([.put(inbox, [1]), .put(compose, [1])])
+        // A catch-up pass: the store cleared, the live objects written again.
+        try journal.commit([.removeAll, .put(inbox, [2])], metadata: ["outageStarted": "2026-01-01T00:00:00.000Z"])
+        // Written and removed in one epoch: removed.
+        try journal.commit([.put(inbox, [3]), .remove(inbox)])
+        try journal.close()
+        let (_, model) = try timeline(store)
+        let paths = model["paths"] as! [String: Any]
+        let start = paths["start"] as! [Int]
+        let events = paths["events"] as! [Int]
+        #expect(paths["name"] as? [String] == ["Compose", "Inbox"])
+        func marks(_ node: Int) -> [String] {
+            events[start[node]..<start[node + 1]].map { ($0 & 1 == 1 ? "x" : "o") + String($0 >> 1) }
+        }
+        #expect(marks(0) == ["o0", "x1"])
+        #expect(marks(1) == ["o0", "o1", "x2"])
+    }
+
     @Test func theLaunchReportIsDecodedFromTheCompletedMarkerAndOlderMarkersSayNotRecorded() throws {
         let directory = TemporaryDirectory()
         let store = try demoStore(directory)

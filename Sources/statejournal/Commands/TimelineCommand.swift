@@ -56,10 +56,14 @@ struct TimelineFixtureCommand: ParsableCommand {
     @Option(help: "The seed of the changes.")
     var seed: UInt64 = 1
 
+    @Option(help: "Record an outage with this reason, ended by a catch-up pass a fifth of the way from the end.")
+    var outageReason: String?
+
     func run() throws {
         try reportingErrors {
             let progress = Progress()
-            let retained = try TimelineFixture(objects: objects, epochs: epochs, seed: seed).write(
+            let fixture = TimelineFixture(objects: objects, epochs: epochs, seed: seed, outageReason: outageReason)
+            let retained = try fixture.write(
                 to: URL(fileURLWithPath: directory), progress: progress.update)
             progress.finish()
             print("Wrote \(directory): \(objects) objects, \(retained) retained epochs.")

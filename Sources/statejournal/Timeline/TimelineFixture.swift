@@ -7,10 +7,15 @@ import StateRestoration
 /// passes that change a few messages (and now and then remove one and add another), a launch every
 /// few hundred epochs with its markers and report, one crash loop, and two compactions, the first
 /// of which becomes the oldest retained epoch. The timeline's load test opens it.
+///
+/// With `outageReason`, a fifth of the way from the end, the pass after an outage: its metadata
+/// says, as a catch-up pass's does, that the store was unavailable from just after the epoch three
+/// before it, for that reason (which may hold any text, control characters included).
 struct TimelineFixture {
     var objects: Int
     var epochs: Int
     var seed: UInt64
+    var outageReason: String? = nil
 
     /// Writes the store; returns how many epochs it retains.
     func write(to directory: URL, progress: (String) -> Void) throws -> Int {
@@ -56,6 +61,8 @@ struct TimelineFixture {
         let lastEpoch = firstCompaction + UInt64(epochs) - 1
         var launches = 0
         var compactedTwice = false
+        let catchUpEpoch = lastEpoch - UInt64(epochs / 5)
+        var outageStarted: Date?
         while last < lastEpoch {
             let epoch = last + 1
             if epoch % 97 == 0 { progress("epoch \(epoch) of \(lastEpoch)") }
@@ -114,7 +121,20 @@ struct TimelineFixture {
                     .put(RestorationPath("Main", mailbox(box)), entry("MailboxController", ["unread": Int(epoch % 17)]))
                 )
             }
-            last = try journal.commit(changes, metadata: pass).epoch
+            var metadata = pass
+            if let reason = outageReason, epoch == catchUpEpoch, let started = outageStarted {
+                metadata[EpochMetadataKey.outageStarted] = started.formatted(
+                    Date.ISO8601FormatStyle(includingFractionalSeconds: true))
+                metadata[EpochMetadataKey.outageReason] = reason
+            }
+            last = try journal.commit(changes, metadata: metadata).epoch
+            if outageReason != nil, last + 3 == catchUpEpoch {
+                // Epoch timestamps have milliseconds: the outage begins strictly after this one
+                // and strictly before the next.
+                usleep(3_000)
+                outageStarted = Date()
+                usleep(3_000)
+            }
             if last == firstCompaction || (last >= secondCompaction && !compactedTwice) {
                 compactedTwice = last >= secondCompaction
                 progress("compacting at epoch \(last)")

@@ -50,16 +50,22 @@ struct TimelineGatherer {
             Self.followLaunches(info, row: row, kind: kind, launches: &launches, markers: &markers)
             Self.noteClosedScenes(info, row: row, changes: changes, markers: &markers)
 
+            // One event per path and epoch, what the epoch left: a catch-up pass clears the store
+            // and writes every live object again, and its paths were changed, not removed.
+            func record(_ path: RestorationPath, _ bytes: [UInt8]?) {
+                if perPath[path]?.last?.row == row { perPath[path, default: []].removeLast() }
+                perPath[path, default: []].append((row, bytes))
+            }
             for change in changes {
                 switch change {
                 case .put(let path, let bytes):
-                    perPath[path, default: []].append((row, bytes))
+                    record(path, bytes)
                     live.insert(path)
                 case .remove(let path):
-                    perPath[path, default: []].append((row, nil))
+                    record(path, nil)
                     live.remove(path)
                 case .removeAll:
-                    for path in live { perPath[path, default: []].append((row, nil)) }
+                    for path in live { record(path, nil) }
                     live.removeAll()
                 }
             }

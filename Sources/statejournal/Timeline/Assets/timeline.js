@@ -45,6 +45,19 @@ function duration(ms) {
   if (ms < 120000) return (ms / 1000).toFixed(1) + ' s';
   return (ms / 60000).toFixed(1) + ' min';
 }
+// Text read from the store (metadata) as one visible line: control characters (the line feed and the
+// tab too), line separators and bidirectional overrides written as \u{...} escapes, as the command line
+// writes them, so that no value can break a line, hide text or reorder what follows it.
+function printable(s) {
+  let out = '';
+  for (const ch of String(s)) {
+    const c = ch.codePointAt(0);
+    const hidden = c < 0x20 || (c >= 0x7f && c <= 0x9f) || c === 0x200e || c === 0x200f || (c >= 0x2028 && c <= 0x202e) ||
+      (c >= 0x2066 && c <= 0x2069);
+    out += hidden ? '\\u{' + c.toString(16) + '}' : ch;
+  }
+  return out;
+}
 function shq(s) { return /^[A-Za-z0-9_/.:@%+=,-]+$/.test(s) ? s : "'" + String(s).replace(/'/g, "'\\''") + "'"; }
 const kindOf = row => KINDS[M.epochs.k[row]];
 const meta = row => M.epochs.metadata[M.epochs.m[row]] || {};
@@ -177,7 +190,10 @@ function launchTag(l) {
 // ---- outages --------------------------------------------------------------------------
 // The catch-up epoch after the store was unavailable (a failed write or sync) carries the time the
 // outage began: nothing was saved from then on, so its band spans the epochs committed since that
-// time, if any, up to the catch-up epoch.
+// time, if any, up to the catch-up epoch. An outage commits nothing, so the band is often the
+// catch-up epoch's column alone: it is drawn at least OUTAGE_MIN_PX wide, around the boundary between
+// the epochs before the outage and the catch-up epoch. Hovering over it names the reason.
+const OUTAGE_MIN_PX = 6;
 const outages = [];
 for (let r = 0; r < E; r++) {
   const md = meta(r);
@@ -186,9 +202,13 @@ for (let r = 0; r < E; r++) {
   if (!Number.isFinite(started)) continue;
   let from = r;
   while (from > 0 && M.epochs.t[from - 1] >= started) from--;
-  outages.push({ from, to: r, started, reason: md.outageReason || 'a failed write or sync' });
+  outages.push({ from, to: r, started, reason: printable(md.outageReason || 'a failed write or sync') });
 }
 function outageAt(row) { return outages.find(o => o.to === row); }
+function outageText(o) {
+  return 'Store unavailable from ' + iso(o.started) + ' (' + o.reason + ') until the catch-up pass at epoch ' +
+    fmt(M.epochs.n[o.to]) + ', ' + duration(M.epochs.t[o.to] - o.started) + ' later';
+}
 
 // ---- the view ------------------------------------------------------------------------
 const view = { lo: 0, hi: Math.max(E, 1) };
@@ -214,9 +234,16 @@ function drawBands(g, canvas, yTop, bottom, labels) {
       g.fillText(b.label, x0 + 5, yTop + 8); g.restore(); }
   });
 }
+// The pixels an outage's band covers on a canvas, clipped to the plot; x1 <= x0 when out of view.
+function outageSpan(canvas, o) {
+  let x0 = xOf(canvas, o.from - 0.5), x1 = xOf(canvas, o.to + 0.5);
+  if (x1 - x0 < OUTAGE_MIN_PX) { const mid = (x0 + x1) / 2; x0 = mid - OUTAGE_MIN_PX / 2; x1 = mid + OUTAGE_MIN_PX / 2; }
+  return [Math.max(GUTTER, x0), Math.min(canvas.clientWidth - RIGHT, x1)];
+}
+function outageUnder(canvas, x) { return outages.find(o => { const [x0, x1] = outageSpan(canvas, o); return x1 > x0 && x >= x0 - 1 && x <= x1 + 1; }); }
 function drawOutages(g, canvas, yTop, bottom) {
   outages.forEach(o => {
-    const x0 = Math.max(GUTTER, xOf(canvas, o.from - 0.5)), x1 = Math.min(canvas.clientWidth - RIGHT, xOf(canvas, o.to + 0.5));
+    const [x0, x1] = outageSpan(canvas, o);
     if (x1 <= x0) return;
     g.fillStyle = 'rgba(214,47,47,0.16)'; g.fillRect(x0, yTop, x1 - x0, bottom - yTop);
     g.fillStyle = 'rgba(214,47,47,0.8)'; g.fillRect(x0, yTop, Math.max(2, x1 - x0), 3);
@@ -390,7 +417,7 @@ function nodeVersionAt(i, row) {
 const vOrNull = x => x && !x.removed ? version(x.v) : null;
 function epochHeader(row) {
   const md = meta(row); let text = 'Epoch ' + M.epochs.n[row] + ', committed ' + iso(M.epochs.t[row]);
-  for (const k of Object.keys(md).sort()) if (k !== 'restorationReport') text += '\n  ' + k + ': ' + md[k];
+  for (const k of Object.keys(md).sort()) if (k !== 'restorationReport') text += '\n  ' + printable(k) + ': ' + printable(md[k]);
   if (md.restorationReport) text += '\n  restorationReport: (recorded, shown below)';
   return text;
 }
@@ -486,10 +513,17 @@ function attach(canvas, onClick) {
     if (!d.moved && ev.target === canvas) { const rect = canvas.getBoundingClientRect(); onClick(ev.clientX - rect.left, ev.clientY - rect.top); } });
 }
 function nearestRow(canvas, x) { const r = Math.round(view.lo + (x - GUTTER) / plotWidth(canvas) * (view.hi - view.lo) - 0.5); return Math.max(0, Math.min(E - 1, r)); }
+// Over an outage's band, a canvas's tooltip says when the store was unavailable and why.
+for (const id of ['epochs-canvas', 'size-canvas', 'lanes-canvas']) {
+  const canvas = $(id);
+  canvas.addEventListener('mousemove', ev => { const o = outageUnder(canvas, ev.clientX - canvas.getBoundingClientRect().left);
+    const title = o ? outageText(o) : ''; if (canvas.title !== title) canvas.title = title; });
+}
 attach($('epochs-canvas'), (x, y) => { if (x < GUTTER || !E) return;
   if (y < 18) { const row = nearestRow($('epochs-canvas'), x); const b = bands.find(band => row >= band.from && row <= band.to);
     if (b && b.launch >= 0) { const el = document.getElementById('launch-' + b.launch); if (el) { el.open = true; el.scrollIntoView({ behavior: 'smooth' }); } return; } }
-  select({ row: nearestRow($('epochs-canvas'), x) }); });
+  const o = outageUnder($('epochs-canvas'), x);
+  select({ row: o ? o.to : nearestRow($('epochs-canvas'), x) }); });
 attach($('size-canvas'), x => { if (x >= GUTTER && E) select({ row: nearestRow($('size-canvas'), x) }); });
 attach($('lanes-canvas'), (x, y) => {
   if (x < GUTTER) return; const canvas = $('lanes-canvas');
