@@ -129,3 +129,37 @@ struct SampleRunTests {
         }
     }
 }
+
+extension SampleRunTests {
+    /// An app delegate that opts in to saving and restoring, as UIKit asks every app to.
+    final class OptingIn: ApplicationRestorationDelegate {
+        func shouldSaveApplicationState(_ coder: RestorationCoder) -> Bool { true }
+        func shouldRestoreApplicationState(_ coder: RestorationCoder) -> Bool { true }
+    }
+
+    @Test func theReadmePortingSampleSavesTheScrollOffsetThatTheNextLaunchRestores() throws {
+        let directory = TemporaryDirectory()
+        let configuration = RestorationConfiguration(bundleVersion: "1", interfaceIdiom: "desktop")
+        let delegate = OptingIn()
+        do {
+            let journal = try Journal.open(at: directory.url)
+            let manager = RestorationManager(journal: journal, configuration: configuration)
+            manager.delegate = delegate
+            let list = ThreadListController()
+            list.restorationIdentifier = "Threads"
+            list.scrollOffset = 412.5
+            try manager.preserveState(roots: [list])
+            try journal.close()
+        }
+        let journal = try Journal.open(at: directory.url)
+        let manager = RestorationManager(journal: journal, configuration: configuration)
+        manager.delegate = delegate
+        let list = ThreadListController()
+        list.restorationIdentifier = "Threads"
+        let report = try manager.restoreState(roots: [list])
+        #expect(report.restored.map(\.path) == [RestorationPath("Threads")])
+        #expect(report.diagnostics.isEmpty)
+        #expect(list.scrollOffset == 412.5)
+        try journal.close()
+    }
+}
