@@ -31,6 +31,17 @@ public enum ReplicaLimits {
     /// come, when they are not encrypted: 8 MiB.
     public static let streamingPieceBytes = 8 << 20
 
+    /// The slowest a response may arrive, by default: 1 KiB a second, averaged over
+    /// ``transferRateWindow``. A request whose response has brought fewer than 30 KiB in the last 30
+    /// seconds, without being complete, is cancelled with ``ReplicationError/Code/tooSlow``, so that
+    /// a server (or someone on the path) that sends a few bytes at a time, or stalls just short of
+    /// the idle timeout, cannot hold a restore for ever. A link of 64 kbit/s shared by
+    /// ``fetchConcurrency`` transfers still gets about 1 KiB/s each. Change it with
+    /// ``S3Configuration/minimumRate``, or `STATEJOURNAL_S3_MINIMUM_RATE` for the tool.
+    public static let minimumTransferRate = 1024
+    /// The window ``minimumTransferRate`` is averaged over: 30 seconds, the idle timeout.
+    public static let transferRateWindow: Duration = .seconds(30)
+
     /// Bytes an envelope adds around a payload, at most: header, key id, nonce and tag, SHA-256.
     static let envelopeOverhead = 7 + 255 + 12 + 16 + 32
 }

@@ -428,6 +428,27 @@ extension GatewayTests {
             #expect(run.seconds < 30)
         }
 
+        @Test func aServerThatDripsItsBodiesIsCutOffAtTheMinimumRateWithAClearError() async throws {
+            // Two bytes a second on every body, never a stall long enough for the idle timeout: a
+            // restore used to wait for as long as the server liked.
+            let endpoint = try HostileEndpoint(mode: "drip")
+            defer { endpoint.stop() }
+            let sandbox = try Sandbox()
+            defer { sandbox.remove() }
+            let before = sandbox.outsideTarget()
+
+            let run = try endpoint.restoreWithTool(into: sandbox.target)
+
+            #expect(run.status == 74, "\(run.error)")
+            #expect(run.error.contains("too slowly"), "\(run.error)")
+            #expect(run.error.contains("replica.json"), "the message names the object: \(run.error)")
+            // The default window is 30 seconds; the refusal comes at its end, not after a retry.
+            let window = Double(ReplicaLimits.transferRateWindow.components.seconds)
+            #expect(run.seconds < window + 10, "took \(run.seconds) s")
+            #expect(!FileManager.default.fileExists(atPath: sandbox.target.path), "the target it made is removed")
+            #expect(sandbox.outsideTarget() == before)
+        }
+
         @Test func aRestoreStalledByASlowServerStopsWithinASecondOfSIGTERM() async throws {
             let endpoint = try HostileEndpoint(mode: "drip")
             defer { endpoint.stop() }

@@ -89,7 +89,7 @@ extension ExitStatus {
         case .invalidArgument, .missingCredentials, .noSuchEpoch: self = .usage
         case .noSuchBucket, .nothingShipped: self = .noInput
         case .accessDenied, .wrongKey, .missingKey: self = .noPermission
-        case .notS3, .unavailable, .unexpectedResponse: self = .ioError
+        case .notS3, .unavailable, .unexpectedResponse, .tooSlow: self = .ioError
         case .foreignPrefix, .otherStore, .damagedObject, .unauthenticated: self = .dataError
         case .targetNotEmpty: self = .cannotCreate
         case .cancelled: self = .interrupted
