@@ -27,8 +27,8 @@ public enum ReplicaLimits {
     /// How many objects a restore fetches at once, at most.
     public static let fetchConcurrency = 8
 
-    /// Objects larger than this are fetched in ranged pieces of this size and written as they
-    /// come, when they are not encrypted: 8 MiB.
+    /// Objects larger than this are fetched in ranged pieces of about this size and written as
+    /// they come, checked piece by piece (chunk by chunk when encrypted): 8 MiB.
     public static let streamingPieceBytes = 8 << 20
 
     /// The slowest a response may arrive, by default: 1 KiB a second, averaged over
@@ -42,7 +42,12 @@ public enum ReplicaLimits {
     /// The window ``minimumTransferRate`` is averaged over: 30 seconds, the idle timeout.
     public static let transferRateWindow: Duration = .seconds(30)
 
-    /// Bytes an envelope adds around a payload, at most: header, key id, nonce and tag, SHA-256.
+    /// The payload of an encrypted object is sealed in chunks of this size (the last one shorter),
+    /// each authenticated on its own, so that a reader holds one chunk of it at a time: 1 MiB.
+    public static let sealedChunkBytes = 1 << 20
+
+    /// Bytes an envelope adds around a payload, at most, but for the tags of version 2 chunks:
+    /// header, key id, nonce and tag, SHA-256.
     static let envelopeOverhead = 7 + 255 + 12 + 16 + 32
 }
 

@@ -164,7 +164,8 @@ public struct ReplicaRestorer: Sendable {
                 continue
             }
             do {
-                var report = try await restore(generation, into: output, target: target)
+                var report = try await restore(
+                    generation, into: output, target: target, from: replica.bound(to: identity.storeID))
                 // Damage that made a newer generation unusable is reported with what it cost.
                 for var found in earlierDamage {
                     if let last = newestLastEpoch, last > report.epoch.epoch {
@@ -271,9 +272,9 @@ public struct ReplicaRestorer: Sendable {
         }
     }
 
-    private func restore(_ generation: ReplicaGeneration, into output: RestoreDirectory, target: RestoreTarget)
-        async throws -> RestoreReport
-    {
+    private func restore(
+        _ generation: ReplicaGeneration, into output: RestoreDirectory, target: RestoreTarget, from replica: Replica
+    ) async throws -> RestoreReport {
         let plan = RestorePlan(validated: generation)
         var prefetcher = Prefetcher(objects: plan.objects, replica: replica)
         defer { prefetcher.cancelAll() }
