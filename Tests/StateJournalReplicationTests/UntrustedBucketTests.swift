@@ -1,11 +1,15 @@
 import Foundation
 import StateJournal
+import StateJournalTestSupport
 import Testing
 
 @testable import StateJournalReplication
 
 #if canImport(Glibc)
     import Glibc
+#endif
+#if canImport(FoundationNetworking)
+    import FoundationNetworking
 #endif
 
 /// A generation an attacker with write access to the bucket wrote: the shipper's own, with one
@@ -529,6 +533,62 @@ extension GatewayTests {
             let window = Double(ReplicaLimits.transferRateWindow.components.seconds)
             #expect(run.seconds < window + 10, "took \(run.seconds) s")
             #expect(!FileManager.default.fileExists(atPath: sandbox.target.path), "the target it made is removed")
+            #expect(sandbox.outsideTarget() == before)
+        }
+
+        @Test func aTransferCancelledBeforeItStartsStopsAtOnceInsteadOfRunning() async throws {
+            // A SIGTERM that lands between a request's last cancellation check and the start of its
+            // transfer cancels the task once, and for good: the transfer must not start anyway, or a
+            // slow server would keep it going while further SIGTERMs find the task cancelled already.
+            let endpoint = try HostileEndpoint(mode: "drip")
+            defer { endpoint.stop() }
+            let transfers = BoundedTransfers(minimumRate: MinimumTransferRate(bytesPerSecond: 0))
+            let session = URLSession(configuration: .ephemeral, delegate: transfers, delegateQueue: nil)
+            defer { session.invalidateAndCancel() }
+            let request = URLRequest(url: try #require(URL(string: "http://127.0.0.1:\(endpoint.port)/bucket/key")))
+            let started = ContinuousClock.now
+            let outcome = try await Task {
+                withUnsafeCurrentTask { $0?.cancel() }
+                return try await transfers.send(request, on: session, limit: 1 << 20)
+            }.value
+            let took = ContinuousClock.now - started
+            #expect(took < .seconds(2), "the cancelled transfer took \(took)")
+            guard case .failed(let error as URLError) = outcome else {
+                Issue.record("the cancelled transfer ended with \(outcome)")
+                return
+            }
+            #expect(error.code == .cancelled)
+        }
+
+        @Test func aRestoreCancelledWhileItVerifiesStopsAtOnceAndRemovesWhatItWrote() async throws {
+            // The verification of a large store takes seconds to minutes, and used to run to its
+            // end whatever SIGTERMs came: here it takes ten seconds.
+            let gateway = try Gateway.required()
+            let shipped = try await ShippedReplica.ship(
+                gateway, bucket: try await gateway.freshBucket(), prefix: "cancel-verify", passes: [6])
+            defer { shipped.remove() }
+            let sandbox = try Sandbox()
+            defer { sandbox.remove() }
+            let before = sandbox.outsideTarget()
+            let verifying = Locked(false)
+            var restorer = ReplicaRestorer(from: shipped.location, configuration: gateway.configuration())
+            restorer.verifier = { directory in
+                verifying.withLock { $0 = true }
+                sleep(10)
+                return StoreInspector.verify(directory)
+            }
+            let target = sandbox.target
+            let restore = Task { [restorer] in try await restorer.restore(into: target) }
+            while !verifying.withLock({ $0 }) { try await Task.sleep(for: .milliseconds(10)) }
+            let cancelled = ContinuousClock.now
+            restore.cancel()
+            let result = await restore.result
+            let took = ContinuousClock.now - cancelled
+
+            #expect(took < .seconds(1), "the cancelled restore took \(took)")
+            #expect(throws: ReplicationError.self) { try result.get() }
+            if case .failure(let error as ReplicationError) = result { #expect(error.code == .cancelled) }
+            #expect(!FileManager.default.fileExists(atPath: target.path), "the target it made is removed")
             #expect(sandbox.outsideTarget() == before)
         }
 
