@@ -536,6 +536,34 @@ extension GatewayTests {
             #expect(sandbox.outsideTarget() == before)
         }
 
+        @Test func aSteadyBodyAboveTheMinimumRateIsReadWhileADripUnderItIsCutOffAtTheWindow() async throws {
+            // A 5-second window (STATEJOURNAL_S3_MINIMUM_RATE=1024/5): a body sent at 2 KiB a second
+            // for 12 seconds spans the window twice over and is read whole (it is then no replica's
+            // identity); one dripped at 2 bytes a second is cut off when the first window ends.
+            let sandbox = try Sandbox()
+            defer { sandbox.remove() }
+            for mode in ["slow", "drip"] {
+                let endpoint = try HostileEndpoint(mode: mode)
+                defer { endpoint.stop() }
+                var environment = try endpoint.childEnvironment()
+                environment["STATEJOURNAL_S3_MINIMUM_RATE"] = "1024/5"
+                let run = try measuredTool(
+                    [
+                        "restore", "s3://bucket/prefix", "--into",
+                        sandbox.root.appendingPathComponent("work/\(mode)").path,
+                    ],
+                    environment: environment)
+                if mode == "slow" {
+                    #expect(!run.error.contains("too slowly"), "\(run.error)")
+                    #expect(run.status == 65, "\(run.error)")
+                    #expect(run.seconds > 10, "took \(run.seconds) s")
+                } else {
+                    #expect(run.status == 74 && run.error.contains("too slowly"), "\(run.error)")
+                    #expect(run.seconds < 9, "took \(run.seconds) s")
+                }
+            }
+        }
+
         @Test func aTransferCancelledBeforeItStartsStopsAtOnceInsteadOfRunning() async throws {
             // A SIGTERM that lands between a request's last cancellation check and the start of its
             // transfer cancels the task once, and for good: the transfer must not start anyway, or a
