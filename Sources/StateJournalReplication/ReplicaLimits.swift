@@ -20,9 +20,10 @@ public enum ReplicaLimits {
     public static let maximumFiles = 1 << 17
     /// The largest epoch, file sequence or generation number accepted: 2^62, as in the store.
     public static let maximumCounter: UInt64 = 1 << 62
-    /// How many payload bytes a restore fetches ahead of what it writes: objects are fetched in
-    /// parallel while their declared sizes add up to at most this (one object at a time when one is
-    /// larger), so that a restore holds at most this much plus its largest single object.
+    /// How many payload bytes a restore fetches ahead of what it writes: objects of up to
+    /// ``streamingPieceBytes`` are fetched in parallel while their declared sizes add up to at most
+    /// this, larger ones a piece at a time as they are written, so that a restore holds at most this
+    /// much plus a piece.
     public static let fetchWindowBytes: Int64 = 64 << 20
     /// How many objects a restore fetches at once, at most.
     public static let fetchConcurrency = 8

@@ -102,10 +102,13 @@ public struct ReplicaRestorer: Sendable {
     /// epochs. A generation that is itself damaged (or not sealed by the key, or not this replica's)
     /// is passed over for the newest intact one before it, and reported the same way.
     ///
-    /// Memory is bounded whatever the bucket holds: objects are fetched ahead while their declared
-    /// sizes add up to at most ``ReplicaLimits/fetchWindowBytes``, and none is read past its
-    /// declared size, so a restore holds at most that window plus its largest single object.
-    /// Cancelling the task stops it within moments, removing what it wrote.
+    /// Memory is bounded whatever the bucket holds: objects up to
+    /// ``ReplicaLimits/streamingPieceBytes`` are fetched ahead while their declared sizes add up to
+    /// at most ``ReplicaLimits/fetchWindowBytes``, larger ones are read a piece (or a group of
+    /// sealed chunks) at a time, and none is read past its declared size, so a restore holds at most
+    /// that window plus a piece; only an encrypted object of envelope version 1 (written by 0.1.0)
+    /// is held whole. Cancelling the task stops it within moments, the verification of the restored
+    /// store included, removing what it wrote.
     ///
     /// - Throws: ``ReplicationError/Code/targetNotEmpty`` (also when the directory cannot be read),
     ///   ``ReplicationError/Code/nothingShipped``, ``ReplicationError/Code/noSuchEpoch``,
