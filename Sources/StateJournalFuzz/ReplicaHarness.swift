@@ -10,7 +10,9 @@ extension Harness {
     /// Mode byte 0: the rest is a generation document, validated as generation 1 of
     /// ``replicaStoreID``; 2: the same, validated against the generation number and store id it
     /// states itself, so that the checks past the binding are reached; odd: the rest is an object's
-    /// envelope, opened without a key and with one. Whatever plan comes out must hold the
+    /// envelope (version 1, or version 2 sealed in chunks), opened without a key, with one, and with
+    /// one as an object of ``replicaStoreID``'s replica; whatever it opens to must be no larger than
+    /// the envelope. Whatever plan comes out must hold the
     /// invariants a restore relies on: names of the store's own, objects that follow one another
     /// from offset 0, none larger than the limit.
     static func replica(_ input: [UInt8]) {
@@ -19,7 +21,13 @@ extension Harness {
         guard mode & 1 == 0 else {
             let name = "generations/0000000000000001.json"
             _ = try? ReplicaInputs.open(envelope: rest, name: name, keyring: nil)
-            _ = try? ReplicaInputs.open(envelope: rest, name: name, keyring: replicaKeyring)
+            for storeID in [nil, replicaStoreID] {
+                if let opened = try? ReplicaInputs.open(
+                    envelope: rest, name: name, keyring: replicaKeyring, storeID: storeID)
+                {
+                    precondition(opened.count <= rest.count, "a payload larger than its envelope")
+                }
+            }
             return
         }
         let plan: [ReplicaInputs.PlannedFile]?

@@ -2,12 +2,13 @@ import Crypto
 import Foundation
 
 /// Fetches a large object in ranged pieces and writes its payload to a file as the pieces come,
-/// checking the envelope's SHA-256 and the payload's on the way, so that a restore holds one piece
-/// of it at a time, whatever size the generation declares.
+/// checking it on the way, so that a restore holds one piece of it at a time, whatever size the
+/// generation declares: a plaintext envelope by its SHA-256 and the payload's, a version 2 (chunked)
+/// encrypted envelope chunk by chunk, each authenticated before it is written.
 ///
-/// Only a plaintext envelope can be checked piece by piece; an encrypted one is authenticated as a
-/// whole by AES-GCM, so it is fetched whole (its size is then sealed by the key, in the generation
-/// that names it).
+/// Only an encrypted object of envelope version 1 (written before version 2) is fetched whole:
+/// AES-GCM authenticates it as one (its size is then sealed by the key, in the generation that
+/// names it).
 struct ObjectStream {
     let replica: Replica
     let object: ReplicaGeneration.Object
@@ -29,11 +30,18 @@ struct ObjectStream {
         let key = replica.fullKey(object.key)
         let size = object.end - object.start
         let piece = Int64(ReplicaLimits.streamingPieceBytes)
-        guard let first = try await range(0..<min(piece, size + Int64(ReplicaLimits.envelopeOverhead))) else {
+        // The header first: enough to tell the envelope's version and to read a version 2 header.
+        let headBytes = Int64(SealedChunks.fixedHeaderBytes + 255)
+        guard
+            let first = try await range(0..<min(headBytes, Int64(ObjectEnvelope.maximumBytes(payload: Int(size)))))
+        else {
             throw ReplicationError(.damagedObject, "The object \(printable(object.key)) is missing.", key: key)
         }
-        guard first.count >= 7, Array(first[0..<4]) == ObjectEnvelope.magic, first[4] == 1 else {
+        guard first.count >= 7, Array(first[0..<4]) == ObjectEnvelope.magic, first[4] == 1 || first[4] == 2 else {
             throw damaged("it does not start as a StateJournal replica object")
+        }
+        if first[4] == 2 {
+            return .written(try await chunks(header: first, writing: write))
         }
         if first[5] & 1 != 0 {
             return .sealed(try await ReplicaRestorer.fetch(object, from: replica))
@@ -86,6 +94,50 @@ struct ObjectStream {
                 key: key)
         }
         return .written(size)
+    }
+
+    /// Reads a version 2 envelope a group of chunks at a time (about a piece), writing each chunk's
+    /// plaintext once it is authenticated; returns the payload's length.
+    private func chunks(header: [UInt8], writing write: ([UInt8], Int64) throws -> Void) async throws -> Int64 {
+        let size = object.end - object.start
+        let sealed = try SealedChunks(
+            header: header, name: object.key, keyring: replica.keyring, storeID: replica.storeID)
+        guard sealed.length == size else {
+            throw damaged("its header says it holds \(sealed.length) bytes, its generation \(size)")
+        }
+        let perGroup = max(1, Int64(ReplicaLimits.streamingPieceBytes) / (sealed.chunkBytes + 16))
+        var payloadHash = SHA256()
+        var index: Int64 = 0
+        while index < sealed.count {
+            try Task.checkCancellation()
+            let last = min(sealed.count, index + perGroup)
+            let span = sealed.chunkRange(index).lowerBound..<sealed.chunkRange(last - 1).upperBound
+            guard let bytes = try await range(span), Int64(bytes.count) == Int64(span.count) else {
+                throw damaged("it is shorter than its header says")
+            }
+            for chunk in index..<last {
+                let bounds = sealed.chunkRange(chunk)
+                let plain = try sealed.open(
+                    chunk: chunk,
+                    bytes[Int(bounds.lowerBound - span.lowerBound)..<Int(bounds.upperBound - span.lowerBound)])
+                payloadHash.update(data: plain)
+                try write(plain, object.start + chunk * sealed.chunkBytes)
+            }
+            index = last
+        }
+        // Nothing may follow the final chunk.
+        let total = sealed.totalBytes
+        let after = try await replica.client.get(
+            bucket: replica.location.bucket, key: replica.fullKey(object.key), range: total..<(total + 1),
+            maximumBytes: 64 << 10)
+        guard after?.isEmpty ?? false else { throw damaged("it goes on after its final chunk") }
+        guard SignatureV4.hex(payloadHash.finalize()) == object.sha256 else {
+            throw ReplicationError(
+                .damagedObject,
+                "The object \(printable(object.key)) does not hold the bytes its generation recorded (SHA-256 or length differs).",
+                key: replica.fullKey(object.key))
+        }
+        return size
     }
 
     private func range(_ range: Range<Int64>) async throws -> [UInt8]? {

@@ -7,13 +7,26 @@ struct Replica: Sendable {
     let client: S3Client
     let location: S3Location
     let keyring: ReplicationKeyring?
+    /// The store the replica belongs to, once known: encrypted objects are sealed for it, and an
+    /// encrypted object read must have been sealed for it.
+    var storeID: String?
+    /// The size of the chunks encrypted objects are sealed in.
+    var sealedChunkBytes = ReplicaLimits.sealedChunkBytes
+
+    /// This replica, known to belong to `storeID`.
+    func bound(to storeID: String) -> Replica {
+        var bound = self
+        bound.storeID = storeID
+        return bound
+    }
 
     func fullKey(_ name: String) -> String { location.prefix + name }
 
     /// Writes an object's payload, sealed; with `createOnly`, an existing object is left as it is.
     @discardableResult
     func put(_ name: String, payload: [UInt8], createOnly: Bool, encrypted: Bool = true) async throws -> S3PutOutcome {
-        let bytes = try ObjectEnvelope.seal(payload, name: name, keyring: encrypted ? keyring : nil)
+        let bytes = try ObjectEnvelope.seal(
+            payload, name: name, keyring: encrypted ? keyring : nil, storeID: storeID, chunkBytes: sealedChunkBytes)
         if bytes.count > S3Client.multipartPartSize && !createOnly {
             try await client.putMultipart(bucket: location.bucket, key: fullKey(name), body: bytes)
             return .created
@@ -32,9 +45,10 @@ struct Replica: Sendable {
         guard
             let bytes = try await client.get(
                 bucket: location.bucket, key: fullKey(name),
-                maximumBytes: maximumPayload + ReplicaLimits.envelopeOverhead)
+                maximumBytes: ObjectEnvelope.maximumBytes(payload: maximumPayload))
         else { return nil }
-        return try ObjectEnvelope.open(bytes, name: name, keyring: keyring, acceptsPlaintext: acceptsPlaintext)
+        return try ObjectEnvelope.open(
+            bytes, name: name, keyring: keyring, acceptsPlaintext: acceptsPlaintext, storeID: storeID)
     }
 
     func delete(_ name: String) async throws {
@@ -112,7 +126,9 @@ struct Replica: Sendable {
     ///   valid generation of that store, the envelope's key errors, or the client's.
     func generation(_ number: UInt64, of storeID: String) async throws -> ReplicaGeneration? {
         let name = ReplicaLayout.generation(number)
-        guard let payload = try await get(name, maximumPayload: ReplicaLimits.maximumGenerationBytes) else {
+        guard
+            let payload = try await bound(to: storeID).get(name, maximumPayload: ReplicaLimits.maximumGenerationBytes)
+        else {
             return nil
         }
         return try ReplicaGeneration.decode(payload, key: fullKey(name))

@@ -18,7 +18,7 @@ extension ReplicaGeneration {
                 .damagedObject, "The generation \(printable(key)) is not a valid generation: \(reason).", key: key)
         }
         guard format == "statejournal-replica-generation" else { throw damaged("its format is not a generation's") }
-        guard version == 1 else {
+        guard version == 1 || version == 2 else {
             throw damaged("it is of version \(version), which this StateJournal does not read; a newer one may")
         }
         guard storeID == expectedStoreID else {

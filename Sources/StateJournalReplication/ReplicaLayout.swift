@@ -100,6 +100,8 @@ struct ReplicaGeneration: Codable, Equatable, Sendable {
     }
 
     var format = "statejournal-replica-generation"
+    /// 1, or 2 for a generation whose objects may be sealed in chunks (an encrypted replica's):
+    /// see ``ObjectEnvelope``.
     var version = 1
     var storeID: String
     var generation: UInt64

@@ -20,18 +20,35 @@ public enum ReplicaLimits {
     public static let maximumFiles = 1 << 17
     /// The largest epoch, file sequence or generation number accepted: 2^62, as in the store.
     public static let maximumCounter: UInt64 = 1 << 62
-    /// How many payload bytes a restore fetches ahead of what it writes: objects are fetched in
-    /// parallel while their declared sizes add up to at most this (one object at a time when one is
-    /// larger), so that a restore holds at most this much plus its largest single object.
+    /// How many payload bytes a restore fetches ahead of what it writes: objects of up to
+    /// ``streamingPieceBytes`` are fetched in parallel while their declared sizes add up to at most
+    /// this, larger ones a piece at a time as they are written, so that a restore holds at most this
+    /// much plus a piece.
     public static let fetchWindowBytes: Int64 = 64 << 20
     /// How many objects a restore fetches at once, at most.
     public static let fetchConcurrency = 8
 
-    /// Objects larger than this are fetched in ranged pieces of this size and written as they
-    /// come, when they are not encrypted: 8 MiB.
+    /// Objects larger than this are fetched in ranged pieces of about this size and written as
+    /// they come, checked piece by piece (chunk by chunk when encrypted): 8 MiB.
     public static let streamingPieceBytes = 8 << 20
 
-    /// Bytes an envelope adds around a payload, at most: header, key id, nonce and tag, SHA-256.
+    /// The slowest a response may arrive, by default: 1 KiB a second, averaged over
+    /// ``transferRateWindow``. A request whose response has brought fewer than 30 KiB in the last 30
+    /// seconds, without being complete, is cancelled with ``ReplicationError/Code/tooSlow``, so that
+    /// a server (or someone on the path) that sends a few bytes at a time, or stalls just short of
+    /// the idle timeout, cannot hold a restore for ever. A link of 64 kbit/s shared by
+    /// ``fetchConcurrency`` transfers still gets about 1 KiB/s each. Change it with
+    /// ``S3Configuration/minimumRate``, or `STATEJOURNAL_S3_MINIMUM_RATE` for the tool.
+    public static let minimumTransferRate = 1024
+    /// The window ``minimumTransferRate`` is averaged over: 30 seconds, the idle timeout.
+    public static let transferRateWindow: Duration = .seconds(30)
+
+    /// The payload of an encrypted object is sealed in chunks of this size (the last one shorter),
+    /// each authenticated on its own, so that a reader holds one chunk of it at a time: 1 MiB.
+    public static let sealedChunkBytes = 1 << 20
+
+    /// Bytes an envelope adds around a payload, at most, but for the tags of version 2 chunks:
+    /// header, key id, nonce and tag, SHA-256.
     static let envelopeOverhead = 7 + 255 + 12 + 16 + 32
 }
 

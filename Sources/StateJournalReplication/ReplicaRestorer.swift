@@ -67,6 +67,8 @@ public struct ReplicaRestorer: Sendable {
     /// Where the replica lives.
     public let location: S3Location
     private let replica: Replica
+    /// Verifies the restored store (tests slow it down).
+    var verifier: @Sendable (URL) -> StoreVerification = { StoreInspector.verify($0) }
 
     /// Creates a restorer; `keyring` must hold the keys of encrypted objects.
     public init(from location: S3Location, configuration: S3Configuration, keyring: ReplicationKeyring? = nil) {
@@ -100,10 +102,13 @@ public struct ReplicaRestorer: Sendable {
     /// epochs. A generation that is itself damaged (or not sealed by the key, or not this replica's)
     /// is passed over for the newest intact one before it, and reported the same way.
     ///
-    /// Memory is bounded whatever the bucket holds: objects are fetched ahead while their declared
-    /// sizes add up to at most ``ReplicaLimits/fetchWindowBytes``, and none is read past its
-    /// declared size, so a restore holds at most that window plus its largest single object.
-    /// Cancelling the task stops it within moments, removing what it wrote.
+    /// Memory is bounded whatever the bucket holds: objects up to
+    /// ``ReplicaLimits/streamingPieceBytes`` are fetched ahead while their declared sizes add up to
+    /// at most ``ReplicaLimits/fetchWindowBytes``, larger ones are read a piece (or a group of
+    /// sealed chunks) at a time, and none is read past its declared size, so a restore holds at most
+    /// that window plus a piece; only an encrypted object of envelope version 1 (written by 0.1.0)
+    /// is held whole. Cancelling the task stops it within moments, the verification of the restored
+    /// store included, removing what it wrote.
     ///
     /// - Throws: ``ReplicationError/Code/targetNotEmpty`` (also when the directory cannot be read),
     ///   ``ReplicationError/Code/nothingShipped``, ``ReplicationError/Code/noSuchEpoch``,
@@ -164,7 +169,8 @@ public struct ReplicaRestorer: Sendable {
                 continue
             }
             do {
-                var report = try await restore(generation, into: output, target: target)
+                var report = try await restore(
+                    generation, into: output, target: target, from: replica.bound(to: identity.storeID))
                 // Damage that made a newer generation unusable is reported with what it cost.
                 for var found in earlierDamage {
                     if let last = newestLastEpoch, last > report.epoch.epoch {
@@ -271,9 +277,9 @@ public struct ReplicaRestorer: Sendable {
         }
     }
 
-    private func restore(_ generation: ReplicaGeneration, into output: RestoreDirectory, target: RestoreTarget)
-        async throws -> RestoreReport
-    {
+    private func restore(
+        _ generation: ReplicaGeneration, into output: RestoreDirectory, target: RestoreTarget, from replica: Replica
+    ) async throws -> RestoreReport {
         let plan = RestorePlan(validated: generation)
         var prefetcher = Prefetcher(objects: plan.objects, replica: replica)
         defer { prefetcher.cancelAll() }
@@ -389,7 +395,11 @@ public struct ReplicaRestorer: Sendable {
                 .damagedObject, "The restored store holds no epoch\(damage.map { ": \($0)" } ?? ".")")
         }
         try checkCancellation()
-        let verification = StoreInspector.verify(directory)
+        // The verification reads every checkpoint and replays every retained epoch: seconds to
+        // minutes for a large store, during which a cancellation (SIGTERM) used to wait. It only
+        // reads, so it is left to finish unobserved when the restore is cancelled.
+        let verify = verifier
+        let verification = try await Self.cancellably("verifying \(directory.path)") { verify(directory) }
         guard verification.status == .clean else {
             throw ReplicationError(
                 .damagedObject,
@@ -407,6 +417,50 @@ public struct ReplicaRestorer: Sendable {
 }
 
 extension ReplicaRestorer {
+    /// The result of `work`, run on a thread of its own, or ``ReplicationError/Code/cancelled`` as
+    /// soon as the calling task is cancelled, whether `work` has finished or not: for synchronous
+    /// work that only reads, which may then go on unobserved until it returns.
+    static func cancellably<Result: Sendable>(_ what: String, _ work: @escaping @Sendable () -> Result) async throws
+        -> Result
+    {
+        let outcome = OneOutcome<Result>()
+        return try await withTaskCancellationHandler {
+            try await withCheckedThrowingContinuation { continuation in
+                outcome.attach(continuation)
+                Thread.detachNewThread { outcome.finish(.success(work())) }
+            }
+        } onCancel: {
+            outcome.finish(.failure(ReplicationError(.cancelled, "The restore was cancelled while \(what).")))
+        }
+    }
+
+    /// The first outcome given, delivered once to the continuation, whichever comes first.
+    private final class OneOutcome<Value: Sendable>: @unchecked Sendable {
+        // @unchecked Sendable: both properties are read and written under `lock` only.
+        private let lock = NSLock()
+        private var continuation: CheckedContinuation<Value, any Error>?
+        private var outcome: Swift.Result<Value, any Error>?
+
+        func attach(_ continuation: CheckedContinuation<Value, any Error>) {
+            let ready: Swift.Result<Value, any Error>? = lock.withLock {
+                if let outcome { return outcome }
+                self.continuation = continuation
+                return nil
+            }
+            if let ready { continuation.resume(with: ready) }
+        }
+
+        func finish(_ result: Swift.Result<Value, any Error>) {
+            let waiting: CheckedContinuation<Value, any Error>? = lock.withLock {
+                guard outcome == nil else { return nil }
+                outcome = result
+                defer { continuation = nil }
+                return continuation
+            }
+            waiting?.resume(with: result)
+        }
+    }
+
     /// An object's payload, checked against what its generation recorded; never read past the size
     /// the generation declares.
     ///

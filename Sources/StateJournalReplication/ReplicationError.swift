@@ -12,7 +12,7 @@ public struct ReplicationError: Error, Sendable, CustomStringConvertible {
         private enum Wrapped: Hashable, Sendable {
             case invalidArgument, missingCredentials, accessDenied, noSuchBucket, notS3, unavailable
             case unexpectedResponse, foreignPrefix, otherStore, damagedObject, wrongKey, missingKey
-            case noSuchEpoch, nothingShipped, targetNotEmpty, store, cancelled, unauthenticated
+            case noSuchEpoch, nothingShipped, targetNotEmpty, store, cancelled, unauthenticated, tooSlow
         }
         private let wrapped: Wrapped
         private init(_ wrapped: Wrapped) { self.wrapped = wrapped }
@@ -45,6 +45,10 @@ public struct ReplicationError: Error, Sendable, CustomStringConvertible {
         /// An object of a replica read with a key is not sealed by it (it is not encrypted at
         /// all): someone who can write the bucket may have replaced it.
         public static let unauthenticated = Code(.unauthenticated)
+        /// A response arrived more slowly than ``S3Configuration/minimumRate`` allows, and its
+        /// request was cancelled: the network is congested, or the endpoint (or someone on the path)
+        /// is holding the transfer open.
+        public static let tooSlow = Code(.tooSlow)
         /// The requested epoch or time is not in the replica.
         public static let noSuchEpoch = Code(.noSuchEpoch)
         /// The prefix holds no replica generation to restore.

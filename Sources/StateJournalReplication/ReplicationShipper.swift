@@ -29,6 +29,8 @@ public struct ReplicationOptions: Sendable {
     public var keyring: ReplicationKeyring?
     /// Where the shipper logs: each generation it writes (info), failures it retries (warning).
     public var logger: Logger
+    /// The size of the chunks encrypted objects are sealed in (tests write smaller ones).
+    var sealedChunkBytes = ReplicaLimits.sealedChunkBytes
 
     /// Creates options; every parameter has a default.
     public init(
@@ -75,10 +77,11 @@ public actor ReplicationShipper {
     public nonisolated let location: S3Location
     /// How the shipper works.
     public nonisolated let options: ReplicationOptions
-    private let replica: Replica
+    private var replica: Replica
+    private nonisolated let client: S3Client
 
     /// The HTTP requests the shipper has sent, retries included.
-    public nonisolated var requestsSent: Int { replica.client.requestsSent }
+    public nonisolated var requestsSent: Int { client.requestsSent }
     private var reader: JournalReader?
     private var claimedStoreID: String?
     private var latest: ReplicaGeneration?
@@ -104,8 +107,9 @@ public actor ReplicationShipper {
         self.store = store
         self.location = location
         self.options = options
-        self.replica = Replica(
-            client: S3Client(configuration: configuration), location: location, keyring: options.keyring)
+        client = S3Client(configuration: configuration)
+        self.replica = Replica(client: client, location: location, keyring: options.keyring)
+        replica.sealedChunkBytes = options.sealedChunkBytes
     }
 
     /// Ships until the task is cancelled, keeping the replica about ``ReplicationOptions/interval``
@@ -202,6 +206,7 @@ public actor ReplicationShipper {
         if claimedStoreID != set.storeID {
             try await replica.claim(storeID: set.storeID)
             claimedStoreID = set.storeID
+            replica = replica.bound(to: set.storeID)
             try await loadLatest()
         }
         var report = ShipmentReport(
@@ -225,12 +230,15 @@ public actor ReplicationShipper {
             shippedFingerprint = fingerprint
             return report
         }
-        let next = ReplicaGeneration(
+        var next = ReplicaGeneration(
             storeID: set.storeID, generation: max(latest?.generation ?? 0, highestGeneration) + 1,
             writtenMilliseconds: UInt64(Date().timeIntervalSince1970 * 1000), storeGeneration: set.generation,
             nextFileSequence: set.nextFileSequence, epochFloor: set.epochFloor, lastEpoch: set.lastEpoch?.epoch,
             lastEpochMilliseconds: set.lastEpoch.map { UInt64(($0.timestamp.timeIntervalSince1970 * 1000).rounded()) },
             files: files)
+        // Version 2: its objects may be sealed in chunks (version 2 envelopes), which readers before
+        // it cannot open; an unencrypted replica stays readable by them.
+        if options.keyring != nil { next.version = 2 }
         let outcome = try await replica.put(
             ReplicaLayout.generation(next.generation), payload: try ReplicaGeneration.encode(next), createOnly: true)
         guard outcome == .created else {

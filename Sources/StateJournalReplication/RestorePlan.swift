@@ -59,10 +59,13 @@ package enum ReplicaInputs {
         return try plan(generationDocument: bytes, number: stated.generation, storeID: stated.storeID)
     }
 
-    /// Opens an object's envelope as a restore does, with `keyring` or without.
+    /// Opens an object's envelope as a restore does, with `keyring` or without, as an object of the
+    /// replica of `storeID` when given.
     ///
     /// - Throws: the envelope's typed errors.
-    package static func open(envelope bytes: [UInt8], name: String, keyring: ReplicationKeyring?) throws -> [UInt8] {
-        try ObjectEnvelope.open(bytes, name: name, keyring: keyring)
+    package static func open(
+        envelope bytes: [UInt8], name: String, keyring: ReplicationKeyring?, storeID: String? = nil
+    ) throws -> [UInt8] {
+        try ObjectEnvelope.open(bytes, name: name, keyring: keyring, storeID: storeID)
     }
 }

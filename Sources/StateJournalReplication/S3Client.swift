@@ -33,7 +33,7 @@ public final class S3Client: Sendable {
     /// Where and how requests are sent.
     public let configuration: S3Configuration
     private let session: URLSession
-    private let transfers = BoundedTransfers()
+    private let transfers: BoundedTransfers
     private let signer: SignatureV4
     private let counter = RequestCounter()
 
@@ -53,6 +53,7 @@ public final class S3Client: Sendable {
     /// Creates a client.
     public init(configuration: S3Configuration) {
         self.configuration = configuration
+        transfers = BoundedTransfers(minimumRate: configuration.minimumRate)
         let sessionConfiguration = URLSessionConfiguration.ephemeral
         sessionConfiguration.timeoutIntervalForRequest = 30
         sessionConfiguration.requestCachePolicy = .reloadIgnoringLocalCacheData
@@ -344,6 +345,12 @@ public final class S3Client: Sendable {
             throw ReplicationError(
                 .unavailable, "\(configuration.endpoint) did not answer \(method) \(bucket)/\(key ?? "").", cause: error
             )
+        case .tooSlow(let received, let seconds, let expected):
+            let rate = configuration.minimumRate
+            throw ReplicationError(
+                .tooSlow,
+                "\(configuration.endpoint) sent \(bucket)/\(printable(key ?? "")) too slowly: \(received) bytes\(expected.map { " of \($0)" } ?? "") in \(Int(seconds)) seconds, under the minimum of \(rate.bytesPerSecond) bytes a second over \(Int(rate.windowSeconds)) seconds, so the request was cancelled. The network may be congested, or the endpoint (or someone on the way) may be holding the transfer open: try again, or, on a link this slow, lower the minimum with STATEJOURNAL_S3_MINIMUM_RATE=BYTES/SECONDS.",
+                key: key)
         case .tooLarge(let limit):
             throw ReplicationError(
                 .damagedObject,

@@ -123,19 +123,26 @@ public struct S3Configuration: Sendable, CustomStringConvertible {
     public var credentials: S3Credentials
     /// How failed requests are retried.
     public var retry: RetryPolicy
+    /// The slowest a response may arrive before its request is cancelled.
+    public var minimumRate: MinimumTransferRate
 
     /// Creates a configuration.
-    public init(endpoint: URL, region: String, credentials: S3Credentials, retry: RetryPolicy = RetryPolicy()) {
+    public init(
+        endpoint: URL, region: String, credentials: S3Credentials, retry: RetryPolicy = RetryPolicy(),
+        minimumRate: MinimumTransferRate = MinimumTransferRate()
+    ) {
         self.endpoint = endpoint
         self.region = region
         self.credentials = credentials
         self.retry = retry
+        self.minimumRate = minimumRate
     }
 
     /// A configuration from the environment, with explicit values taking precedence: the endpoint
     /// from `AWS_ENDPOINT_URL_S3` or `AWS_ENDPOINT_URL` (else AWS's regional endpoint), the region
-    /// from `AWS_REGION` or `AWS_DEFAULT_REGION` (else `us-east-1`), and the credentials as
-    /// ``S3Credentials/fromEnvironment(_:)`` finds them.
+    /// from `AWS_REGION` or `AWS_DEFAULT_REGION` (else `us-east-1`), the credentials as
+    /// ``S3Credentials/fromEnvironment(_:)`` finds them, and the minimum transfer rate from
+    /// `STATEJOURNAL_S3_MINIMUM_RATE` (see ``MinimumTransferRate/init(parsing:)``).
     ///
     /// - Throws: ``ReplicationError/Code/missingCredentials`` or ``ReplicationError/Code/invalidArgument``.
     public static func fromEnvironment(
@@ -152,8 +159,13 @@ public struct S3Configuration: Sendable, CustomStringConvertible {
         else {
             throw ReplicationError(.invalidArgument, "\(text) is not an http or https endpoint URL.")
         }
+        var minimumRate = MinimumTransferRate()
+        if let text = value("STATEJOURNAL_S3_MINIMUM_RATE") {
+            minimumRate = try MinimumTransferRate(parsing: text)
+        }
         return S3Configuration(
-            endpoint: url, region: region, credentials: try S3Credentials.fromEnvironment(environment))
+            endpoint: url, region: region, credentials: try S3Credentials.fromEnvironment(environment),
+            minimumRate: minimumRate)
     }
 
     /// The endpoint and region; the credentials redacted.
@@ -186,4 +198,53 @@ public struct RetryPolicy: Sendable, Hashable {
         let nanoseconds = ceiling.components.seconds * 1_000_000_000 + ceiling.components.attoseconds / 1_000_000_000
         return .nanoseconds(Int64.random(in: 0...max(nanoseconds, 0)))
     }
+}
+
+/// The slowest a response may arrive: a request whose response brought fewer than
+/// `bytesPerSecond × window` bytes over the last `window`, without being complete, is cancelled with
+/// ``ReplicationError/Code/tooSlow`` and not retried (as curl's `--speed-limit` and `--speed-time`
+/// do). A request is also cancelled once it has taken `window` plus its declared size at
+/// `bytesPerSecond`. The window starts when a request is sent for one without a body, and when the
+/// response starts for an upload (whose sending only the idle timeout bounds).
+public struct MinimumTransferRate: Sendable, Hashable, CustomStringConvertible {
+    /// The average rate a response must keep, in bytes a second; 0 turns the check off.
+    public var bytesPerSecond: Int
+    /// The window the rate is averaged over, from 1 second to an hour.
+    public var window: Duration
+
+    /// Creates a minimum; the default is ``ReplicaLimits/minimumTransferRate`` over
+    /// ``ReplicaLimits/transferRateWindow``.
+    public init(
+        bytesPerSecond: Int = ReplicaLimits.minimumTransferRate, window: Duration = ReplicaLimits.transferRateWindow
+    ) {
+        self.bytesPerSecond = max(0, bytesPerSecond)
+        self.window = min(max(window, .seconds(1)), .seconds(3600))
+    }
+
+    /// Parses `BYTES` or `BYTES/SECONDS` (bytes a second, and the window in whole seconds), the text
+    /// of `STATEJOURNAL_S3_MINIMUM_RATE`; `0` turns the check off.
+    ///
+    /// - Throws: ``ReplicationError/Code/invalidArgument`` for anything else.
+    public init(parsing text: String) throws {
+        let parts = text.split(separator: "/", omittingEmptySubsequences: false)
+        guard (1...2).contains(parts.count), let rate = Int(parts[0]), (0...(1 << 40)).contains(rate),
+            parts.count == 1 || Int(parts[1]).map({ (1...3600).contains($0) }) == true
+        else {
+            throw ReplicationError(
+                .invalidArgument,
+                "\(printable(text)) is not a minimum transfer rate: write BYTES or BYTES/SECONDS, such as 1024/30 (0 turns the check off; the window is 1 to 3600 seconds)."
+            )
+        }
+        self.init(
+            bytesPerSecond: rate,
+            window: parts.count == 2 ? .seconds(Int(parts[1])!) : ReplicaLimits.transferRateWindow)
+    }
+
+    /// The window in seconds.
+    var windowSeconds: Double {
+        Double(window.components.seconds) + Double(window.components.attoseconds) / 1e18
+    }
+
+    /// `BYTES/SECONDS`.
+    public var description: String { "\(bytesPerSecond)/\(Int(windowSeconds))" }
 }

@@ -7,7 +7,7 @@ import Testing
 extension GatewayTests {
     /// Replicas written by released versions, kept byte for byte: every later version restores them.
     ///
-    /// Each was shipped by `statejournal replicate` (replica layout 1) while `statejournal soak
+    /// Each replica of layout 1 was shipped by `statejournal replicate` while `statejournal soak
     /// --objects 12 --seed 1 --durability everyCommit` wrote the store, compacting as it goes:
     /// generations, checkpoints, sealed segments and tail pieces. `objects/` holds every object
     /// under the prefix, `store/` the store it was shipped from.
@@ -15,8 +15,13 @@ extension GatewayTests {
     ///   named per segment; 10 generations.
     /// - `Golden/replica-v1`: the development version after 0.1.0 that first wrote format version 3
     ///   (commit cda4f9c); 12 generations.
+    ///
+    /// `Golden/replica-v2` is an encrypted replica of format version 2 (envelope and generation
+    /// version 2: objects sealed in chunks), shipped the same way by this version's shipper with the
+    /// key in `key` and chunks of 4 KiB, the smallest a reader accepts, so that its objects of a few
+    /// kilobytes are several chunks each.
     @Suite struct GoldenReplicaTests {
-        /// A golden replica and the number of generations it holds.
+        /// A golden replica of layout 1 and the number of generations it holds.
         struct Golden: Sendable, CustomStringConvertible {
             var name: String
             var generations: UInt64
@@ -29,12 +34,16 @@ extension GatewayTests {
         static let goldens = [
             Golden(name: "replica-v1-release-0.1.0", generations: 10), Golden(name: "replica-v1", generations: 12),
         ]
+        static let goldenV2 = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
+            .appendingPathComponent("Golden/replica-v2")
 
-        /// Uploads the golden replica's objects, as they are, to a fresh prefix.
-        static func upload(_ golden: Golden, to gateway: Gateway) async throws -> S3Location {
-            let location = S3Location(bucket: try await gateway.freshBucket(), prefix: "golden-v1")
+        /// Uploads a golden replica's objects, as they are, to a fresh prefix.
+        static func upload(to gateway: Gateway, from golden: URL, prefix: String = "golden-v1") async throws
+            -> S3Location
+        {
+            let location = S3Location(bucket: try await gateway.freshBucket(), prefix: prefix)
             let client = gateway.client()
-            let objects = golden.url.appendingPathComponent("objects")
+            let objects = golden.appendingPathComponent("objects")
             let walker = try #require(FileManager.default.enumerator(atPath: objects.path))
             while let relative = walker.nextObject() as? String {
                 let url = objects.appendingPathComponent(relative)
@@ -51,7 +60,7 @@ extension GatewayTests {
         @Test(arguments: goldens)
         func aReplicaShippedByAnEarlierVersionIsRestoredVerifiedAndContinued(golden: Golden) async throws {
             let gateway = try Gateway.required()
-            let location = try await Self.upload(golden, to: gateway)
+            let location = try await Self.upload(to: gateway, from: golden.url)
             let directory = try temporaryDirectory("golden-replica")
             defer { try? FileManager.default.removeItem(at: directory) }
             let source = directory.appendingPathComponent("source")
@@ -90,6 +99,69 @@ extension GatewayTests {
                 store: latest, to: location, configuration: gateway.configuration()
             ).shipOnce()
             #expect(shipped.generation == golden.generations + 1 && shipped.lastEpoch == next.last)
+            let again = directory.appendingPathComponent("again")
+            #expect(try await restorer.restore(into: again).epoch.epoch == next.last)
+            #expect(try JournalReader(at: again).state().entries == JournalReader(at: latest).state().entries)
+        }
+
+        @Test func anEncryptedReplicaOfFormatVersion2IsRestoredVerifiedAndContinued() async throws {
+            let gateway = try Gateway.required()
+            let location = try await Self.upload(to: gateway, from: Self.goldenV2, prefix: "golden-v2")
+            let directory = try temporaryDirectory("golden-replica-v2")
+            defer { try? FileManager.default.removeItem(at: directory) }
+            let source = directory.appendingPathComponent("source")
+            try FileManager.default.copyItem(at: Self.goldenV2.appendingPathComponent("store"), to: source)
+            let keyring = try ReplicationKeyring(contentsOfFile: Self.goldenV2.appendingPathComponent("key").path)
+
+            // Every object but the identity is a version 2 envelope, most of several chunks.
+            let objects = Self.goldenV2.appendingPathComponent("objects")
+            let walker = try #require(FileManager.default.enumerator(atPath: objects.path))
+            var chunked = 0
+            while let relative = walker.nextObject() as? String {
+                guard relative != "replica.json",
+                    let bytes = FileManager.default.contents(atPath: objects.appendingPathComponent(relative).path)
+                else { continue }
+                #expect(Array(bytes.prefix(6)) == Array("SJRO".utf8) + [2, 1], "\(relative)")
+                if bytes.count > 4096 + 512 { chunked += 1 }
+            }
+            #expect(chunked >= 10)
+
+            let restorer = ReplicaRestorer(from: location, configuration: gateway.configuration(), keyring: keyring)
+            let latest = directory.appendingPathComponent("latest")
+            let report = try await restorer.restore(into: latest)
+            #expect(report.damage.isEmpty)
+            #expect(try JournalReader(at: latest).state().entries == JournalReader(at: source).state().entries)
+            #expect(try StoreInspector(at: latest).log().map(\.epoch) == StoreInspector(at: source).log().map(\.epoch))
+            let checked = try await runTool(
+                ["soak", latest.path, "--check", "--objects", "12", "--seed", "1"],
+                environment: gateway.childEnvironment)
+            #expect(checked.status == 0, "\(checked.output)\(checked.error)")
+
+            // Every generation is intact, and an early epoch restores.
+            let generations = try await restorer.generations()
+            #expect(generations.count > 3 && generations.allSatisfy { $0.epochs != nil })
+            let early = try #require(generations.first?.epochs?.upperBound)
+            let past = directory.appendingPathComponent("past")
+            #expect(try await restorer.restore(into: past, target: .epoch(early)).epoch.epoch == early)
+            let pastChecked = try await runTool(
+                ["soak", past.path, "--check", "--objects", "12", "--seed", "1"], environment: gateway.childEnvironment)
+            #expect(pastChecked.status == 0, "\(pastChecked.output)\(pastChecked.error)")
+
+            // Without the key, the restore says which key it needs.
+            await #expect(throws: ReplicationError.self) {
+                try await ReplicaRestorer(from: location, configuration: gateway.configuration())
+                    .restore(into: directory.appendingPathComponent("no-key"))
+            }
+
+            // The restored store takes new epochs, and a shipper of today continues the replica.
+            let journal = try Journal.open(at: latest)
+            let next = try commit(journal, count: 2)
+            try journal.close()
+            let shipped = try await ReplicationShipper(
+                store: latest, to: location, configuration: gateway.configuration(),
+                options: ReplicationOptions(keyring: keyring)
+            ).shipOnce()
+            #expect(shipped.generation == report.generation + 1 && shipped.lastEpoch == next.last)
             let again = directory.appendingPathComponent("again")
             #expect(try await restorer.restore(into: again).epoch.epoch == next.last)
             #expect(try JournalReader(at: again).state().entries == JournalReader(at: latest).state().entries)

@@ -7,6 +7,8 @@ Usage: HostileEndpoint.py MODE LOG
             Authorization header, as one line of LOG.
   drip      answers every request with 200 and a Content-Length of 4096, then sends one byte of
             the body every half second, as a server that stalls a client would.
+  slow      answers every request with 200 and a Content-Length of 24576, then sends the body at
+            2 KiB a second (256 bytes every eighth of a second): slow, but steady.
   list-loop answers every object read with 404, and every listing with a page that says more
             follows under the same continuation token, for ever.
 Prints one line, `PORT`, the port of the endpoint, once it listens; runs until killed.
@@ -79,6 +81,25 @@ class Dripper(http.server.BaseHTTPRequestHandler):
         pass
 
 
+class Slow(http.server.BaseHTTPRequestHandler):
+    def send_slowly(self):
+        self.send_response(200)
+        self.send_header("Content-Length", "24576")
+        self.end_headers()
+        try:
+            for _ in range(96):
+                self.wfile.write(b"y" * 256)
+                self.wfile.flush()
+                time.sleep(0.125)
+        except OSError:
+            pass
+
+    do_GET = do_PUT = do_POST = do_DELETE = do_HEAD = send_slowly
+
+    def log_message(self, *args):
+        pass
+
+
 class ListLoop(http.server.BaseHTTPRequestHandler):
     def answer(self):
         if "list-type=2" in self.path:
@@ -114,6 +135,8 @@ if mode == "redirect":
     endpoint = Server(("127.0.0.1", 0), Redirector)
 elif mode == "drip":
     endpoint = Server(("127.0.0.1", 0), Dripper)
+elif mode == "slow":
+    endpoint = Server(("127.0.0.1", 0), Slow)
 elif mode == "list-loop":
     endpoint = Server(("127.0.0.1", 0), ListLoop)
 else:

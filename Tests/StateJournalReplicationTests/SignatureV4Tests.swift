@@ -144,6 +144,22 @@ import Testing
         }
     }
 
+    @Test func theMinimumTransferRateComesFromTheEnvironmentAndRefusesNonsense() throws {
+        let base = ["AWS_ACCESS_KEY_ID": "ID", "AWS_SECRET_ACCESS_KEY": "secret"]
+        let defaults = try S3Configuration.fromEnvironment(environment: base)
+        #expect(defaults.minimumRate == MinimumTransferRate(bytesPerSecond: 1024, window: .seconds(30)))
+        var slow = base
+        slow["STATEJOURNAL_S3_MINIMUM_RATE"] = "256/60"
+        #expect(
+            try S3Configuration.fromEnvironment(environment: slow).minimumRate
+                == MinimumTransferRate(bytesPerSecond: 256, window: .seconds(60)))
+        #expect(try MinimumTransferRate(parsing: "0").bytesPerSecond == 0)
+        #expect(try MinimumTransferRate(parsing: "2048").window == ReplicaLimits.transferRateWindow)
+        for text in ["", "-1", "1/0", "1/3601", "1/2/3", "fast", "99999999999999999999", "1/"] {
+            #expect(throws: ReplicationError.self, "\(text)") { try MinimumTransferRate(parsing: text) }
+        }
+    }
+
     @Test func retryDelaysGrowExponentiallyWithJitterUnderACap() {
         let policy = RetryPolicy(attempts: 6, baseDelay: .milliseconds(100), maximumDelay: .seconds(1))
         for retry in 1...10 {

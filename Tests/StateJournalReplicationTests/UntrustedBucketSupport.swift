@@ -153,12 +153,15 @@ struct ShippedReplica {
     /// the clear), replacing whatever is there.
     func forge(_ generation: ReplicaGeneration, as number: UInt64, keyring: ReplicationKeyring? = nil) async throws {
         try await put(
-            ReplicaLayout.generation(number), payload: try ReplicaGeneration.encode(generation), keyring: keyring)
+            ReplicaLayout.generation(number), payload: try ReplicaGeneration.encode(generation), keyring: keyring,
+            storeID: generation.storeID)
     }
 
-    /// Writes an object's payload in an envelope sealed with `keyring` (or in the clear).
-    func put(_ name: String, payload: [UInt8], keyring: ReplicationKeyring? = nil) async throws {
-        let bytes = try ObjectEnvelope.seal(payload, name: name, keyring: keyring)
+    /// Writes an object's payload in an envelope sealed with `keyring` for `storeID` (or in the clear).
+    func put(_ name: String, payload: [UInt8], keyring: ReplicationKeyring? = nil, storeID: String? = nil)
+        async throws
+    {
+        let bytes = try ObjectEnvelope.seal(payload, name: name, keyring: keyring, storeID: storeID)
         try await client.put(bucket: location.bucket, key: location.prefix + name, body: bytes)
     }
 

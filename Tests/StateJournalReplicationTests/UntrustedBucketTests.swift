@@ -8,6 +8,9 @@ import Testing
 #if canImport(Glibc)
     import Glibc
 #endif
+#if canImport(FoundationNetworking)
+    import FoundationNetworking
+#endif
 
 /// A generation an attacker with write access to the bucket wrote: the shipper's own, with one
 /// field made hostile.
@@ -268,6 +271,89 @@ extension GatewayTests {
             #expect(sandbox.outsideTarget() == before)
         }
 
+        /// An encrypted replica whose live segment's only piece is grown by `extra` bytes of zeros,
+        /// sealed by the key (`transform` applied to the sealed bytes) and named by a generation
+        /// sealed by the key: the restore of an encrypted object of that size, as the shipper would
+        /// write it.
+        static func encryptedReplicaWithALargeObject(
+            _ gateway: Gateway, prefix: String, extra: Int, version1: Bool = false,
+            transform: (inout [UInt8]) -> Void = { _ in }
+        ) async throws -> (ShippedReplica, URL) {
+            let material = Array(repeating: UInt8(9), count: 32)
+            let key = try ReplicationKey(id: "large", bytes: material)
+            let keyring = ReplicationKeyring(current: key)
+            let shipped = try await ShippedReplica.ship(
+                gateway, bucket: try await gateway.freshBucket(), prefix: prefix, keyring: keyring, passes: [6])
+            var generation = try await shipped.generation(shipped.newestGeneration)
+            let last = generation.files.count - 1
+            let real = try #require(
+                try await shipped.replica.get(generation.files[last].objects[0].key, maximumPayload: 1 << 20))
+            var grown = real
+            grown += [UInt8](repeating: 0, count: extra)
+            let hash = ReplicaLayout.sha256Hex(grown)
+            let name = ReplicaLayout.piece(
+                sequence: generation.files[last].sequence, start: 0, end: Int64(grown.count), sha256: hash)
+            var sealed =
+                version1
+                ? try ObjectEnvelope.sealVersion1(grown, name: name, key: key)
+                : try ObjectEnvelope.seal(grown, name: name, keyring: keyring, storeID: generation.storeID)
+            transform(&sealed)
+            try await shipped.putRaw(name, sealed)
+            generation.files[last].objects = [
+                ReplicaGeneration.Object(key: name, start: 0, end: Int64(grown.count), sha256: hash, level: 0)
+            ]
+            generation.files[last].length = Int64(grown.count)
+            try await shipped.forge(generation, as: shipped.newestGeneration, keyring: keyring)
+            return (shipped, try keyFile(for: key, bytes: material, in: shipped.directory))
+        }
+
+        @Test func anEncryptedObjectOf300MBIsOpenedChunkByChunkInBoundedMemory() async throws {
+            let gateway = try Gateway.required()
+            let (shipped, key) = try await Self.encryptedReplicaWithALargeObject(
+                gateway, prefix: "encrypted-large", extra: 300_000_000)
+            defer { shipped.remove() }
+            let sandbox = try Sandbox()
+            defer { sandbox.remove() }
+            let before = sandbox.outsideTarget()
+
+            let run = try shipped.restoreWithTool(into: sandbox.target, keyFile: key)
+
+            // The segment's zeros past its last commit are a torn tail to the store: any clean exit.
+            #expect([0, 1, 65].contains(run.status), "\(run.error)")
+            #expect(!run.error.contains("decrypted") && !run.error.contains("damaged"), "\(run.error)")
+            // 87 MiB measured; 1.44 GiB when the same object is sealed as one (envelope version 1).
+            #expect(run.peakKiB < 128 << 10, "peak \(run.peakKiB) KiB for a 300 MB encrypted object")
+            #expect(sandbox.outsideTarget() == before)
+            // The gateway's memory store is small: give the 300 MB back.
+            for object in try await shipped.client.list(bucket: shipped.location.bucket, prefix: "") {
+                try await shipped.client.delete(bucket: shipped.location.bucket, key: object.key)
+            }
+        }
+
+        @Test func chunksOfALargeEncryptedObjectSwappedInTheBucketAreRefusedAsTheyCome() async throws {
+            let gateway = try Gateway.required()
+            // 20 MiB: three ranged reads of seven chunks; chunks 9 and 10 (the second read) swapped.
+            let (shipped, key) = try await Self.encryptedReplicaWithALargeObject(
+                gateway, prefix: "encrypted-swapped", extra: 20 << 20
+            ) { sealed in
+                let header = SealedChunks.fixedHeaderBytes + Int(sealed[6])
+                let size = ReplicaLimits.sealedChunkBytes + 16
+                let nine = Array(sealed[(header + 9 * size)..<(header + 10 * size)])
+                let ten = Array(sealed[(header + 10 * size)..<(header + 11 * size)])
+                sealed.replaceSubrange((header + 9 * size)..<(header + 11 * size), with: ten + nine)
+            }
+            defer { shipped.remove() }
+            let sandbox = try Sandbox()
+            defer { sandbox.remove() }
+            let before = sandbox.outsideTarget()
+
+            let run = try shipped.restoreWithTool(into: sandbox.target, keyFile: key)
+
+            #expect(run.status == 65, "\(run.error)")
+            #expect(run.error.contains("chunk 9 of 21"), "\(run.error)")
+            #expect(sandbox.outsideTarget() == before)
+        }
+
         @Test func objectsLargerThanAPieceAreWrittenAsTheyComeAndRestoreExactly() async throws {
             let gateway = try Gateway.required()
             let location = S3Location(bucket: try await gateway.freshBucket(), prefix: "large-objects")
@@ -427,6 +513,111 @@ extension GatewayTests {
             #expect(run.status == 74, "\(run.error)")
             #expect(run.error.contains("keeps continuing the listing"), "\(run.error)")
             #expect(run.seconds < 30)
+        }
+
+        @Test func aServerThatDripsItsBodiesIsCutOffAtTheMinimumRateWithAClearError() async throws {
+            // Two bytes a second on every body, never a stall long enough for the idle timeout: a
+            // restore used to wait for as long as the server liked.
+            let endpoint = try HostileEndpoint(mode: "drip")
+            defer { endpoint.stop() }
+            let sandbox = try Sandbox()
+            defer { sandbox.remove() }
+            let before = sandbox.outsideTarget()
+
+            let run = try endpoint.restoreWithTool(into: sandbox.target)
+
+            #expect(run.status == 74, "\(run.error)")
+            #expect(run.error.contains("too slowly"), "\(run.error)")
+            #expect(run.error.contains("replica.json"), "the message names the object: \(run.error)")
+            // The default window is 30 seconds; the refusal comes at its end, not after a retry.
+            let window = Double(ReplicaLimits.transferRateWindow.components.seconds)
+            #expect(run.seconds < window + 10, "took \(run.seconds) s")
+            #expect(!FileManager.default.fileExists(atPath: sandbox.target.path), "the target it made is removed")
+            #expect(sandbox.outsideTarget() == before)
+        }
+
+        @Test func aSteadyBodyAboveTheMinimumRateIsReadWhileADripUnderItIsCutOffAtTheWindow() async throws {
+            // A 5-second window (STATEJOURNAL_S3_MINIMUM_RATE=1024/5): a body sent at 2 KiB a second
+            // for 12 seconds spans the window twice over and is read whole (it is then no replica's
+            // identity); one dripped at 2 bytes a second is cut off when the first window ends.
+            let sandbox = try Sandbox()
+            defer { sandbox.remove() }
+            for mode in ["slow", "drip"] {
+                let endpoint = try HostileEndpoint(mode: mode)
+                defer { endpoint.stop() }
+                var environment = try endpoint.childEnvironment()
+                environment["STATEJOURNAL_S3_MINIMUM_RATE"] = "1024/5"
+                let run = try measuredTool(
+                    [
+                        "restore", "s3://bucket/prefix", "--into",
+                        sandbox.root.appendingPathComponent("work/\(mode)").path,
+                    ],
+                    environment: environment)
+                if mode == "slow" {
+                    #expect(!run.error.contains("too slowly"), "\(run.error)")
+                    #expect(run.status == 65, "\(run.error)")
+                    #expect(run.seconds > 10, "took \(run.seconds) s")
+                } else {
+                    #expect(run.status == 74 && run.error.contains("too slowly"), "\(run.error)")
+                    #expect(run.seconds < 9, "took \(run.seconds) s")
+                }
+            }
+        }
+
+        @Test func aTransferCancelledBeforeItStartsStopsAtOnceInsteadOfRunning() async throws {
+            // A SIGTERM that lands between a request's last cancellation check and the start of its
+            // transfer cancels the task once, and for good: the transfer must not start anyway, or a
+            // slow server would keep it going while further SIGTERMs find the task cancelled already.
+            let endpoint = try HostileEndpoint(mode: "drip")
+            defer { endpoint.stop() }
+            let transfers = BoundedTransfers(minimumRate: MinimumTransferRate(bytesPerSecond: 0))
+            let session = URLSession(configuration: .ephemeral, delegate: transfers, delegateQueue: nil)
+            defer { session.invalidateAndCancel() }
+            let request = URLRequest(url: try #require(URL(string: "http://127.0.0.1:\(endpoint.port)/bucket/key")))
+            let started = ContinuousClock.now
+            let outcome = try await Task {
+                withUnsafeCurrentTask { $0?.cancel() }
+                return try await transfers.send(request, on: session, limit: 1 << 20)
+            }.value
+            let took = ContinuousClock.now - started
+            #expect(took < .seconds(2), "the cancelled transfer took \(took)")
+            guard case .failed(let error as URLError) = outcome else {
+                Issue.record("the cancelled transfer ended with \(outcome)")
+                return
+            }
+            #expect(error.code == .cancelled)
+        }
+
+        @Test func aRestoreCancelledWhileItVerifiesStopsAtOnceAndRemovesWhatItWrote() async throws {
+            // The verification of a large store takes seconds to minutes, and used to run to its
+            // end whatever SIGTERMs came: here it takes ten seconds.
+            let gateway = try Gateway.required()
+            let shipped = try await ShippedReplica.ship(
+                gateway, bucket: try await gateway.freshBucket(), prefix: "cancel-verify", passes: [6])
+            defer { shipped.remove() }
+            let sandbox = try Sandbox()
+            defer { sandbox.remove() }
+            let before = sandbox.outsideTarget()
+            let verifying = Locked(false)
+            var restorer = ReplicaRestorer(from: shipped.location, configuration: gateway.configuration())
+            restorer.verifier = { directory in
+                verifying.withLock { $0 = true }
+                sleep(10)
+                return StoreInspector.verify(directory)
+            }
+            let target = sandbox.target
+            let restore = Task { [restorer] in try await restorer.restore(into: target) }
+            while !verifying.withLock({ $0 }) { try await Task.sleep(for: .milliseconds(10)) }
+            let cancelled = ContinuousClock.now
+            restore.cancel()
+            let result = await restore.result
+            let took = ContinuousClock.now - cancelled
+
+            #expect(took < .seconds(1), "the cancelled restore took \(took)")
+            #expect(throws: ReplicationError.self) { try result.get() }
+            if case .failure(let error as ReplicationError) = result { #expect(error.code == .cancelled) }
+            #expect(!FileManager.default.fileExists(atPath: target.path), "the target it made is removed")
+            #expect(sandbox.outsideTarget() == before)
         }
 
         @Test func aRestoreStalledByASlowServerStopsWithinASecondOfSIGTERM() async throws {

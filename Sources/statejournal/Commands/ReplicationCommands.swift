@@ -45,22 +45,26 @@ func runReplication(_ body: @escaping @Sendable () async throws -> Void) throws 
     StandardStream.prepare()
     let done = DispatchSemaphore(value: 0)
     let outcome = OutcomeBox()
-    let task = Task {
-        do {
-            try await body()
-        } catch {
-            outcome.set(error)
-        }
-        done.signal()
-    }
+    // The signals are handled before the work starts, so that none comes while nothing would
+    // cancel it, and one that comes before the task exists cancels it as it starts.
+    let cancellation = PendingCancellation()
     var sources: [any DispatchSourceSignal] = []
     for number in [SIGTERM, SIGINT] {
         signal(number, SIG_IGN)
         let source = DispatchSource.makeSignalSource(signal: number, queue: .global())
-        source.setEventHandler { task.cancel() }
+        source.setEventHandler { cancellation.request() }
         source.resume()
         sources.append(source)
     }
+    cancellation.start(
+        Task {
+            do {
+                try await body()
+            } catch {
+                outcome.set(error)
+            }
+            done.signal()
+        })
     done.wait()
     for source in sources { source.cancel() }
     switch outcome.error {
@@ -89,7 +93,7 @@ extension ExitStatus {
         case .invalidArgument, .missingCredentials, .noSuchEpoch: self = .usage
         case .noSuchBucket, .nothingShipped: self = .noInput
         case .accessDenied, .wrongKey, .missingKey: self = .noPermission
-        case .notS3, .unavailable, .unexpectedResponse: self = .ioError
+        case .notS3, .unavailable, .unexpectedResponse, .tooSlow: self = .ioError
         case .foreignPrefix, .otherStore, .damagedObject, .unauthenticated: self = .dataError
         case .targetNotEmpty: self = .cannotCreate
         case .cancelled: self = .interrupted
@@ -229,6 +233,30 @@ struct RestoreCommand: ParsableCommand {
             }
         }
         if damaged.isSet { throw ExitCode(1) }
+    }
+}
+
+/// The task a signal cancels, and whether one came before it started.
+private final class PendingCancellation: @unchecked Sendable {
+    // @unchecked Sendable: both properties are read and written under `lock` only.
+    private let lock = NSLock()
+    private var task: Task<Void, Never>?
+    private var requested = false
+
+    func request() {
+        lock.withLock {
+            requested = true
+            return task
+        }?.cancel()
+    }
+
+    func start(_ task: Task<Void, Never>) {
+        if lock.withLock({
+            self.task = task
+            return requested
+        }) {
+            task.cancel()
+        }
     }
 }
 
