@@ -128,8 +128,13 @@ extension RestorationManager {
         // Until the pass returns, the calls without a scene made from it are this scene's.
         sceneBeingRestored = .some(scene)
         defer { sceneBeingRestored = nil }
-        // The history is not needed any more; what the last save wrote is known from the open
-        // (`lastPreservationMetadata`), which the markers just committed do not change.
+        // What this scene's last save wrote, so that a first pass that changes nothing commits
+        // nothing (the open knows it only when that save was the store's last epoch).
+        if let latest = history.last(where: {
+            $0.metadata[EpochMetadataKey.kind] == RestorationEpochKind.preservation.rawValue
+        }) {
+            lastPreservationMetadata = latest.metadata
+        }
         history = []
 
         // Registered objects are found under the parent their restorationParent names now.

@@ -773,9 +773,8 @@ extension PortedApps.PortedAppMultiWindowTests {
     }
 
     // The documentation says a pass that changed nothing commits nothing, and so it is for a window saved
-    // twice in one run. The first pass after a restoration, with nothing changed, commits an epoch with no
-    // entries instead: for a window, and here for the main window too (in a store whose last epoch was a
-    // window's pass; when the main window's pass was the last epoch, its first pass commits nothing).
+    // twice in one run, and for the first pass after a restoration: of a window, and of the main window in
+    // a store whose last epoch was another window's pass.
     @Test func theFirstSaveAfterRestoringCommitsNothingWhenNothingChanged() throws {
         let store = TestStore()
         let window = session("unchanged")
@@ -801,10 +800,8 @@ extension PortedApps.PortedAppMultiWindowTests {
             #expect(report.writtenPaths.isEmpty)
             #expect(report.removedPaths.isEmpty)
         }
-        withKnownIssue("an empty epoch (entryCount 0) is committed instead of the outcome .unchanged") {
-            #expect(mainReport.outcome == .unchanged)
-            #expect(windowReport.outcome == .unchanged)
-        }
+        #expect(mainReport.outcome == .unchanged)
+        #expect(windowReport.outcome == .unchanged)
         #expect(try app.manager.preserveState(roots: [main]).outcome == .unchanged)
         #expect(try app.manager.preserveState(roots: [browser], scene: window).outcome == .unchanged)
         try app.kill()
