@@ -24,12 +24,26 @@ public struct SceneSession: Hashable, Sendable, Comparable, CustomStringConverti
 
     /// Creates a session for a window whose state is saved under `persistentIdentifier`.
     ///
+    /// The identifier becomes one path component, `@scene:` and the identifier, and a component
+    /// holds at most ``JournalLimits/maximumComponentLength`` bytes of UTF-8: an identifier of up to
+    /// ``maximumIdentifierLength`` bytes fits. UIKit sets no limit; here a longer one is refused when
+    /// the session is created, rather than every pass of the window failing to save it. Derive a
+    /// shorter identifier (a UUID, or a digest of a long bookmark) and keep the long one in the
+    /// window's own state.
+    ///
     /// - Parameter persistentIdentifier: The window's identifier, stable across launches and unique
-    ///   in the store, such as a UUID string; `nil` when it is empty.
+    ///   in the store, such as a UUID string; `nil` when it is empty or longer than
+    ///   ``maximumIdentifierLength`` bytes of UTF-8.
     public init?(persistentIdentifier: String) {
-        guard !persistentIdentifier.isEmpty else { return nil }
+        guard !persistentIdentifier.isEmpty,
+            persistentIdentifier.utf8.count <= Self.maximumIdentifierLength
+        else { return nil }
         self.persistentIdentifier = persistentIdentifier
     }
+
+    /// The longest ``persistentIdentifier``, in bytes of UTF-8: what a path component holds, less
+    /// the `@scene:` prefix.
+    public static let maximumIdentifierLength = JournalLimits.maximumComponentLength - componentPrefix.utf8.count
 
     /// Creates a session for a new window, with a new random identifier, as UIKit creates a session
     /// when the user opens a window.

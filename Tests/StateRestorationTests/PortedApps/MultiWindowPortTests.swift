@@ -382,33 +382,34 @@ extension PortedApps.PortedAppMultiWindowTests {
 
     // UIKit's persistent identifiers have no documented length limit, and AppKit apps that name a window
     // after a document's security-scoped bookmark get long ones. Here a scene's identifier becomes one
-    // path component, `@scene:` and the identifier, and a component holds at most 1,024 UTF-8 bytes (a
-    // limit only the on-disk format article states): an identifier of 1,018 bytes or more is accepted by
-    // `SceneSession(persistentIdentifier:)`, its pass "commits" an empty epoch, and only the report's
-    // problems say the window was not saved.
-    @Test func aWindowIdentifierLongerThanAPathComponentAllowsIsStillSaved() throws {
+    // path component, `@scene:` and the identifier, which holds at most 1,024 UTF-8 bytes: a session with
+    // a longer identifier is refused when it is created (`nil`, as for an empty one), as documented,
+    // rather than accepted and then never saved, which its passes once did, saying so only in their
+    // problems.
+    @Test func aWindowIdentifierLongerThanAPathComponentAllowsIsRefusedWhenTheSessionIsCreated() throws {
+        #expect(SceneSession.maximumIdentifierLength == 1_017)
+        #expect(SceneSession(persistentIdentifier: String(repeating: "bookmark/", count: 200)) == nil)
+        #expect(SceneSession(persistentIdentifier: String(repeating: "x", count: 1_018)) == nil)
+        // Four bytes of UTF-8 per character: 255 fit, 255 × 4 = 1,020 do not.
+        #expect(SceneSession(persistentIdentifier: String(repeating: "📄", count: 254)) != nil)
+        #expect(SceneSession(persistentIdentifier: String(repeating: "📄", count: 255)) == nil)
+
+        // The longest identifier there is saves and restores.
         let store = TestStore()
-        let long = session(String(repeating: "bookmark/", count: 200))
+        let longest = session(String(repeating: "x", count: 1_017))
         do {
             let app = try AppProcess(store)
             let window = DocumentWindow()
             window.editor.cursor = 5
-            let report = try app.manager.preserveState(roots: [window.root], scene: long)
-            #expect(!report.problems.isEmpty)  // how an app can notice that nothing was saved
-            withKnownIssue("UIKit saves the scene whatever its identifier's length; here nothing is written") {
-                #expect(report.writtenPaths.contains { $0.components.first == "@scene:\(long)" })
-                #expect(report.problems.isEmpty)
-            }
+            let report = try app.manager.preserveState(roots: [window.root], scene: longest)
+            #expect(report.problems.isEmpty)
             try app.kill()
         }
         let app = try AppProcess(store)
+        #expect(app.manager.openSessions.contains(longest))
         let window = DocumentWindow()
-        let report = try app.manager.restoreState(roots: [window.root], scene: long)
-        withKnownIssue("the window is not in openSessions and restores nothing at the next launch") {
-            #expect(app.manager.openSessions.contains(long))
-            #expect(report.outcome == .restored)
-            #expect(window.editor.cursor == 5)
-        }
+        #expect(try app.manager.restoreState(roots: [window.root], scene: longest).outcome == .restored)
+        #expect(window.editor.cursor == 5)
         try app.kill()
     }
 
