@@ -18,6 +18,10 @@ public enum ReplicaLimits {
     public static let maximumObjectsPerFile = 4096
     /// The most files one generation may name.
     public static let maximumFiles = 1 << 17
+    /// The most unusable generations (damaged, forged, not sealed by the key) a restore passes over,
+    /// newest first, before it refuses the replica: each costs a request, so that a writer adding
+    /// generations cannot make a restore take time in proportion to them.
+    public static let maximumGenerationsPassedOver = 32
     /// The largest epoch, file sequence or generation number accepted: 2^62, as in the store.
     public static let maximumCounter: UInt64 = 1 << 62
     /// How many payload bytes a restore fetches ahead of what it writes: objects of up to

@@ -144,10 +144,22 @@ public struct ReplicaRestorer: Sendable {
         var firstDamageError: ReplicationError?
         var earlierDamage: [DamagedObject] = []
         var newestLastEpoch: UInt64?
+        var passedOver = 0
         // Newest generation first: it reaches every epoch the store retained when it was written;
         // older ones reach epochs that compaction dropped since.
         for number in numbers.reversed() {
             try checkCancellation()
+            if passedOver > ReplicaLimits.maximumGenerationsPassedOver {
+                throw ReplicationError(
+                    .damagedObject,
+                    """
+                    More than \(ReplicaLimits.maximumGenerationsPassedOver) generations of \(location), the newest ones, \
+                    are damaged or were not written by its shipper (the first: \(firstDamageError?.message ?? "unknown")). \
+                    The bucket holds objects its shipper did not write: restore from a copy of the replica you trust, \
+                    or remove the generations above the newest intact one.
+                    """,
+                    cause: firstDamageError)
+            }
             let generation: ReplicaGeneration
             do {
                 guard let found = try await replica.generation(number, of: identity.storeID) else { continue }
@@ -155,6 +167,7 @@ public struct ReplicaRestorer: Sendable {
             } catch let error as ReplicationError where Self.passesOver(error) {
                 // A generation that cannot be used: an older one may still reach an epoch.
                 firstDamageError = firstDamageError ?? error
+                passedOver += 1
                 earlierDamage.append(
                     DamagedObject(
                         key: error.key ?? replica.fullKey(ReplicaLayout.generation(number)), file: "",
@@ -186,6 +199,7 @@ public struct ReplicaRestorer: Sendable {
                 // Nothing consistent in this generation (a damaged checkpoint whose earlier
                 // segments it no longer names): an older generation may still reach an epoch.
                 firstDamageError = firstDamageError ?? error
+                passedOver += 1
                 earlierDamage.append(
                     DamagedObject(
                         key: error.key ?? replica.fullKey(ReplicaLayout.generation(number)), file: "",

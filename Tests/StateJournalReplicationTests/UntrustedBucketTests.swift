@@ -142,6 +142,41 @@ extension GatewayTests {
             #expect(run.error.contains("Restored the latest consistent epoch before it"), "\(run.error)")
         }
 
+        /// Each forged generation above the newest intact one costs a request (and, against a slow
+        /// endpoint, up to the minimum rate's window): a restore passes over a bounded number of them,
+        /// then refuses the replica, instead of spending time in proportion to what a writer added.
+        @Test func aFloodOfForgedGenerationsIsPassedOverOnlyUpToALimit() async throws {
+            let gateway = try Gateway.required()
+            let shipped = try await ShippedReplica.ship(
+                gateway, bucket: try await gateway.freshBucket(), prefix: "flood", passes: [5, 5])
+            defer { shipped.remove() }
+            let newest = shipped.newestGeneration
+            let limit = UInt64(ReplicaLimits.maximumGenerationsPassedOver)
+            // As many as the limit allows: the restore still reaches the newest intact generation.
+            for number in (newest + 1)...(newest + limit) {
+                try await shipped.putRaw(ReplicaLayout.generation(number), Array("forged \(number)".utf8))
+            }
+            let sandbox = try Sandbox()
+            defer { sandbox.remove() }
+            let restorer = ReplicaRestorer(from: shipped.location, configuration: gateway.configuration())
+            let report = try await restorer.restore(into: sandbox.target)
+            #expect(report.generation == newest)
+            #expect(report.damage.count == Int(limit))
+
+            // One more: refused, naming the limit, before any older generation is read.
+            try await shipped.putRaw(ReplicaLayout.generation(newest + limit + 1), Array("forged".utf8))
+            let again = try Sandbox()
+            defer { again.remove() }
+            let before = again.outsideTarget()
+            let error = await #expect(throws: ReplicationError.self) {
+                try await restorer.restore(into: again.target)
+            }
+            #expect(error?.code == .damagedObject, "\(String(describing: error))")
+            #expect(error?.message.contains("\(limit) generations") == true, "\(String(describing: error))")
+            #expect(again.outsideTarget() == before)
+            #expect(!FileManager.default.fileExists(atPath: again.target.appendingPathComponent("MANIFEST").path))
+        }
+
         @Test func underAKeyAPlaintextGenerationAndPlaintextObjectsAreRefused() async throws {
             let gateway = try Gateway.required()
             let bucket = try await gateway.freshBucket()
