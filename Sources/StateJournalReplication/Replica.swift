@@ -88,6 +88,16 @@ struct Replica: Sendable {
                 .foreignPrefix, "\(location)\(ReplicaLayout.identity) is not a StateJournal replica's identity.",
                 key: fullKey(ReplicaLayout.identity))
         }
+        guard identity.version == ReplicaLayout.identityVersion else {
+            throw ReplicationError(
+                .damagedObject,
+                """
+                \(location) is a replica of layout version \(identity.version), which this StateJournal does not \
+                read (it reads version \(ReplicaLayout.identityVersion)): a later release wrote it, or the bucket \
+                was tampered with. Use the release that shipped it.
+                """,
+                key: fullKey(ReplicaLayout.identity))
+        }
         return identity
     }
 

@@ -18,6 +18,8 @@ import StateJournal
 /// a segment it had already shipped. A generation is written after every object it names.
 enum ReplicaLayout {
     static let identity = "replica.json"
+    /// The layout version `replica.json` states, the only one this library reads and writes.
+    static let identityVersion = 1
     static let generationsFolder = "generations/"
 
     static func hex16(_ value: UInt64) -> String {
@@ -57,7 +59,7 @@ enum ReplicaLayout {
 /// it whatever `encrypted` says, and checks that every generation names this store.
 struct ReplicaIdentity: Codable, Equatable {
     var format = "statejournal-replica"
-    var version = 1
+    var version = ReplicaLayout.identityVersion
     var storeID: String
     /// Whether the shipper that claimed the prefix encrypts (absent in replicas of 0.1.0).
     var encrypted: Bool?

@@ -177,6 +177,28 @@ extension GatewayTests {
             #expect(!FileManager.default.fileExists(atPath: again.target.appendingPathComponent("MANIFEST").path))
         }
 
+        /// A `replica.json` of a later layout version was written by a later release, whose objects
+        /// this one may misread: a restore and a shipper refuse it, naming the version.
+        @Test func aReplicaOfALaterLayoutVersionIsRefusedNamingTheVersion() async throws {
+            let gateway = try Gateway.required()
+            let shipped = try await ShippedReplica.ship(
+                gateway, bucket: try await gateway.freshBucket(), prefix: "later", passes: [3])
+            defer { shipped.remove() }
+            let storeID = try await shipped.generation(shipped.newestGeneration).storeID
+            for version in ["2", "99", "0", "-1"] {
+                let identity = #"{"format":"statejournal-replica","version":\#(version),"storeID":"\#(storeID)"}"#
+                try await shipped.put(ReplicaLayout.identity, payload: Array(identity.utf8))
+                let sandbox = try Sandbox()
+                defer { sandbox.remove() }
+                let error = await #expect(throws: ReplicationError.self, "version \(version)") {
+                    try await ReplicaRestorer(from: shipped.location, configuration: gateway.configuration())
+                        .restore(into: sandbox.target)
+                }
+                #expect(error?.message.contains("layout version \(version)") == true, "\(String(describing: error))")
+                #expect(!FileManager.default.fileExists(atPath: sandbox.target.appendingPathComponent("MANIFEST").path))
+            }
+        }
+
         @Test func underAKeyAPlaintextGenerationAndPlaintextObjectsAreRefused() async throws {
             let gateway = try Gateway.required()
             let bucket = try await gateway.freshBucket()
