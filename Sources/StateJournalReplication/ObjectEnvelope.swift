@@ -148,10 +148,11 @@ enum ObjectEnvelope {
     /// `chunkBytes` with a keyring, in version 1 plain without.
     static func seal(
         _ payload: [UInt8], name: String, keyring: ReplicationKeyring?, storeID: String? = nil,
-        chunkBytes: Int = ReplicaLimits.sealedChunkBytes
+        replicaID: String? = nil, chunkBytes: Int = ReplicaLimits.sealedChunkBytes
     ) throws -> [UInt8] {
         if let key = keyring?.current {
-            return try SealedChunks.seal(payload, name: name, key: key, storeID: storeID, chunkBytes: chunkBytes)
+            return try SealedChunks.seal(
+                payload, name: name, key: key, storeID: storeID, replicaID: replicaID, chunkBytes: chunkBytes)
         }
         var bytes = magic
         bytes += [1, 0, 0]
@@ -184,13 +185,14 @@ enum ObjectEnvelope {
     /// With a keyring, the key decides: an object that is not encrypted is refused unless
     /// `acceptsPlaintext` (only `replica.json`, which every shipper must read, is written in the
     /// clear), so that whoever can write the bucket cannot slip in objects the key did not seal.
-    /// With `storeID`, a version 2 object must have been sealed for that store.
+    /// With `storeID`, a version 2 object must have been sealed for that store, and with
+    /// `replicaID` for that replica (the one `replica.json` names).
     ///
     /// - Throws: ``ReplicationError/Code/damagedObject``, ``ReplicationError/Code/unauthenticated``,
     ///   ``ReplicationError/Code/missingKey`` or ``ReplicationError/Code/wrongKey``.
     static func open(
         _ bytes: [UInt8], name: String, keyring: ReplicationKeyring?, acceptsPlaintext: Bool = false,
-        storeID: String? = nil
+        storeID: String? = nil, replicaID: String? = nil
     ) throws -> [UInt8] {
         let shown = printable(name)
         func damaged(_ reason: String) -> ReplicationError {
@@ -200,7 +202,8 @@ enum ObjectEnvelope {
             throw damaged("it does not start as a StateJournal replica object")
         }
         if bytes[4] == 2 {
-            let sealed = try SealedChunks(header: bytes, name: name, keyring: keyring, storeID: storeID)
+            let sealed = try SealedChunks(
+                header: bytes, name: name, keyring: keyring, storeID: storeID, replicaID: replicaID)
             guard Int64(bytes.count) == sealed.totalBytes else {
                 throw damaged(
                     "it is \(bytes.count) bytes where its header makes it \(sealed.totalBytes) (truncated or altered)")
@@ -262,6 +265,9 @@ struct SealedChunks {
     let key: ReplicationKey
     /// Every byte before chunk 0.
     let header: [UInt8]
+    /// The replica the object was sealed for, as authenticated with every chunk: the bytes of the
+    /// replica id `replica.json` names, or none for a replica whose `replica.json` names none.
+    private let replicaBinding: [UInt8]
     let chunkBytes: Int64
     /// The payload's length.
     let length: Int64
@@ -284,9 +290,10 @@ struct SealedChunks {
     /// - Throws: ``ReplicationError/Code/damagedObject`` when it is not a version 2 header a
     ///   reader accepts or belongs to another store than `storeID`,
     ///   ``ReplicationError/Code/missingKey`` when no key of `keyring` has its key id.
-    init(header bytes: some RandomAccessCollection<UInt8>, name: String, keyring: ReplicationKeyring?, storeID: String?)
-        throws
-    {
+    init(
+        header bytes: some RandomAccessCollection<UInt8>, name: String, keyring: ReplicationKeyring?, storeID: String?,
+        replicaID: String? = nil
+    ) throws {
         let bytes = Array(bytes.prefix(Self.fixedHeaderBytes + 255))
         func damaged(_ reason: String) -> ReplicationError {
             ReplicationError(.damagedObject, "The object \(printable(name)) is damaged: \(reason).", key: name)
@@ -323,6 +330,7 @@ struct SealedChunks {
             )
         }
         self.name = name
+        replicaBinding = Self.binding(replicaID)
         header = Array(bytes[0..<headerLength])
         chunkBytes = Int64(chunk)
         self.length = Int64(length)
@@ -348,7 +356,8 @@ struct SealedChunks {
             return Array(
                 try AES.GCM.open(
                     box, using: key.key,
-                    authenticating: Self.additionalData(header, name: name, index: index, final: index == count - 1)))
+                    authenticating: Self.additionalData(
+                        header, name: name, replica: replicaBinding, index: index, final: index == count - 1)))
         } catch {
             throw ReplicationError(
                 .wrongKey,
@@ -360,8 +369,8 @@ struct SealedChunks {
     /// Seals `payload` in version 2 chunks; `markingFinal` false (for tests only) leaves the final
     /// flag off every chunk, as an object cut after a chunk would have it.
     static func seal(
-        _ payload: [UInt8], name: String, key: ReplicationKey, storeID: String?, chunkBytes: Int,
-        markingFinal: Bool = true
+        _ payload: [UInt8], name: String, key: ReplicationKey, storeID: String?, replicaID: String? = nil,
+        chunkBytes: Int, markingFinal: Bool = true
     ) throws -> [UInt8] {
         precondition((minimumChunkBytes...maximumChunkBytes).contains(chunkBytes))
         var header = ObjectEnvelope.magic
@@ -381,7 +390,8 @@ struct SealedChunks {
             let box = try AES.GCM.seal(
                 chunk, using: key.key, nonce: try nonce(prefix, Int64(index)),
                 authenticating: additionalData(
-                    header, name: name, index: Int64(index), final: markingFinal && index == count - 1))
+                    header, name: name, replica: binding(replicaID), index: Int64(index),
+                    final: markingFinal && index == count - 1))
             bytes += box.ciphertext
             bytes += box.tag
         }
@@ -418,10 +428,19 @@ struct SealedChunks {
         try AES.GCM.Nonce(data: prefix + bigEndian(UInt64(index), width: 4))
     }
 
-    private static func additionalData(_ header: [UInt8], name: String, index: Int64, final: Bool) -> [UInt8] {
+    /// What a chunk authenticates besides its bytes: the header, the object's name, the replica
+    /// it was sealed for (when `replica.json` names one), its index and whether it is the last.
+    private static func additionalData(
+        _ header: [UInt8], name: String, replica: [UInt8], index: Int64, final: Bool
+    ) -> [UInt8] {
         let nameBytes = Array(name.utf8)
-        return header + bigEndian(UInt64(nameBytes.count), width: 4) + nameBytes
+        return header + bigEndian(UInt64(nameBytes.count), width: 4) + nameBytes + replica
             + bigEndian(UInt64(index), width: 4) + [final ? 1 : 0]
+    }
+
+    /// The bytes a replica id adds to what chunks authenticate: its 16 bytes, or none.
+    private static func binding(_ replicaID: String?) -> [UInt8] {
+        replicaID.flatMap(storeIDBytes) ?? []
     }
 
     private static func bigEndian(_ value: UInt64, width: Int) -> [UInt8] {

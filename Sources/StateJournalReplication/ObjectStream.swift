@@ -101,7 +101,8 @@ struct ObjectStream {
     private func chunks(header: [UInt8], writing write: ([UInt8], Int64) throws -> Void) async throws -> Int64 {
         let size = object.end - object.start
         let sealed = try SealedChunks(
-            header: header, name: object.key, keyring: replica.keyring, storeID: replica.storeID)
+            header: header, name: object.key, keyring: replica.keyring, storeID: replica.storeID,
+            replicaID: replica.replicaID)
         guard sealed.length == size else {
             throw damaged("its header says it holds \(sealed.length) bytes, its generation \(size)")
         }

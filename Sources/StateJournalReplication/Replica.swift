@@ -10,6 +10,10 @@ struct Replica: Sendable {
     /// The store the replica belongs to, once known: encrypted objects are sealed for it, and an
     /// encrypted object read must have been sealed for it.
     var storeID: String?
+    /// The replica's own id, when its `replica.json` names one: encrypted objects are sealed for it,
+    /// and an encrypted object read must have been sealed for it, so that objects of another replica
+    /// of the same store under the same key cannot be moved in.
+    var replicaID: String?
     /// The size of the chunks encrypted objects are sealed in.
     var sealedChunkBytes = ReplicaLimits.sealedChunkBytes
 
@@ -20,13 +24,21 @@ struct Replica: Sendable {
         return bound
     }
 
+    /// This replica, known by its identity: its store and its own id.
+    func bound(to identity: ReplicaIdentity) -> Replica {
+        var bound = self.bound(to: identity.storeID)
+        bound.replicaID = identity.replicaID
+        return bound
+    }
+
     func fullKey(_ name: String) -> String { location.prefix + name }
 
     /// Writes an object's payload, sealed; with `createOnly`, an existing object is left as it is.
     @discardableResult
     func put(_ name: String, payload: [UInt8], createOnly: Bool, encrypted: Bool = true) async throws -> S3PutOutcome {
         let bytes = try ObjectEnvelope.seal(
-            payload, name: name, keyring: encrypted ? keyring : nil, storeID: storeID, chunkBytes: sealedChunkBytes)
+            payload, name: name, keyring: encrypted ? keyring : nil, storeID: storeID, replicaID: replicaID,
+            chunkBytes: sealedChunkBytes)
         if bytes.count > S3Client.multipartPartSize && !createOnly {
             try await client.putMultipart(bucket: location.bucket, key: fullKey(name), body: bytes)
             return .created
@@ -48,7 +60,8 @@ struct Replica: Sendable {
                 maximumBytes: ObjectEnvelope.maximumBytes(payload: maximumPayload))
         else { return nil }
         return try ObjectEnvelope.open(
-            bytes, name: name, keyring: keyring, acceptsPlaintext: acceptsPlaintext, storeID: storeID)
+            bytes, name: name, keyring: keyring, acceptsPlaintext: acceptsPlaintext, storeID: storeID,
+            replicaID: replicaID)
     }
 
     func delete(_ name: String) async throws {
@@ -82,7 +95,8 @@ struct Replica: Sendable {
             return nil
         }
         guard let identity = try? JSONDecoder().decode(ReplicaIdentity.self, from: Data(payload)),
-            identity.format == "statejournal-replica", ReplicaIdentity.isStoreID(identity.storeID)
+            identity.format == "statejournal-replica", ReplicaIdentity.isStoreID(identity.storeID),
+            identity.replicaID.map(ReplicaIdentity.isStoreID) ?? true
         else {
             throw ReplicationError(
                 .foreignPrefix, "\(location)\(ReplicaLayout.identity) is not a StateJournal replica's identity.",
@@ -101,11 +115,13 @@ struct Replica: Sendable {
         return identity
     }
 
-    /// Makes the prefix the replica of `storeID`, or checks that it is.
+    /// Makes the prefix the replica of `storeID`, with an id of its own, or checks that it is;
+    /// returns its identity.
     ///
     /// - Throws: ``ReplicationError/Code/otherStore`` when it replicates another store,
     ///   ``ReplicationError/Code/foreignPrefix`` when it holds something else.
-    func claim(storeID: String) async throws {
+    @discardableResult
+    func claim(storeID: String) async throws -> ReplicaIdentity {
         for _ in 0..<2 {
             if let identity = try await identity() {
                 guard identity.storeID == storeID else {
@@ -114,14 +130,18 @@ struct Replica: Sendable {
                         "\(location) is the replica of another store (\(identity.storeID)); this store is \(storeID). Ship each store to its own prefix.",
                         key: fullKey(ReplicaLayout.identity))
                 }
-                return
+                return identity
             }
-            let payload = Array(
-                try JSONEncoder().encode(ReplicaIdentity(storeID: storeID, encrypted: keyring != nil)))
+            let created = ReplicaIdentity(storeID: storeID, encrypted: keyring != nil, replicaID: ReplicaIdentity.newID())
+            let payload = Array(try JSONEncoder().encode(created))
             if try await put(ReplicaLayout.identity, payload: payload, createOnly: true, encrypted: false) == .created {
-                return
+                return created
             }
         }
+        throw ReplicationError(
+            .unexpectedResponse,
+            "\(location)\(ReplicaLayout.identity) could be neither created nor read; try again.",
+            key: fullKey(ReplicaLayout.identity))
     }
 
     /// The generation numbers present, oldest first.

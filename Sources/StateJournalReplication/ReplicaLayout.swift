@@ -63,6 +63,17 @@ struct ReplicaIdentity: Codable, Equatable {
     var storeID: String
     /// Whether the shipper that claimed the prefix encrypts (absent in replicas of 0.1.0).
     var encrypted: Bool?
+    /// The replica's own id, 32 lowercase hex digits drawn when a shipper claimed the prefix, which
+    /// every encrypted object authenticates (absent in replicas claimed before it was added, whose
+    /// objects authenticate none): a copy of the store shipped to another prefix under the same key
+    /// has another id, so its objects cannot be moved into this replica.
+    var replicaID: String?
+
+    /// A new replica id.
+    static func newID() -> String {
+        var random = SystemRandomNumberGenerator()
+        return (0..<16).map { _ in String(format: "%02x", UInt8.random(in: 0...255, using: &random)) }.joined()
+    }
 
     /// Whether `text` is a store id: 32 lowercase hex digits.
     static func isStoreID(_ text: String) -> Bool {

@@ -83,7 +83,8 @@ public struct ReplicaRestorer: Sendable {
         var result: [(UInt64, ClosedRange<UInt64>?)] = []
         for number in try await replica.generationNumbers() {
             do {
-                guard let generation = try await replica.generation(number, of: identity.storeID) else { continue }
+                guard let generation = try await replica.bound(to: identity).generation(number, of: identity.storeID)
+                else { continue }
                 result.append((number, generation.epochRange))
             } catch let error as ReplicationError where Self.isDamage(error) {
                 result.append((number, nil))
@@ -162,7 +163,9 @@ public struct ReplicaRestorer: Sendable {
             }
             let generation: ReplicaGeneration
             do {
-                guard let found = try await replica.generation(number, of: identity.storeID) else { continue }
+                guard let found = try await replica.bound(to: identity).generation(number, of: identity.storeID) else {
+                    continue
+                }
                 generation = found
             } catch let error as ReplicationError where Self.passesOver(error) {
                 // A generation that cannot be used: an older one may still reach an epoch.
@@ -183,7 +186,7 @@ public struct ReplicaRestorer: Sendable {
             }
             do {
                 var report = try await restore(
-                    generation, into: output, target: target, from: replica.bound(to: identity.storeID))
+                    generation, into: output, target: target, from: replica.bound(to: identity))
                 // Damage that made a newer generation unusable is reported with what it cost.
                 for var found in earlierDamage {
                     if let last = newestLastEpoch, last > report.epoch.epoch {

@@ -204,9 +204,9 @@ public actor ReplicationShipper {
             throw ReplicationError(.store, "Could not read the store at \(store.path): \(error.message)", cause: error)
         }
         if claimedStoreID != set.storeID {
-            try await replica.claim(storeID: set.storeID)
+            let identity = try await replica.claim(storeID: set.storeID)
             claimedStoreID = set.storeID
-            replica = replica.bound(to: set.storeID)
+            replica = replica.bound(to: identity)
             try await loadLatest()
         }
         var report = ShipmentReport(

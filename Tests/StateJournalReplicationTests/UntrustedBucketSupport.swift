@@ -141,10 +141,16 @@ struct ShippedReplica {
 
     var newestGeneration: UInt64 { states.keys.max() ?? 0 }
 
+    /// The replica bound to the identity its `replica.json` states, as a restore reads it.
+    func boundReplica() async throws -> Replica {
+        guard let identity = try await replica.identity() else { return replica }
+        return replica.bound(to: identity)
+    }
+
     /// Generation `number` as its shipper wrote it.
     func generation(_ number: UInt64) async throws -> ReplicaGeneration {
         let payload = try #require(
-            try await replica.get(
+            try await boundReplica().get(
                 ReplicaLayout.generation(number), maximumPayload: ReplicaLimits.maximumGenerationBytes))
         return try ReplicaGeneration.decode(payload, key: ReplicaLayout.generation(number))
     }
@@ -157,11 +163,14 @@ struct ShippedReplica {
             storeID: generation.storeID)
     }
 
-    /// Writes an object's payload in an envelope sealed with `keyring` for `storeID` (or in the clear).
+    /// Writes an object's payload in an envelope sealed with `keyring` for `storeID` and for this
+    /// replica (or in the clear).
     func put(_ name: String, payload: [UInt8], keyring: ReplicationKeyring? = nil, storeID: String? = nil)
         async throws
     {
-        let bytes = try ObjectEnvelope.seal(payload, name: name, keyring: keyring, storeID: storeID)
+        let replicaID = keyring == nil ? nil : try await replica.identity()?.replicaID
+        let bytes = try ObjectEnvelope.seal(
+            payload, name: name, keyring: keyring, storeID: storeID, replicaID: replicaID)
         try await client.put(bucket: location.bucket, key: location.prefix + name, body: bytes)
     }
 

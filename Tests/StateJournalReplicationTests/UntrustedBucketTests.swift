@@ -199,6 +199,54 @@ extension GatewayTests {
             }
         }
 
+        /// A copy of the store (restored elsewhere and continued keeps its store id) shipped to
+        /// another prefix under the same key is another replica, with an id of its own that its
+        /// objects authenticate: its generations and objects moved into this replica are refused.
+        @Test func objectsOfAnotherReplicaOfTheSameStoreUnderTheSameKeyAreRefused() async throws {
+            let gateway = try Gateway.required()
+            let bucket = try await gateway.freshBucket()
+            let material = Array(repeating: UInt8(9), count: 32)
+            let keyring = ReplicationKeyring(current: try ReplicationKey(id: "k1", bytes: material))
+            let first = try await ShippedReplica.ship(
+                gateway, bucket: bucket, prefix: "first", keyring: keyring, passes: [4, 4])
+            defer { first.remove() }
+            // The same store, continued, shipped to a second prefix until its newest generation has
+            // the number the first replica would write next.
+            var second = ShippedReplica(
+                gateway: gateway, location: S3Location(bucket: bucket, prefix: "second"), keyring: keyring,
+                directory: first.directory, store: first.store)
+            let shipper = ReplicationShipper(
+                store: first.store, to: second.location, configuration: gateway.configuration(),
+                options: ReplicationOptions(keyring: keyring))
+            for _ in 0...first.newestGeneration {
+                let journal = try Journal.open(at: first.store)
+                _ = try commit(journal, count: 3, marker: "fork")
+                try journal.close()
+                let report = try await shipper.shipOnce()
+                second.states[try #require(report.generation)] = try JournalReader(at: first.store).state().entries
+            }
+            let moved = first.newestGeneration + 1
+            #expect(second.newestGeneration == moved)
+            let firstIdentity = try #require(try await first.replica.identity())
+            let secondIdentity = try #require(try await second.replica.identity())
+            #expect(firstIdentity.storeID == secondIdentity.storeID)
+            #expect(firstIdentity.replicaID != secondIdentity.replicaID)
+            for object in try await second.replica.list() where object.key != ReplicaLayout.identity {
+                guard !object.key.hasPrefix(ReplicaLayout.generationsFolder) else { continue }
+                try await first.copy(object.key, from: second)
+            }
+            try await first.copy(ReplicaLayout.generation(moved), from: second)
+
+            let sandbox = try Sandbox()
+            defer { sandbox.remove() }
+            let report = try await ReplicaRestorer(
+                from: first.location, configuration: gateway.configuration(), keyring: keyring
+            ).restore(into: sandbox.target)
+            #expect(report.generation == first.newestGeneration)
+            #expect(try JournalReader(at: sandbox.target).state().entries == first.states[first.newestGeneration])
+            #expect(report.damage.first.map { "\($0)".contains("could not be decrypted") } == true, "\(report.damage)")
+        }
+
         @Test func underAKeyAPlaintextGenerationAndPlaintextObjectsAreRefused() async throws {
             let gateway = try Gateway.required()
             let bucket = try await gateway.freshBucket()
@@ -307,7 +355,7 @@ extension GatewayTests {
             var generation = try await shipped.generation(shipped.newestGeneration)
             let last = generation.files.count - 1
             let real = try #require(
-                try await shipped.replica.get(generation.files[last].objects[0].key, maximumPayload: 1 << 20))
+                try await shipped.boundReplica().get(generation.files[last].objects[0].key, maximumPayload: 1 << 20))
             let grown = real + [UInt8](repeating: 0, count: 150 << 20)
             let hash = ReplicaLayout.sha256Hex(grown)
             let key = ReplicaLayout.piece(
@@ -344,7 +392,7 @@ extension GatewayTests {
             var generation = try await shipped.generation(shipped.newestGeneration)
             let last = generation.files.count - 1
             let real = try #require(
-                try await shipped.replica.get(generation.files[last].objects[0].key, maximumPayload: 1 << 20))
+                try await shipped.boundReplica().get(generation.files[last].objects[0].key, maximumPayload: 1 << 20))
             var grown = real
             grown += [UInt8](repeating: 0, count: extra)
             let hash = ReplicaLayout.sha256Hex(grown)
@@ -353,7 +401,9 @@ extension GatewayTests {
             var sealed =
                 version1
                 ? try ObjectEnvelope.sealVersion1(grown, name: name, key: key)
-                : try ObjectEnvelope.seal(grown, name: name, keyring: keyring, storeID: generation.storeID)
+                : try ObjectEnvelope.seal(
+                    grown, name: name, keyring: keyring, storeID: generation.storeID,
+                    replicaID: try await shipped.boundReplica().replicaID)
             transform(&sealed)
             try await shipped.putRaw(name, sealed)
             generation.files[last].objects = [
