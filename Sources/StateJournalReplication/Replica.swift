@@ -132,7 +132,8 @@ struct Replica: Sendable {
                 }
                 return identity
             }
-            let created = ReplicaIdentity(storeID: storeID, encrypted: keyring != nil, replicaID: ReplicaIdentity.newID())
+            let created = ReplicaIdentity(
+                storeID: storeID, encrypted: keyring != nil, replicaID: ReplicaIdentity.newID())
             let payload = Array(try JSONEncoder().encode(created))
             if try await put(ReplicaLayout.identity, payload: payload, createOnly: true, encrypted: false) == .created {
                 return created
