@@ -11,16 +11,10 @@ extension FileHandle {
     /// a test process that runs children and sanitizers sees from time to time.
     public func readToEndOfFile() -> Data {
         var data = Data()
-        var buffer = [UInt8](repeating: 0, count: 1 << 16)
         while true {
-            let count = buffer.withUnsafeMutableBytes { Glibc.read(fileDescriptor, $0.baseAddress, $0.count) }
-            if count > 0 {
-                data.append(contentsOf: buffer[0..<count])
-            } else if count < 0 && errno == EINTR {
-                continue
-            } else {
-                return data
-            }
+            let chunk = readAvailable()
+            if chunk.isEmpty { return data }
+            data.append(chunk)
         }
     }
 

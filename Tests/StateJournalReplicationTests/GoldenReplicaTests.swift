@@ -37,6 +37,17 @@ extension GatewayTests {
         static let goldenV2 = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
             .appendingPathComponent("Golden/replica-v2")
 
+        /// Checks that the restored store `latest` holds the state and history of `source`, the store
+        /// the replica was shipped from, and that the soak workload that wrote it checks it.
+        static func expectSameStore(_ latest: URL, as source: URL, gateway: Gateway) async throws {
+            #expect(try JournalReader(at: latest).state().entries == JournalReader(at: source).state().entries)
+            #expect(try StoreInspector(at: latest).log().map(\.epoch) == StoreInspector(at: source).log().map(\.epoch))
+            let checked = try await runTool(
+                ["soak", latest.path, "--check", "--objects", "12", "--seed", "1"],
+                environment: gateway.childEnvironment)
+            #expect(checked.status == 0, "\(checked.output)\(checked.error)")
+        }
+
         /// Uploads a golden replica's objects, as they are, to a fresh prefix.
         static func upload(to gateway: Gateway, from golden: URL, prefix: String = "golden-v1") async throws
             -> S3Location
@@ -71,12 +82,7 @@ extension GatewayTests {
             let report = try await restorer.restore(into: latest)
             #expect(report.damage.isEmpty)
             #expect(report.generation == golden.generations)
-            #expect(try JournalReader(at: latest).state().entries == JournalReader(at: source).state().entries)
-            #expect(try StoreInspector(at: latest).log().map(\.epoch) == StoreInspector(at: source).log().map(\.epoch))
-            let checked = try await runTool(
-                ["soak", latest.path, "--check", "--objects", "12", "--seed", "1"],
-                environment: gateway.childEnvironment)
-            #expect(checked.status == 0, "\(checked.output)\(checked.error)")
+            try await Self.expectSameStore(latest, as: source, gateway: gateway)
 
             // An epoch only older generations reach, before the compaction.
             let generations = try await restorer.generations()
@@ -130,12 +136,7 @@ extension GatewayTests {
             let latest = directory.appendingPathComponent("latest")
             let report = try await restorer.restore(into: latest)
             #expect(report.damage.isEmpty)
-            #expect(try JournalReader(at: latest).state().entries == JournalReader(at: source).state().entries)
-            #expect(try StoreInspector(at: latest).log().map(\.epoch) == StoreInspector(at: source).log().map(\.epoch))
-            let checked = try await runTool(
-                ["soak", latest.path, "--check", "--objects", "12", "--seed", "1"],
-                environment: gateway.childEnvironment)
-            #expect(checked.status == 0, "\(checked.output)\(checked.error)")
+            try await Self.expectSameStore(latest, as: source, gateway: gateway)
 
             // Every generation is intact, and an early epoch restores.
             let generations = try await restorer.generations()
