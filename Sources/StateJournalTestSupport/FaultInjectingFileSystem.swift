@@ -85,6 +85,7 @@ package final class FaultInjectingFileSystem: FileSystem {
         var log: [(IOCallKind, String)] = []
         var records: [IOCallRecord] = []
         var largestRead = 0
+        var bytesRead = 0
         var unmatchedCloses = 0
         var descriptorPaths: [Int32: String] = [:]
         /// Per file: how many of its bytes are on stable storage, as far as this layer can tell.
@@ -159,6 +160,9 @@ package final class FaultInjectingFileSystem: FileSystem {
     package var openDescriptorCount: Int { state.withLock { $0.descriptorPaths.count } }
     /// The largest single read request, in bytes: what a reader asked the disk for at once.
     package var largestRead: Int { state.withLock { $0.largestRead } }
+
+    /// The bytes all reads returned, together.
+    package var bytesRead: Int { state.withLock { $0.bytesRead } }
     /// The calls made, when created with `keepsLog`.
     package var log: [String] { state.withLock { $0.log.map { "\($0.0) \($0.1)" } } }
     /// The calls that change or sync files and directory entries, with ``mark(_:)``'s marks between
@@ -276,7 +280,9 @@ package final class FaultInjectingFileSystem: FileSystem {
         let fault = enter(.read, "\(path(of: descriptor) ?? "?") @\(offset) +\(buffer.count)")
         state.withLock { $0.largestRead = max($0.largestRead, buffer.count) }
         if let fault { throw Self.failure(fault, "pread") }
-        return try base.read(descriptor, into: buffer, at: offset)
+        let count = try base.read(descriptor, into: buffer, at: offset)
+        state.withLock { $0.bytesRead += count }
+        return count
     }
 
     package func size(_ descriptor: Int32) throws -> Int64 {

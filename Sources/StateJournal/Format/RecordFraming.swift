@@ -9,6 +9,9 @@ enum RecordType: UInt8, Sendable {
     /// A whole epoch of one entry whose metadata is the previous commit's, from format version 3 on:
     /// see ``CompactCommit``.
     case compactCommit = 4
+
+    /// The raw values of every case, for scans that reject most bytes before parsing a header.
+    static let rawValues: ClosedRange<UInt8> = batch.rawValue...compactCommit.rawValue
 }
 
 /// The header in front of every record. In segments of format versions 1 and 2 it is 9 bytes,

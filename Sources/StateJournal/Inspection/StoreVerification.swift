@@ -86,9 +86,12 @@ extension StoreInspector {
                     }
                 }
                 var epochs = 0
+                // Both scans meet the same damage, if any: what lies beyond it is counted once.
+                let damageCounts = DamageCounts()
                 let scan = try JournalScanner(
                     fileSystem: files, directory: store.path, manifest: manifest,
-                    options: ScanOptions(decode: true, fromOldest: true, recovery: .stopAtDamage)
+                    options: ScanOptions(decode: true, fromOldest: true, recovery: .stopAtDamage),
+                    damageCounts: damageCounts
                 ).run { _, _ in
                     epochs += 1
                     return true
@@ -99,7 +102,7 @@ extension StoreInspector {
                 result.unsyncedTail = scan.unsyncedTail
                 result.consistentEpoch = try JournalScanner(
                     fileSystem: files, directory: store.path, manifest: manifest,
-                    options: ScanOptions(decode: true, recovery: .stopAtDamage)
+                    options: ScanOptions(decode: true, recovery: .stopAtDamage), damageCounts: damageCounts
                 ).run().lastEpoch?.epoch
                 let named = Set(
                     manifest.segments.map(FileNames.segment)

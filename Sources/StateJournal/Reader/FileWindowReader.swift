@@ -8,12 +8,24 @@ struct FileWindowReader {
     let limit: Int64
     private var window: [UInt8] = []
     private var windowStart: Int64 = 0
-    private static let chunk = 1 << 20
+    /// How much a window holds when a request is smaller.
+    static let chunk = 1 << 20
+
+    /// How much this reader's window holds when a request is smaller.
+    private(set) var windowSize = chunk
 
     init(fileSystem: any FileSystem, descriptor: Int32, limit: Int64) {
         self.fileSystem = fileSystem
         self.descriptor = descriptor
         self.limit = limit
+    }
+
+    /// The same reader with windows of `size` bytes: for reads of a few bytes here and there, which
+    /// a large window would make read a chunk each.
+    func withWindowSize(_ size: Int) -> FileWindowReader {
+        var copy = self
+        copy.windowSize = max(1, size)
+        return copy
     }
 
     /// Whether every byte from `offset` to the limit is zero: the space a writer wrote ahead of its
@@ -47,13 +59,30 @@ struct FileWindowReader {
         return end - offset
     }
 
+    /// Calls `body` with the bytes from `offset` to the end of the window, reading a new window there
+    /// when the current one holds fewer than `minimum` of them (or than remain before the limit);
+    /// `nil` when `offset` is past the limit or the file ended early. For walks that go through a
+    /// file byte by byte, each window read once.
+    mutating func withWindow<Result>(
+        at offset: Int64, minimum: Int, _ body: (UnsafeRawBufferPointer) throws -> Result
+    ) throws -> Result? {
+        guard offset >= 0, minimum >= 0, offset < limit else { return nil }
+        let needed = min(Int64(minimum), limit - offset)
+        let windowEnd = windowStart + Int64(window.count)
+        if offset < windowStart || offset + needed > windowEnd {
+            return try withBytes(at: offset, count: Int(min(Int64(windowSize), limit - offset)), body)
+        }
+        let start = Int(offset - windowStart)
+        return try window.withUnsafeBytes { try body(UnsafeRawBufferPointer(rebasing: $0[start...])) }
+    }
+
     /// Calls `body` with `count` bytes at `offset`; `nil` when they run past the limit.
     mutating func withBytes<Result>(
         at offset: Int64, count: Int, _ body: (UnsafeRawBufferPointer) throws -> Result
     ) throws -> Result? {
         guard offset >= 0, count >= 0, offset + Int64(count) <= limit else { return nil }
         if offset < windowStart || offset + Int64(count) > windowStart + Int64(window.count) {
-            let length = Int(min(Int64(max(count, Self.chunk)), limit - offset))
+            let length = Int(min(Int64(max(count, windowSize)), limit - offset))
             window = try fileSystem.read(descriptor, count: length, at: offset)
             windowStart = offset
             // The file is shorter than when it was opened: a writer cut the zeros it had written

@@ -68,6 +68,10 @@ struct JournalScanner {
     let directory: String
     let manifest: Manifest
     let options: ScanOptions
+    /// What earlier scans of the same files counted beyond damage, for callers that scan a damaged
+    /// store more than once (``StoreInspector/verify(_:)``): counting walks the rest of the segment
+    /// byte by byte.
+    var damageCounts: DamageCounts? = nil
 
     private struct Stop: Error {}
 
@@ -548,12 +552,23 @@ struct JournalScanner {
     private func countIntactCommits(segmentIndex: Int, after offset: Int64, lost: inout Int, highest: inout UInt64)
         throws
     {
-        let version = try store.header(of: manifest.segments[segmentIndex])?.version ?? FormatVersion.current
+        let sequence = manifest.segments[segmentIndex]
+        if let known = damageCounts?.counts[DamageCounts.Key(sequence: sequence, offset: offset)] {
+            lost += known.commits
+            highest = max(highest, known.highestEpoch)
+            return
+        }
+        let version = try store.header(of: sequence)?.version ?? FormatVersion.current
+        var commits = 0
+        var highestEpoch: UInt64 = 0
         try forEachIntactCommit(segmentIndex: segmentIndex, after: offset, version: version) { commit in
-            lost += 1
-            highest = max(highest, commit.epoch)
+            commits += 1
+            highestEpoch = max(highestEpoch, commit.epoch)
             return true
         }
+        damageCounts?.counts[DamageCounts.Key(sequence: sequence, offset: offset)] = (commits, highestEpoch)
+        lost += commits
+        highest = max(highest, highestEpoch)
     }
 
     /// Calls `body` with each intact commit record after `offset` in a segment, skipping over
@@ -674,4 +689,14 @@ struct JournalScanner {
             file: FileNames.segment(manifest.segments[index]), offset: offset, reason: reason, bytesDropped: bytes,
             epochsDropped: epochs, lastConsistentEpoch: lastConsistentEpoch)
     }
+}
+
+/// The intact commits found after damage, by segment and offset, shared by the scans of one check
+/// of a store whose files do not change meanwhile.
+final class DamageCounts {
+    struct Key: Hashable {
+        var sequence: UInt64
+        var offset: Int64
+    }
+    var counts: [Key: (commits: Int, highestEpoch: UInt64)] = [:]
 }

@@ -38,8 +38,12 @@ struct RecordScanner {
         }
     }
 
-    /// The record at `offset` when it is whole and its checksum matches.
-    static func validRecord(in reader: inout FileWindowReader, at offset: Int64, version: UInt16) throws -> Result<
+    /// The record at `offset` when it is whole and its checksum matches. With `checksumFirst`, for
+    /// lengths read from bytes that may be damage, a record larger than a window is checksummed a
+    /// window at a time and read whole only when it is intact: a claimed length costs reads, not memory.
+    static func validRecord(
+        in reader: inout FileWindowReader, at offset: Int64, version: UInt16, checksumFirst: Bool = false
+    ) throws -> Result<
         ScannedRecord, FormatViolation
     > {
         let available = reader.limit - offset
@@ -69,6 +73,21 @@ struct RecordScanner {
             return .failure(FormatViolation("record of \(length) bytes runs past the end of the file"))
         }
         let framed = header.size + length
+        if checksumFirst && framed > FileWindowReader.chunk {
+            var crc: UInt32 = 0
+            var position = offset + 4
+            let end = offset + Int64(framed)
+            while position < end {
+                let count = Int(min(Int64(FileWindowReader.chunk), end - position))
+                guard
+                    let next = try reader.withBytes(
+                        at: position, count: count, { CRC32C.checksum($0, continuing: crc) })
+                else { return .failure(FormatViolation("record of \(length) bytes runs past the end of the file")) }
+                crc = next
+                position += Int64(count)
+            }
+            guard crc == checksum else { return .failure(FormatViolation("record checksum mismatch")) }
+        }
         let record = try reader.withBytes(at: offset, count: framed) { bytes -> ScannedRecord? in
             guard CRC32C.checksum(UnsafeRawBufferPointer(rebasing: bytes[4...])) == checksum else { return nil }
             return ScannedRecord(
@@ -144,7 +163,8 @@ struct RecordScanner {
             if let claimed = claimed ?? nil, claimed.length <= JournalLimits.maximumRecordLength {
                 let next = offset + Int64(claimed.size + claimed.length)
                 if next < reader.limit,
-                    case .success(let record) = try validRecord(in: &reader, at: next, version: version)
+                    case .success(let record) = try validRecord(
+                        in: &reader, at: next, version: version, checksumFirst: true)
                 {
                     return record
                 }
@@ -165,26 +185,103 @@ struct RecordScanner {
     private static func scan(
         from start: Int64, in reader: inout FileWindowReader, version: UInt16, budget: inout Int64, chained: Bool
     ) throws -> ScannedRecord? {
+        // The candidates are walked through the window of `reader`, which moves forward a chunk at a
+        // time; the headers a candidate's claimed end leads to are read through `probe`, and the
+        // claimed records themselves through `claims`: each window goes its own way, so that a claim
+        // megabytes ahead does not make the others read their chunk again.
+        var probe = reader.withWindowSize(probeWindow)
+        var claims = reader
         var candidate = start
         let lastStart = reader.limit - Int64(RecordFraming.minimumHeaderSize(version))
         while candidate <= lastStart && budget > 0 {
-            if let header = try plausibleHeader(in: &reader, at: candidate, version: version) {
-                let end = candidate + Int64(header.size + header.length)
-                var followed = true
-                if chained && end < reader.limit {
-                    followed =
-                        RecordFraming.usesVarintLength(version)
-                        ? try chainHolds(in: &reader, from: end, version: version)
-                        : try knownType(in: &reader, at: end, version: version)
-                }
-                if followed {
-                    budget -= Int64(header.size + header.length)
-                    if case .success(let record) = try validRecord(in: &reader, at: candidate, version: version) {
-                        return record
-                    }
+            guard
+                let header = try nextPlausibleHeader(
+                    in: &reader, from: &candidate, through: lastStart, version: version)
+            else { return nil }
+            let end = candidate + Int64(header.size + header.length)
+            var followed = true
+            if chained && end < reader.limit {
+                followed =
+                    RecordFraming.usesVarintLength(version)
+                    ? try chainHolds(in: &probe, from: end, version: version)
+                    : try knownType(in: &probe, at: end, version: version)
+            }
+            if followed {
+                budget -= Int64(header.size + header.length)
+                if case .success(let record) = try validRecord(
+                    in: &claims, at: candidate, version: version, checksumFirst: true)
+                {
+                    return record
                 }
             }
             candidate += 1
+        }
+        return nil
+    }
+
+    /// The window of the reader that follows claimed ends: they land anywhere in the file, and
+    /// each needs a header's bytes, not a chunk.
+    private static let probeWindow = 256
+
+    /// Moves `candidate` to the first offset at or after it, up to `lastStart`, where a plausible
+    /// header starts (see ``plausibleHeader(in:at:version:)``), and returns that header; `nil` when
+    /// there is none. Reads the window a chunk at a time and tests each offset in it directly.
+    private static func nextPlausibleHeader(
+        in reader: inout FileWindowReader, from candidate: inout Int64, through lastStart: Int64, version: UInt16
+    ) throws -> RecordFraming.Header? {
+        let limit = reader.limit
+        while candidate <= lastStart {
+            let base = candidate
+            let found = try reader.withWindow(at: base, minimum: 4 * RecordFraming.maximumHeaderSize) {
+                window -> (Int, RecordFraming.Header)? in
+                // Offsets whose header could run past this window but not past the file wait for the
+                // next window, which starts at them.
+                let count = window.count
+                let reachesLimit = base + Int64(count) >= limit
+                // Most offsets are rejected by their type byte alone, found without parsing the
+                // header: after the fixed length, or after the varint's continued bytes.
+                let varint = RecordFraming.usesVarintLength(version)
+                let known = RecordType.rawValues
+                let (lowest, highest) = (known.lowerBound, known.upperBound)
+                let lengthEnd = 4 + RecordFraming.maximumLengthBytes
+                var index = 0
+                while index < count {
+                    let end = index + RecordFraming.maximumHeaderSize
+                    if end > count && !reachesLimit { break }
+                    if base + Int64(index) > lastStart { break }
+                    if end <= count {
+                        var typeAt = index + lengthEnd
+                        if varint {
+                            typeAt = index + 4
+                            while typeAt < index + lengthEnd && window[typeAt] >= 0x80 { typeAt += 1 }
+                            typeAt += 1
+                        }
+                        if typeAt > index + lengthEnd || window[typeAt] < lowest || window[typeAt] > highest {
+                            index += 1
+                            continue
+                        }
+                    }
+                    let bytes = UnsafeRawBufferPointer(rebasing: window[index..<min(end, count)])
+                    if let header = RecordFraming.header(bytes, version: version),
+                        let type = RecordType(rawValue: header.typeByte),
+                        type != .compactCommit || RecordFraming.usesVarintLength(version),
+                        header.length <= JournalLimits.maximumRecordLength,
+                        Int64(header.length) <= limit - (base + Int64(index)) - Int64(header.size)
+                    {
+                        return (index, header)
+                    }
+                    index += 1
+                }
+                candidate = base + Int64(index)
+                return nil
+            }
+            guard let found else { return nil }
+            if let (index, header) = found {
+                candidate = base + Int64(index)
+                return header
+            }
+            // No progress means the window could not hold a header: the file ended before the limit.
+            if candidate == base { return nil }
         }
         return nil
     }
