@@ -201,6 +201,10 @@ enum ObjectEnvelope {
         guard bytes.count >= 4 + 3, Array(bytes[0..<4]) == magic else {
             throw damaged("it does not start as a StateJournal replica object")
         }
+        guard bytes[4] == 1 || bytes[4] == 2 else {
+            throw damaged(
+                "its header gives envelope version \(bytes[4]), which no shipper writes (versions 1 and 2 exist)")
+        }
         if bytes[4] == 2 {
             let sealed = try SealedChunks(
                 header: bytes, name: name, keyring: keyring, storeID: storeID, replicaID: replicaID)
@@ -217,12 +221,14 @@ enum ObjectEnvelope {
             return payload
         }
         guard bytes.count >= 4 + 3 + 32 else { throw damaged("it does not start as a StateJournal replica object") }
+        guard bytes[5] <= 1 else {
+            throw damaged("its header gives flags \(bytes[5]), which no shipper writes (0: plain, 1: encrypted)")
+        }
         let body = bytes[..<(bytes.count - 32)]
         guard Array(SHA256.hash(data: body)) == Array(bytes[(bytes.count - 32)...]) else {
             throw damaged("its SHA-256 does not match its bytes (truncated or altered)")
         }
-        guard bytes[4] == 1 else { throw damaged("it has an unknown envelope version \(bytes[4])") }
-        let encrypted = bytes[5] & 1 != 0
+        let encrypted = bytes[5] == 1
         let idLength = Int(bytes[6])
         guard body.count >= 7 + idLength else { throw damaged("its header is cut short") }
         let header = Array(body[0..<(7 + idLength)])
@@ -301,7 +307,10 @@ struct SealedChunks {
         guard bytes.count >= 7, Array(bytes[0..<4]) == ObjectEnvelope.magic, bytes[4] == 2 else {
             throw damaged("it does not start as a version 2 StateJournal replica object")
         }
-        guard bytes[5] == 1 else { throw damaged("it is of version 2 but not encrypted") }
+        guard bytes[5] == 1 else {
+            throw damaged(
+                "its header gives flags \(bytes[5]), which no shipper writes in version 2 (only 1: encrypted)")
+        }
         let idLength = Int(bytes[6])
         let headerLength = Self.fixedHeaderBytes + idLength
         guard bytes.count >= headerLength else { throw damaged("its header is cut short") }
@@ -326,7 +335,7 @@ struct SealedChunks {
         }
         if let storeID, let expected = Self.storeIDBytes(storeID), sealedFor != expected {
             throw damaged(
-                "it belongs to the store \(sealedFor.map { String(format: "%02x", $0) }.joined()) (it was sealed for it), not to \(storeID), whose replica this is"
+                "its header names the store \(sealedFor.map { String(format: "%02x", $0) }.joined()), not \(storeID), whose replica this is"
             )
         }
         self.name = name
@@ -413,12 +422,20 @@ struct SealedChunks {
         let id = String(decoding: idBytes, as: UTF8.self)
         guard let keyring else {
             throw ReplicationError(
-                .missingKey, "The object \(shown) is encrypted with key \(id); give that key to read it.", key: name)
+                .missingKey,
+                """
+                The object \(shown) says it is encrypted with key \(id); give that key to read it. (Until a key \
+                opens it, the key id is only the object's claim.)
+                """, key: name)
         }
         guard let key = keyring.keys[id] else {
             throw ReplicationError(
                 .missingKey,
-                "The object \(shown) is encrypted with key \(id), which the keyring does not have (it has \(keyring.keys.keys.sorted().joined(separator: ", "))).",
+                """
+                The object \(shown) says it is encrypted with key \(id), which the keyring does not have (it has \
+                \(keyring.keys.keys.sorted().joined(separator: ", "))). Give that key if the replica was ever \
+                written with it; if no key \(id) was ever used, the object was not written by the replica's shipper.
+                """,
                 key: name)
         }
         return key

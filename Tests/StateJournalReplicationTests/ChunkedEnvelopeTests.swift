@@ -141,4 +141,44 @@ import Testing
         #expect(Self.code { try ObjectEnvelope.open(sealed, name: Self.name, keyring: nil) } == .missingKey)
         #expect(Self.code { try Self.open(Array(sealed.prefix(20))) } == .damagedObject)
     }
+
+    /// The message `body` throws, or nil when it does not throw.
+    static func message(_ body: () throws -> [UInt8]) -> String? {
+        do {
+            _ = try body()
+            return nil
+        } catch let error as ReplicationError {
+            return error.message
+        } catch {
+            return "\(error)"
+        }
+    }
+
+    @Test func aHeaderWithAVersionOrFlagsNoShipperWritesIsDamageThatNamesThem() throws {
+        let plain = try ObjectEnvelope.seal(Self.payload(100), name: Self.name, keyring: nil)
+        let version1 = try ObjectEnvelope.sealVersion1(Self.payload(100), name: Self.name, key: Self.key)
+        let version2 = try Self.seal(Self.payload(100))
+        for (original, byte, value, words) in [
+            (plain, 4, UInt8(3), "envelope version 3"), (version2, 4, 255, "envelope version 255"),
+            (plain, 5, 3, "flags 3"), (version1, 5, 255, "flags 255"), (version2, 5, 3, "flags 3"),
+            (version2, 5, 0, "flags 0"),
+        ] {
+            var hostile = original
+            hostile[byte] = value
+            #expect(Self.code { try Self.open(hostile) } == .damagedObject, "\(words)")
+            let message = Self.message { try Self.open(hostile) } ?? ""
+            #expect(message.contains(words) && message.contains("no shipper writes"), "\(message)")
+            #expect(!message.contains("SHA-256") && !message.contains("not encrypted"), "\(message)")
+        }
+    }
+
+    @Test func aKeyIdTheKeyringLacksIsReportedAsTheObjectsClaim() throws {
+        let other = try ReplicationKey(id: "k9", bytes: Array(repeating: 9, count: 32))
+        let sealed = try SealedChunks.seal(
+            Self.payload(100), name: Self.name, key: other, storeID: Self.storeID, chunkBytes: Self.chunk)
+        let message = Self.message { try Self.open(sealed) } ?? ""
+        #expect(Self.code { try Self.open(sealed) } == .missingKey)
+        #expect(message.contains("says it is encrypted with key k9"), "\(message)")
+        #expect(message.contains("not written by the replica's shipper"), "\(message)")
+    }
 }

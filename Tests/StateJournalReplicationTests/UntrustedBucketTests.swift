@@ -321,7 +321,7 @@ extension GatewayTests {
             #expect(report.generation == 1)
             #expect(try JournalReader(at: sandbox.target).state().entries == victim.states[1])
             #expect(report.damage.count == 2, "\(report.damage)")
-            #expect(report.damage.contains { $0.reason.contains("belongs to the store") }, "\(report.damage)")
+            #expect(report.damage.contains { $0.reason.contains("header names the store") }, "\(report.damage)")
         }
 
         @Test func anObjectLargerThanItsGenerationSaysIsNeverReadPastTheDeclaredSize() async throws {
