@@ -68,7 +68,7 @@ public struct ReplicaRestorer: Sendable {
     public let location: S3Location
     private let replica: Replica
     /// Verifies the restored store (tests slow it down).
-    var verifier: @Sendable (URL) -> StoreVerification = { StoreInspector.verify($0) }
+    var verifier: @Sendable (URL) -> StoreVerification = { StoreInspector.verifyFraming($0) }
 
     /// Creates a restorer; `keyring` must hold the keys of encrypted objects.
     public init(from location: S3Location, configuration: S3Configuration, keyring: ReplicationKeyring? = nil) {
@@ -94,8 +94,11 @@ public struct ReplicaRestorer: Sendable {
     }
 
     /// Writes a new store into `directory` (which must be missing or empty) whose latest epoch is
-    /// the one `target` asks for, and verifies it with ``StoreInspector/verify(_:)`` before
-    /// returning.
+    /// the one `target` asks for, and verifies it before returning, down to its framing: every
+    /// record's and every checkpoint's checksum, and every commit against its epoch's records and
+    /// the epoch before it, a window at a time, so that the memory a restore takes does not grow with
+    /// the store. Decoding the entries and replaying the state is left to opening the store (which
+    /// recovers from anything wrong there as from any damage), or to ``StoreInspector/verify(_:)``.
     ///
     /// Every object is checked (its envelope's SHA-256, its decryption, the SHA-256 the generation
     /// recorded). When one is damaged, the restore stops before it: the store holds the latest

@@ -64,6 +64,8 @@ final class LZ4FrameDecompressor {
     private var buffer: UnsafeMutableRawPointer?
     private var capacity = 0
     private var produced = 0
+    /// The bytes ``decompress(from:into:)`` produced so far.
+    private var streamed = 0
     private(set) var finished = false
     private let limit: Int
 
@@ -86,6 +88,28 @@ final class LZ4FrameDecompressor {
         capacity = 0
         produced = 0
         return arena
+    }
+
+    /// Decompresses what fits of `input` into `destination` in one step of the frame, and returns
+    /// how many bytes it consumed and produced: for readers that take the content a window at a
+    /// time instead of whole (``takeOutput()`` then holds nothing). The limit counts every byte
+    /// produced, as with ``feed(_:)``.
+    func decompress(from input: UnsafeRawBufferPointer, into destination: UnsafeMutableRawBufferPointer)
+        throws(FormatViolation) -> (consumed: Int, produced: Int)
+    {
+        guard !finished, let source = input.baseAddress, let target = destination.baseAddress else { return (0, 0) }
+        var sourceSize = input.count
+        var destinationSize = destination.count
+        var options = LZ4F_decompressOptions_t()
+        options.skipChecksums = 1
+        let hint = LZ4F_decompress(context, target, &destinationSize, source, &sourceSize, &options)
+        if LZ4F_isError(hint) != 0 {
+            throw FormatViolation("the LZ4 frame is damaged: \(String(cString: LZ4F_getErrorName(hint)))")
+        }
+        streamed += destinationSize
+        guard streamed <= limit else { throw FormatViolation("the LZ4 frame decompresses to more than \(limit) bytes") }
+        if hint == 0 { finished = true }
+        return (sourceSize, destinationSize)
     }
 
     /// Feeds compressed bytes; returns how many of them belong to the frame.

@@ -200,13 +200,19 @@ extension StoreFileSet {
             segments: files.filter { $0.kind == .segment }.map(\.sequence))
         do {
             try store.writeManifest(manifest)
+            // The framing and commits decide the latest epoch; the state is neither decoded nor held,
+            // so that assembling a store takes the same memory whatever its size.
             guard let epoch else {
-                return try JournalReader(path: directory.path, recovery: .stopAtDamage, fileSystem: fileSystem)
-                    .state().epoch
+                return try JournalReading.wrap(directory.path) {
+                    try JournalScanner(
+                        fileSystem: fileSystem, directory: directory.path, manifest: manifest,
+                        options: ScanOptions(decode: false, recovery: .stopAtDamage, streamsCheckpoint: true)
+                    ).run()
+                }.lastEpoch
             }
             let scan = try JournalScanner(
                 fileSystem: fileSystem, directory: directory.path, manifest: manifest,
-                options: ScanOptions(through: epoch, decode: false, recovery: .stopAtDamage)
+                options: ScanOptions(through: epoch, decode: false, recovery: .stopAtDamage, streamsCheckpoint: true)
             ).run()
             guard let reached = scan.lastEpoch, reached.epoch == epoch else {
                 throw JournalError(

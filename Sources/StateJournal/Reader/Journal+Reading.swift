@@ -115,7 +115,8 @@ enum JournalReading {
             try JournalScanner(
                 fileSystem: fileSystem, directory: directory, manifest: manifest,
                 options: ScanOptions(
-                    decode: false, lastSegmentLimit: lastSegmentLimit, fromOldest: true, recovery: recovery)
+                    decode: false, lastSegmentLimit: lastSegmentLimit, fromOldest: true, recovery: recovery,
+                    streamsCheckpoint: true)
             ).run { info, _ in
                 epochs.append(info)
                 return true
@@ -141,7 +142,7 @@ enum JournalReading {
         }
     }
 
-    private static func wrap<T>(_ directory: String, _ body: () throws -> T) throws -> T {
+    static func wrap<T>(_ directory: String, _ body: () throws -> T) throws -> T {
         do {
             return try body()
         } catch let error as JournalError {

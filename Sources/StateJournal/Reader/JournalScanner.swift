@@ -60,6 +60,10 @@ struct ScanOptions {
     /// for scans that check only framing and commits (``decode`` off, no ``through``), such as the
     /// committed lengths ``JournalReader/fileSet()`` reports. The checkpoint is not checked.
     var skipsCheckpoint = false
+    /// Check the checkpoint replay starts from with ``CheckpointFile/check(_:storeID:in:)``, a window
+    /// at a time, instead of loading its state: for scans that do not ``decode``, whose memory then
+    /// does not grow with the store.
+    var streamsCheckpoint = false
 }
 
 /// Reads the segments a manifest names, in order, epoch by epoch.
@@ -149,7 +153,10 @@ struct JournalScanner {
         candidates = options.fromOldest ? candidates : candidates.reversed()
         for candidate in candidates {
             do {
-                let content = try CheckpointFile.load(candidate, storeID: manifest.storeID, in: store)
+                let content =
+                    options.streamsCheckpoint && !options.decode
+                    ? try CheckpointFile.check(candidate, storeID: manifest.storeID, in: store)
+                    : try CheckpointFile.load(candidate, storeID: manifest.storeID, in: store)
                 result.startCheckpoint = candidate
                 return content
             } catch let error as SystemError where error.errno != ENOENT {

@@ -174,8 +174,9 @@ struct RestoreCommand: ParsableCommand {
         abstract:
             "Write a local store from a replica in S3-compatible object storage, as of its latest epoch, an epoch or a time.",
         discussion: """
-            Every object is checked; the store written is verified before the command says it is done. When an object \
-            is damaged the store stops at the latest consistent epoch before it; the command names the object and the \
+            Every object is checked; the store written is verified down to its framing (every record and checkpoint \
+            checksum, every commit) before the command says it is done, in memory that does not grow with the store; \
+            `statejournal verify DIR` replays it whole. When an object is damaged the store stops at the latest consistent epoch before it; the command names the object and the \
             epochs lost and exits 1.
             """)
 
