@@ -26,9 +26,10 @@ public enum ReplicaLimits {
     public static let maximumCounter: UInt64 = 1 << 62
     /// How many payload bytes a restore fetches ahead of what it writes: objects of up to
     /// ``streamingPieceBytes`` are fetched in parallel while their declared sizes add up to at most
-    /// this, larger ones a piece at a time as they are written, so that a restore holds at most this
-    /// much plus a piece.
-    public static let fetchWindowBytes: Int64 = 64 << 20
+    /// this, larger ones a piece at a time as they are written: 32 MiB. An object is held about
+    /// three times over for a moment as it arrives and its envelope is opened (the response, its
+    /// bytes, its payload), so a restore's transfers hold about three times this at most.
+    public static let fetchWindowBytes: Int64 = 32 << 20
     /// How many objects a restore fetches at once, at most.
     public static let fetchConcurrency = 8
 

@@ -50,7 +50,7 @@ extension GatewayTests {
 
             #expect(run.status == 0, "\(run.error)")
             #expect(run.output.contains("verified clean"), "\(run.output)")
-            // 114 MiB measured for a state of 287 MB, 100 MiB for one of 97 MB: the 64 MiB window of
+            // 114 MiB measured for a state of 287 MB, 100 MiB for one of 97 MB: the 32 MiB window of
             // objects fetched ahead, and the tool itself. Verifying by replaying the state, as
             // opening the store does, took 616 MiB for the first.
             #expect(run.peakKiB < 160 << 10, "peak \(run.peakKiB) KiB for a state of 240 MB")
