@@ -88,6 +88,8 @@ public actor ReplicationShipper {
     /// The highest generation number the bucket was seen to hold, usable or not: the next
     /// generation takes a number above it.
     private var highestGeneration: UInt64 = 0
+    /// Generations found unusable (damaged, or not written by this store's shipper), not read again.
+    private var unusableGenerations: Set<UInt64> = []
     private var lastRetention = ContinuousClock.now
     /// Generations this shipper knows the contents of, by number.
     private var knownGenerations: [UInt64: ReplicaGeneration] = [:]
@@ -267,12 +269,20 @@ public actor ReplicationShipper {
         let numbers = try await replica.generationNumbers()
         guard !numbers.isEmpty else { return }
         var generations: [(UInt64, ReplicaGeneration)] = []
-        for number in numbers {
+        var newlyUnusable = 0
+        for number in numbers where !unusableGenerations.contains(number) {
             if let known = knownGenerations[number] {
                 generations.append((number, known))
             } else if let loaded = try await usableGeneration(number) {
                 knownGenerations[number] = loaded
                 generations.append((number, loaded))
+            } else {
+                // Read once: a generation that cannot be used is never used to decide what to delete.
+                unusableGenerations.insert(number)
+                newlyUnusable += 1
+                // Past this many in one pass, the rest wait for the next, and nothing is deleted in
+                // this one: what the generations not yet read name must not be taken for garbage.
+                if newlyUnusable > ReplicaLimits.maximumGenerationsPassedOver { return }
             }
         }
         let now = UInt64(Date().timeIntervalSince1970 * 1000)
@@ -303,10 +313,24 @@ public actor ReplicationShipper {
         latest = nil
         let numbers = try await replica.generationNumbers()
         highestGeneration = numbers.last ?? 0
+        var passedOver = 0
         for number in numbers.reversed() {
             if let generation = try await usableGeneration(number) {
                 latest = generation
                 knownGenerations[number] = generation
+                return
+            }
+            // Someone who can write the bucket can add generations faster than they can be read:
+            // beyond this many, the shipper starts over with a generation that names everything.
+            passedOver += 1
+            if passedOver > ReplicaLimits.maximumGenerationsPassedOver {
+                options.logger.error(
+                    """
+                    more than \(ReplicaLimits.maximumGenerationsPassedOver) generations of \(location), the newest \
+                    ones, cannot be used: shipping a generation that names every file again, above them; the \
+                    bucket holds objects this store's shipper did not write
+                    """,
+                    metadata: ["replica": "\(location)"])
                 return
             }
         }

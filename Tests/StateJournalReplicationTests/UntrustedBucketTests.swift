@@ -596,6 +596,43 @@ extension GatewayTests {
             try journal.close()
         }
 
+        @Test func aShipperReadsAFloodOfForgedGenerationsOnlyUpToTheLimitAndShipsAboveThem() async throws {
+            let gateway = try Gateway.required()
+            let shipped = try await ShippedReplica.ship(
+                gateway, bucket: try await gateway.freshBucket(), prefix: "flood-for-shipper", passes: [4])
+            defer { shipped.remove() }
+            let flood = ReplicaLimits.maximumGenerationsPassedOver + 8
+            for offset in 1...flood {
+                try await shipped.putRaw(
+                    ReplicaLayout.generation(shipped.newestGeneration + UInt64(offset)), Array("junk \(offset)".utf8))
+            }
+
+            let journal = try Journal.open(at: shipped.store)
+            try commit(journal, count: 3)
+            let logs = CapturedLogs()
+            let shipper = ReplicationShipper(
+                store: shipped.store, to: shipped.location, configuration: gateway.configuration(),
+                options: ReplicationOptions(logger: logs.logger))
+            let report = try await shipper.shipOnce()
+            #expect(report.generation == shipped.newestGeneration + UInt64(flood) + 1)
+            // Each generation passed over is fetched once and logged; beyond the limit, none more.
+            let passedOver = logs.entries(.warning, containing: "is passed over").count
+            #expect(passedOver == ReplicaLimits.maximumGenerationsPassedOver + 1, "\(passedOver) passed over")
+            #expect(!logs.entries(.error, containing: "cannot be used").isEmpty)
+            // Retention reads at most the limit of generations it does not know yet, and deletes
+            // nothing while some are unread.
+            try await shipper.applyRetention()
+            #expect(logs.entries(.warning, containing: "is passed over").count <= 2 * passedOver + 1)
+
+            let sandbox = try Sandbox()
+            defer { sandbox.remove() }
+            let restored = try await ReplicaRestorer(from: shipped.location, configuration: gateway.configuration())
+                .restore(into: sandbox.target)
+            #expect(restored.damage.isEmpty)
+            #expect(try JournalReader(at: sandbox.target).state().entries == journal.state().entries)
+            try journal.close()
+        }
+
         @Test func aRedirectIsNotFollowedSoCredentialsStayWithTheEndpoint() async throws {
             let endpoint = try HostileEndpoint(mode: "redirect")
             defer { endpoint.stop() }
