@@ -138,7 +138,7 @@ extension RestorationCoder {
             path: restorationPath, isApplicationCoder: isApplicationCoder, resolver: resolver,
             owner: owner ?? self)
         object.encode(with: coder)
-        var entries = coder.values
+        var entries = coder.values.asDictionary
         // The type's full Swift name, never looked up by name again: decoding matches it against
         // the classes the app allowed (`NSStringFromClass` traps on a private or nested class).
         entries[Self.classKey] = .string(TypeNames.name(of: type(of: object)))

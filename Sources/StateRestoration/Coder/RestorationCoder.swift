@@ -29,7 +29,9 @@ public final class RestorationCoder: NSCoder {
     /// otherwise.
     public internal(set) var restorationReason: RestorationReason?
 
-    var values: [String: RestorableValue]
+    /// Exempt from dynamic exclusivity checks, which would cost more than storing a value: a coder
+    /// is used on one thread, and no access to it spans a call that could reach it again.
+    @exclusivity(unchecked) var values: CoderValues
     let isApplicationCoder: Bool
     let resolver: (any ReferenceResolving)?
     /// The coder of the object whose `NSCoding` value this coder encodes or decodes, which keeps
@@ -46,7 +48,7 @@ public final class RestorationCoder: NSCoder {
         resolver: (any ReferenceResolving)? = nil, owner: RestorationCoder? = nil
     ) {
         self.restorationPath = path
-        self.values = values
+        self.values = CoderValues(values)
         self.isApplicationCoder = isApplicationCoder
         self.resolver = resolver
         self.owner = owner
@@ -63,7 +65,7 @@ public final class RestorationCoder: NSCoder {
     public override var allowsKeyedCoding: Bool { true }
 
     /// The keys that hold a value, in no particular order.
-    public var allKeys: [String] { Array(values.keys) }
+    public var allKeys: [String] { values.keys }
 
     /// Whether the coder holds a value for `key`, as `NSCoder.containsValue(forKey:)`.
     ///
