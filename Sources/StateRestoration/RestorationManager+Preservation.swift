@@ -322,7 +322,8 @@ extension RestorationManager {
             tree: runMode == .full ? StateTree(reservingCapacity: tree.nodes.count) : tree, registry: registry,
             written: written, sink: sink,
             typeNames: typeNames, isIncremental: runMode == .incremental,
-            fullPassReason: requested == .full ? .requested : .noPreviousPass, base: activeScene.basePath)
+            fullPassReason: requested == .full ? .requested : .noPreviousPass, base: activeScene.basePath,
+            previous: tree)
     }
 
     /// Encodes the application coder and the objects into the pass's sink, and writes the

@@ -33,7 +33,8 @@ public final class RestorationManager {
     var registry = RestorationRegistry()
     /// The structure of the last pass; valid only when ``needsFullPass`` is false. Whenever a pass
     /// installs its tree, the objects it placed are recorded for
-    /// ``StateRestoring/invalidateRestorableState()``.
+    /// ``StateRestoring/invalidateRestorableState()`` (but those the tree it replaces held at the
+    /// same path, recorded when that tree was installed).
     var tree = StateTree() {
         didSet { PreservingManagers.shared.record(tree.takeInserted(), for: self) }
     }
