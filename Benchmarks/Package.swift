@@ -18,6 +18,16 @@ let package = Package(
             dependencies: [.product(name: "StateJournal", package: "StateJournal")],
             path: "Benchmarks/CommitInstructions"
         ),
+        // Not a benchmark suite: the program that counts a restoration pass's instructions with,
+        // under callgrind, the default pass beside the incremental one.
+        .executableTarget(
+            name: "PassInstructions",
+            dependencies: [
+                .product(name: "StateJournal", package: "StateJournal"),
+                .product(name: "StateRestoration", package: "StateJournal"),
+            ],
+            path: "Benchmarks/PassInstructions"
+        ),
         .executableTarget(
             name: "EngineBenchmarks",
             dependencies: [

@@ -98,10 +98,15 @@ extension RestorationManager {
         }
         let pass = makePass(report.mode, requested: mode, writingInto: epoch)
         let tombstones: [RestorationPath]
+        var recorded: SceneSession?
         do {
             if catchUp?.clearsStore == true { try epoch.removeAll() }
             tombstones = try encode(pass, roots: roots, applicationCoder: applicationCoder)
-            if pass.writtenPaths.isEmpty && tombstones.isEmpty && metadata == lastPreservationMetadata {
+            recorded = sceneToRecord(after: pass.tree)
+            if let recorded { try epoch.put(recorded.basePath, Self.sessionRecord) }
+            if pass.writtenPaths.isEmpty && tombstones.isEmpty && recorded == nil
+                && metadata == lastPreservationMetadata
+            {
                 epoch.abort()
                 report.outcome = .unchanged
             } else {
@@ -114,6 +119,7 @@ extension RestorationManager {
             throw error
         }
         _ = record(pass, tombstones: tombstones, metadata: metadata, into: &report)
+        if let recorded { recordedSessions.insert(recorded) }
         if catchUp != nil { noteCatchUpCommitted(report.epoch, writtenPaths: report.writtenPaths.count) }
         return report
     }
@@ -187,16 +193,19 @@ extension RestorationManager {
         let snapshot = ChangeSnapshot()
         let pass = makePass(report.mode, requested: mode, writingInto: snapshot)
         let tombstones: [RestorationPath]
+        let recorded: SceneSession?
         do {
             if catchUp?.clearsStore == true { snapshot.removeAll() }
             tombstones = try encode(pass, roots: roots, applicationCoder: applicationCoder)
+            recorded = sceneToRecord(after: pass.tree)
+            if let recorded { try snapshot.put(recorded.basePath, Self.sessionRecord) }
         } catch {
             // Only a limit the snapshot checks can throw here, and the pass reports those itself.
             needsFullPass = true
             throw error
         }
         let predecessor = submitted.last?.pending
-        if pass.writtenPaths.isEmpty && tombstones.isEmpty && metadata == lastPreservationMetadata {
+        if pass.writtenPaths.isEmpty && tombstones.isEmpty && recorded == nil && metadata == lastPreservationMetadata {
             report.outcome = .unchanged
             _ = record(pass, tombstones: tombstones, metadata: metadata, into: &report)
             // A catch-up that found nothing to write follows no failed pass: the store holds the state.
@@ -205,13 +214,14 @@ extension RestorationManager {
         }
         let previousMetadata = lastPreservationMetadata
         let replaced = record(pass, tombstones: tombstones, metadata: metadata, into: &report)
+        if let recorded { recordedSessions.insert(recorded) }
         // Last, so that the committer's thread, once woken, finds the caller done.
         let pending = journal.submit(
             snapshot.changes, metadata: catchUp?.marking(metadata) ?? metadata, after: predecessor)
         submitted.append(
             SubmittedPass(
                 pending: pending, scene: scene, replaced: replaced, previousMetadata: previousMetadata,
-                catchUpPaths: catchUp != nil ? report.writtenPaths.count : nil))
+                recordedSession: recorded, catchUpPaths: catchUp != nil ? report.writtenPaths.count : nil))
         if catchUp != nil { recovery.phase = .catchingUp }
         return PendingPreservation(report: report, epoch: pending, predecessor: nil)
     }
@@ -322,7 +332,8 @@ extension RestorationManager {
             tree: runMode == .full ? StateTree(reservingCapacity: tree.nodes.count) : tree, registry: registry,
             written: written, sink: sink,
             typeNames: typeNames, isIncremental: runMode == .incremental,
-            fullPassReason: requested == .full ? .requested : .noPreviousPass, base: activeScene.basePath)
+            fullPassReason: requested == .full ? .requested : .noPreviousPass, base: activeScene.basePath,
+            previous: tree)
     }
 
     /// Encodes the application coder and the objects into the pass's sink, and writes the
@@ -404,6 +415,7 @@ extension RestorationManager {
                 for pass in submitted.reversed() {
                     for (path, digest) in pass.replaced.reversed() { written[path] = digest }
                     previousMetadata[pass.scene] = .some(pass.previousMetadata)
+                    if let scene = pass.recordedSession { recordedSessions.remove(scene) }
                 }
                 submitted.removeAll()
                 updateEveryScene { scene, state in
@@ -430,6 +442,7 @@ extension RestorationManager {
         let info = try journal.commit([.removeAll], metadata: archiveMetadata(.discard))
         written.digests.removeAll()
         sceneAttempts.removeAll()
+        recordedSessions.removeAll()
         updateEveryScene { _, state in
             state.tree = StateTree()
             state.needsFullPass = true
@@ -466,13 +479,17 @@ extension RestorationManager {
         var metadata = archiveMetadata(.discard)
         metadata[EpochMetadataKey.scene] = nil
         metadata[EpochMetadataKey.discardedScenes] = Self.encodeSceneList(sessions)
-        // With the bookkeeping of restorations that never completed.
-        let bookkeeping = sessions.filter { sceneAttempts[$0] != nil }.sorted().map {
+        // With the entries at the scenes' own paths: session records, and the bookkeeping of
+        // restorations that never completed.
+        let bookkeeping = sessions.filter { sceneAttempts[$0] != nil || recordedSessions.contains($0) }.sorted().map {
             JournalChange.remove($0.basePath)
         }
         let info = try journal.commit(removed.map { JournalChange.remove($0) } + bookkeeping, metadata: metadata)
         for path in removed { written[path] = nil }
-        for session in sessions { sceneAttempts[session] = nil }
+        for session in sessions {
+            sceneAttempts[session] = nil
+            recordedSessions.remove(session)
+        }
         updateEveryScene { scene, state in
             guard let scene, sessions.contains(scene) else { return }
             state = SceneState()
@@ -508,6 +525,8 @@ struct SubmittedPass {
     let replaced: [(RestorationPath, StateDigest?)]
     /// The metadata of the last preservation before the pass.
     let previousMetadata: [String: String]?
+    /// The scene whose session record the pass wrote, if any.
+    var recordedSession: SceneSession? = nil
     /// For the catch-up pass after a failure (see ``RestorationManager/health``), how many paths it
     /// wrote; `nil` for other passes.
     var catchUpPaths: Int? = nil

@@ -130,7 +130,11 @@ extension RestorationManager {
                 // every path the store holds is distrusted instead, and each scene's next full pass
                 // writes all its objects again and removes its paths that are gone.
                 if hasNamedScenes, let state = try? journal.state() {
-                    state.forEachEntry { path, _ in written[path] = .unknown }
+                    // A scene's own path holds a session record or bookkeeping, which no pass
+                    // writes or removes.
+                    state.forEachEntry { path, _ in
+                        if SceneSession.owning(path) == nil || path.components.count > 1 { written[path] = .unknown }
+                    }
                     return CatchUp(clearsStore: false, outageStarted: since, failure: reason)
                 }
             }

@@ -123,7 +123,10 @@ extension RestorationManager {
             attempts = recorded
         }
         try journal.commit(bookkeeping, metadata: began)
-        if let scene { sceneAttempts[scene] = attempts }
+        if let scene {
+            sceneAttempts[scene] = attempts
+            recordedSessions.insert(scene)
+        }
         restoration = progress
         // Until the pass returns, the calls without a scene made from it are this scene's.
         sceneBeingRestored = .some(scene)
@@ -244,6 +247,8 @@ extension RestorationManager {
         let bookkeeping: [JournalChange] =
             scene.flatMap { sceneAttempts.removeValue(forKey: $0) }.map { _ in [.remove(scene!.basePath)] } ?? []
         try journal.commit(bookkeeping, metadata: metadata)
+        // The scene's own path is empty again; its saved objects keep it open.
+        if let scene, !bookkeeping.isEmpty { recordedSessions.remove(scene) }
     }
 
     /// The history, the choice of what to restore, and the state to restore. Background compaction

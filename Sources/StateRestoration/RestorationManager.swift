@@ -33,7 +33,8 @@ public final class RestorationManager {
     var registry = RestorationRegistry()
     /// The structure of the last pass; valid only when ``needsFullPass`` is false. Whenever a pass
     /// installs its tree, the objects it placed are recorded for
-    /// ``StateRestoring/invalidateRestorableState()``.
+    /// ``StateRestoring/invalidateRestorableState()`` (but those the tree it replaces held at the
+    /// same path, recorded when that tree was installed).
     var tree = StateTree() {
         didSet { PreservingManagers.shared.record(tree.takeInserted(), for: self) }
     }
@@ -60,6 +61,10 @@ public final class RestorationManager {
     /// The restorations of each scene that began and have not completed, as the scene's bookkeeping
     /// entry (at the scene's own path) records them.
     var sceneAttempts: [SceneSession: CrashLoopGuard.RecordedAttempts] = [:]
+    /// The scenes whose own path holds an entry: a session record (``sessionRecordTypeName``),
+    /// written when a scene's pass leaves it without saved objects so that the scene stays open, or
+    /// the bookkeeping of an unfinished restoration.
+    var recordedSessions: Set<SceneSession> = []
     /// While a restoration pass runs, the scene it restores (`.some(nil)` for the default scene).
     var sceneBeingRestored: SceneSession??
     /// Whether the store holds, or this manager saved, a named scene's tree.
@@ -125,12 +130,15 @@ public final class RestorationManager {
     ///
     /// At launch, create a window for each and restore it with
     /// ``restoreState(roots:scene:asOf:)``; a scene is open from its first saved pass until
-    /// ``discardSceneSessions(_:)`` discards it. The default scene is not listed.
+    /// ``discardSceneSessions(_:)`` discards it, whether or not it saved any object: as UIKit keeps the
+    /// session of a window with nothing to restore, a scene whose pass saves nothing (no roots, or
+    /// roots without a restoration identifier) is kept by a record at its own path. The default
+    /// scene is not listed.
     ///
     /// - Complexity: O(*n*) in the paths the store holds.
     public var openSessions: Set<SceneSession> {
         settleSubmittedPasses(waiting: false)
-        var sessions: Set<SceneSession> = []
+        var sessions = recordedSessions
         for path in written.digests.keys {
             if let scene = SceneSession.owning(path) { sessions.insert(scene) }
         }
@@ -151,6 +159,7 @@ public final class RestorationManager {
         written.digests.reserveCapacity(journal.recoveredState.count)
         var sawScene = false
         var attempts: [SceneSession: CrashLoopGuard.RecordedAttempts] = [:]
+        var recorded: Set<SceneSession> = []
         journal.recoveredState.forEachEntry { path, bytes in
             guard let scene = SceneSession.owning(path) else {
                 written[path] = StateDigest(bytes)
@@ -162,10 +171,12 @@ public final class RestorationManager {
                 written[path] = StateDigest(bytes)
                 return
             }
-            if let recorded = Self.decodeAttempts(Array(bytes)) { attempts[scene] = recorded }
+            recorded.insert(scene)
+            if let unfinished = Self.decodeAttempts(Array(bytes)) { attempts[scene] = unfinished }
         }
         hasNamedScenes = sawScene
         sceneAttempts = attempts
+        recordedSessions = recorded
         if let last = journal.lastCommitted,
             last.metadata[EpochMetadataKey.kind] == RestorationEpochKind.preservation.rawValue,
             last.metadata[EpochMetadataKey.scene] == nil
@@ -326,6 +337,25 @@ public final class RestorationManager {
             "restoredLatest": .bool(recorded.restoredLatest),
         ])
         return writer.bytes
+    }
+
+    /// The type name of a scene's session record.
+    static let sessionRecordTypeName = "SceneSession"
+
+    /// The bytes of a scene's session record, at its own path: an entry of the restoration layer's
+    /// encoding with no values, which says that the scene is open while it has nothing saved.
+    static let sessionRecord: [UInt8] = {
+        var writer = EntryWriter()
+        writer.writeHeader(kind: .object, typeName: sessionRecordTypeName, restorationClassName: nil)
+        writer.writeDictionary([String: RestorableValue]())
+        return writer.bytes
+    }()
+
+    /// The scene whose session a pass over `tree` must record: the active scene, when the pass
+    /// leaves it without saved objects and nothing at its own path keeps it open; `nil` otherwise.
+    func sceneToRecord(after tree: StateTree) -> SceneSession? {
+        guard let scene = activeScene, tree.nodes.count <= 1, !recordedSessions.contains(scene) else { return nil }
+        return scene
     }
 
     /// The attempts a bookkeeping entry records, or `nil` when the bytes are not one.

@@ -337,6 +337,178 @@ extension RestorationReport {
         #expect(report.coderDiagnostics.map(\.kind) == [.classNotAllowed])
     }
 
+    @Test func aURLOrAUUIDKeepsItsTypeInsideAListOrADictionaryAsNSKeyedUnarchiverGivesIt() throws {
+        let url = URL(string: "https://check.torproject.org/?q=a%20b")!
+        let other = URL(string: "file:///var/lib/notes/a%20b.txt")!
+        let uuid = UUID(uuidString: "E621E1F8-C36C-495A-93FC-0C247A3E6E5F")!
+        // Encoded as UIKit code encodes them: through NSCoder's `encode(_:forKey:)`.
+        func encode(_ coder: NSCoder) {
+            coder.encode([url, other], forKey: "urls")
+            coder.encode(["url": url, "title": "Check Tor"] as [String: Any], forKey: "tab")
+            coder.encode([["id": uuid]] as [[String: Any]], forKey: "ids")
+            coder.encode(url, forKey: "url")
+            coder.encode(uuid, forKey: "uuid")
+        }
+        /// What a decode gives, as text, whatever the coder.
+        func read(_ coder: NSCoder) -> [String] {
+            let tab = coder.decodeObject(forKey: "tab") as? [String: Any]
+            let ids = coder.decodeObject(forKey: "ids") as? [[String: Any]]
+            let secureTab =
+                coder.decodeObject(of: [NSDictionary.self, NSString.self, NSURL.self], forKey: "tab") as? [String: Any]
+            let secureURLs =
+                coder.decodeObject(of: [NSArray.self, NSString.self, NSURL.self], forKey: "urls") as? [Any]
+            return [
+                "\((coder.decodeObject(forKey: "urls") as? [URL]).map { $0.map(\.absoluteString) } ?? [])",
+                "\((tab?["url"] as? URL)?.absoluteString ?? "nil") \(tab?["title"] as? String ?? "nil")",
+                "\((ids?.first?["id"] as? UUID)?.uuidString ?? "nil")",
+                "\((coder.decodeObject(forKey: "url") as? URL)?.absoluteString ?? "nil")",
+                "\((coder.decodeObject(forKey: "uuid") as? UUID)?.uuidString ?? "nil")",
+                "\((secureTab?["url"] as? URL)?.absoluteString ?? "nil") \(secureTab?["title"] as? String ?? "nil")",
+                "\((secureURLs as? [URL]).map { $0.map(\.absoluteString) } ?? [])",
+            ]
+        }
+        let archiver = NSKeyedArchiver(requiringSecureCoding: false)
+        encode(archiver)
+        archiver.finishEncoding()
+        let reference = try NSKeyedUnarchiver(forReadingFrom: archiver.encodedData)
+        reference.requiresSecureCoding = false
+        let expected = read(reference)
+        var ours: [String] = []
+        let report = try roundTrip({ encode($0) }, decode: { ours = read($0) })
+        #expect(ours == expected)
+        #expect(
+            ours == [
+                "[\"\(url.absoluteString)\", \"\(other.absoluteString)\"]", "\(url.absoluteString) Check Tor",
+                uuid.uuidString, url.absoluteString, uuid.uuidString, "\(url.absoluteString) Check Tor",
+                "[\"\(url.absoluteString)\", \"\(other.absoluteString)\"]",
+            ])
+        #expect(report.diagnostics.isEmpty)
+    }
+
+    @Test func aURLOrAUUIDEncodedThroughNSCoderAlsoDecodesThroughTheTypedAPI() throws {
+        let url = URL(string: "https://example.com/a?b=c")!
+        let uuid = UUID(uuidString: "8E1A3F7C-2B4D-4E5F-9A6B-7C8D9E0F1A2B")!
+        var decoded: (URL, [URL], UUID, [String: UUID], URL?, UUID?)?
+        let report = try roundTrip(
+            { coder in
+                let coder: NSCoder = coder
+                coder.encode(url, forKey: "url")
+                coder.encode([url], forKey: "urls")
+                coder.encode(uuid, forKey: "uuid")
+                coder.encode(["u": uuid], forKey: "uuids")
+            },
+            decode: { coder in
+                decoded = (
+                    try coder.decodeURL(forKey: "url"), try coder.decode([URL].self, forKey: "urls"),
+                    try coder.decodeUUID(forKey: "uuid"), try coder.decode([String: UUID].self, forKey: "uuids"),
+                    coder.decodeObject(of: NSURL.self, forKey: "url") as URL?,
+                    coder.decodeObject(of: NSUUID.self, forKey: "uuid") as UUID?
+                )
+            })
+        #expect(decoded?.0 == url)
+        #expect(decoded?.1 == [url])
+        #expect(decoded?.2 == uuid)
+        #expect(decoded?.3 == ["u": uuid])
+        #expect(decoded?.4 == url)
+        #expect(decoded?.5 == uuid)
+        #expect(report.diagnostics.isEmpty)
+    }
+
+    /// The entry an earlier version saved for a `Bag` at `Root` whose encode (through `NSCoder`'s
+    /// names) wrote a URL, a list of URLs, a dictionary holding a URL and a UUID: each as a string.
+    static let entrySavedWithURLsAsStrings: [UInt8] = [
+        0x01, 0x00, 0x19, 0x53, 0x74, 0x61, 0x74, 0x65, 0x52, 0x65, 0x73, 0x74, 0x6F, 0x72, 0x61, 0x74,
+        0x69, 0x6F, 0x6E, 0x54, 0x65, 0x73, 0x74, 0x73, 0x2E, 0x42, 0x61, 0x67, 0x00, 0x09, 0x04, 0x03,
+        0x74, 0x61, 0x62, 0x09, 0x02, 0x05, 0x74, 0x69, 0x74, 0x6C, 0x65, 0x05, 0x05, 0x49, 0x6E, 0x62,
+        0x6F, 0x78, 0x03, 0x75, 0x72, 0x6C, 0x05, 0x17, 0x68, 0x74, 0x74, 0x70, 0x73, 0x3A, 0x2F, 0x2F,
+        0x61, 0x2E, 0x65, 0x78, 0x61, 0x6D, 0x70, 0x6C, 0x65, 0x2F, 0x69, 0x6E, 0x62, 0x6F, 0x78, 0x03,
+        0x75, 0x72, 0x6C, 0x05, 0x17, 0x68, 0x74, 0x74, 0x70, 0x73, 0x3A, 0x2F, 0x2F, 0x61, 0x2E, 0x65,
+        0x78, 0x61, 0x6D, 0x70, 0x6C, 0x65, 0x2F, 0x69, 0x6E, 0x62, 0x6F, 0x78, 0x04, 0x75, 0x72, 0x6C,
+        0x73, 0x08, 0x01, 0x05, 0x17, 0x68, 0x74, 0x74, 0x70, 0x73, 0x3A, 0x2F, 0x2F, 0x61, 0x2E, 0x65,
+        0x78, 0x61, 0x6D, 0x70, 0x6C, 0x65, 0x2F, 0x69, 0x6E, 0x62, 0x6F, 0x78, 0x04, 0x75, 0x75, 0x69,
+        0x64, 0x05, 0x24, 0x45, 0x36, 0x32, 0x31, 0x45, 0x31, 0x46, 0x38, 0x2D, 0x43, 0x33, 0x36, 0x43,
+        0x2D, 0x34, 0x39, 0x35, 0x41, 0x2D, 0x39, 0x33, 0x46, 0x43, 0x2D, 0x30, 0x43, 0x32, 0x34, 0x37,
+        0x41, 0x33, 0x45, 0x36, 0x45, 0x35, 0x46,
+    ]
+
+    @Test func aURLOrAUUIDSavedAsAStringBeforeStillDecodesAsItDid() throws {
+        let url = URL(string: "https://a.example/inbox")!
+        let uuid = UUID(uuidString: "E621E1F8-C36C-495A-93FC-0C247A3E6E5F")!
+        let old = Self.entrySavedWithURLsAsStrings
+        #expect(
+            try RestorableEntry(decoding: old).values == [
+                "url": .string(url.absoluteString), "urls": .array([.string(url.absoluteString)]),
+                "tab": .dictionary(["url": .string(url.absoluteString), "title": .string("Inbox")]),
+                "uuid": .string(uuid.uuidString),
+            ])
+        let store = TestStore()
+        do {
+            let journal = try store.open()
+            let delegate = TestDelegate()
+            let manager = store.manager(journal, delegate: delegate)
+            try manager.preserveState(roots: [Bag("Root") { _ in }])
+            try journal.commit([.put(RestorationPath("Root"), old)], metadata: [EpochMetadataKey.kind: "preservation"])
+            try journal.close()
+            withExtendedLifetime(delegate) {}
+        }
+        let journal = try store.open()
+        let delegate = TestDelegate()
+        let manager = store.manager(journal, delegate: delegate)
+        var decoded: [String] = []
+        let bag = Bag("Root") { _ in }
+        bag.decodeBody = { coder in
+            let tab = coder.decodeObject(forKey: "tab") as? [String: Any]
+            decoded = [
+                // A string cannot tell what it held: `decodeObject(forKey:)` gives it as a string, as before.
+                coder.decodeObject(forKey: "url") as? String ?? "nil",
+                tab?["url"] as? String ?? "nil",
+                (coder.decodeObject(of: NSURL.self, forKey: "url") as URL?)?.absoluteString ?? "nil",
+                coder.decodeObject(of: URL.self, forKey: "url")?.absoluteString ?? "nil",
+                try coder.decodeURL(forKey: "url").absoluteString,
+                "\((coder.decodeObject(of: [NSArray.self, NSURL.self], forKey: "urls") as? [URL]) ?? [])",
+                "\(try coder.decode([URL].self, forKey: "urls"))",
+                (coder.decodeObject(of: NSUUID.self, forKey: "uuid") as UUID?)?.uuidString ?? "nil",
+                try coder.decodeUUID(forKey: "uuid").uuidString,
+            ]
+        }
+        let report = try manager.restoreState(roots: [bag])
+        #expect(
+            decoded == [
+                url.absoluteString, url.absoluteString, url.absoluteString, url.absoluteString, url.absoluteString,
+                "[\(url)]", "[\(url)]", uuid.uuidString, uuid.uuidString,
+            ])
+        #expect(report.diagnostics.isEmpty)
+        withExtendedLifetime(delegate) {}
+    }
+
+    @Test func nsCoderSavesAURLAndAUUIDWithTheirClassesAndTheTypedAPISavesStrings() throws {
+        let url = URL(string: "https://a.example/inbox")!
+        let uuid = UUID(uuidString: "E621E1F8-C36C-495A-93FC-0C247A3E6E5F")!
+        let store = TestStore()
+        let journal = try store.open()
+        let delegate = TestDelegate()
+        let manager = store.manager(journal, delegate: delegate)
+        try manager.preserveState(roots: [
+            Bag("Root") { coder in
+                let nsCoder: NSCoder = coder
+                nsCoder.encode(url, forKey: "url")
+                nsCoder.encode(uuid, forKey: "uuid")
+                coder.encode(url, forKey: "typedURL")
+                coder.encode(uuid, forKey: "typedUUID")
+            }
+        ])
+        let values = try #require(try decodedEntries(journal)[RestorationPath("Root")]).values
+        #expect(values["url"] == .dictionary(["$class": .string("NSURL"), "NS.relative": .string(url.absoluteString)]))
+        #expect(
+            values["uuid"]
+                == .dictionary([
+                    "$class": .string("NSUUID"), "NS.uuidbytes": .data(withUnsafeBytes(of: uuid.uuid) { Data($0) }),
+                ]))
+        #expect(values["typedURL"] == .string(url.absoluteString))
+        #expect(values["typedUUID"] == .string(uuid.uuidString))
+        withExtendedLifetime(delegate) {}
+    }
+
     @Test func encodeConditionalObjectWritesAReferenceOnlyToAnObjectThePassSavesAnyway() throws {
         let store = TestStore()
         let journal = try store.open()

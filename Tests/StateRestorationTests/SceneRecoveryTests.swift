@@ -61,4 +61,33 @@ import Testing
         #expect(manager.openSessions == [Self.left, Self.right])
         try journal.close()
     }
+
+    @Test func aWindowWithNothingSavedStaysOpenThroughTheCatchUpAndTheNextPasses() throws {
+        let journal = try Journal.open(
+            path: store.url.path, options: JournalOptions(durability: .everyCommit), fileSystem: fileSystem)
+        var configuration = RestorationConfiguration(
+            bundleVersion: "1", interfaceIdiom: "desktop", systemVersion: "6.8")
+        configuration.recovery = StoreRecoveryPolicy(initialDelay: .seconds(1), maximumDelay: .seconds(8), clock: clock)
+        let manager = RestorationManager(journal: journal, configuration: configuration)
+        manager.delegate = delegate
+        let left = Node("Main", value: 10)
+        try manager.preserveState(roots: [left], scene: Self.left)
+        try manager.preserveState(roots: [], scene: Self.right)
+
+        fileSystem.arm(FaultPlan(at: 1, of: IOCallKind.syncs, fault: .eio, persistent: true))
+        left.value = 11
+        #expect(throws: JournalError.self) { try manager.preserveState(roots: [left], scene: Self.left) }
+        fileSystem.arm(nil)
+        clock.advance(by: .seconds(10))
+        try manager.preserveState(roots: [left], scene: Self.left)
+        #expect(manager.health.isHealthy)
+        // The empty window's own full pass distrusts its paths, but its session is not one of them.
+        let rightPass = try manager.preserveState(roots: [], scene: Self.right)
+        #expect(rightPass.removedPaths.isEmpty)
+        try journal.close()
+
+        let reopened = try store.open()
+        defer { try? reopened.close() }
+        #expect(store.manager(reopened, delegate: delegate).openSessions == [Self.left, Self.right])
+    }
 }

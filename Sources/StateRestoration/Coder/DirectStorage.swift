@@ -83,7 +83,8 @@ extension Date: DirectlyStored {
 /// Stored as its absolute string; a relative URL comes back resolved against its base.
 extension URL: DirectlyStored {
     func storedValue(_ context: ValueEncoding.Context) -> RestorableValue { .string(absoluteString) }
-    /// Reads the string form, and the dictionary form `URL`'s `Codable` conformance writes.
+    /// Reads the string form, the form `NSCoder`'s `encode(_:forKey:)` writes (``FoundationArchive``),
+    /// and the dictionary form `URL`'s `Codable` conformance writes.
     static func fromStored(_ value: RestorableValue, codingPath: [any CodingKey], context: ValueDecoding.Context)
         throws -> URL
     {
@@ -93,7 +94,8 @@ extension URL: DirectlyStored {
                 throw context.unreadable("a URL", value, at: codingPath)
             }
             return url
-        case .dictionary:
+        case .dictionary(let dictionary):
+            if case .url(let url)? = FoundationArchive(dictionary) { return url }
             return try URL(from: ValueDecoding.TreeDecoder(value: value, codingPath: codingPath, context: context))
         default:
             throw context.mismatch("string holding a URL", value, at: codingPath)
@@ -104,9 +106,14 @@ extension URL: DirectlyStored {
 /// Stored as its string form (`uuidString`), as its `Codable` conformance writes it.
 extension UUID: DirectlyStored {
     func storedValue(_ context: ValueEncoding.Context) -> RestorableValue { .string(uuidString) }
+    /// Reads the string form, and the form `NSCoder`'s `encode(_:forKey:)` writes
+    /// (``FoundationArchive``).
     static func fromStored(_ value: RestorableValue, codingPath: [any CodingKey], context: ValueDecoding.Context)
         throws -> UUID
     {
+        if case .dictionary(let dictionary) = value, case .uuid(let uuid)? = FoundationArchive(dictionary) {
+            return uuid
+        }
         guard case .string(let string) = value else {
             throw context.mismatch("string holding a UUID", value, at: codingPath)
         }

@@ -43,10 +43,25 @@ struct EntryWriter {
             write(value)
             return
         }
-        for key in values.keys.sorted(by: { $0.utf8.lexicographicallyPrecedes($1.utf8) }) {
+        for key in values.keys.sorted(by: CoderValues.precedes) {
             writeString(key)
             write(values[key]!)
         }
+    }
+
+    /// Writes a coder's values as a dictionary, keys in ascending UTF-8 byte order.
+    mutating func writeDictionary(_ values: CoderValues) {
+        bytes.append(ValueTag.dictionary.rawValue)
+        writeVarint(UInt64(values.count))
+        values.forEachInKeyOrder { key, value in
+            writeString(key)
+            write(value)
+        }
+    }
+
+    /// Empties the buffer, keeping its capacity, to write another entry.
+    mutating func reset() {
+        bytes.removeAll(keepingCapacity: true)
     }
 
     mutating func write(_ value: RestorableValue) {

@@ -58,7 +58,9 @@ extension RestorationCoder {
         case .date(let date): date
         case .array(let items): items.map { plainObject($0, key) ?? NSNull() } as [Any]
         case .dictionary(let dictionary):
-            if case .string(let name)? = dictionary[Self.classKey] {
+            if let archived = FoundationArchive(dictionary) {
+                archived.value
+            } else if case .string(let name)? = dictionary[Self.classKey] {
                 unarchive(dictionary, className: name, key, allowing: nil)
             } else {
                 dictionary.mapValues { plainObject($0, key) ?? NSNull() } as [String: Any]
@@ -85,8 +87,10 @@ extension RestorationCoder {
         case let value as String: return .string(value)
         case let value as Data: return .data(value)
         case let value as Date: return .date(value)
-        case let value as URL: return .string(value.absoluteString)
-        case let value as UUID: return .string(value.uuidString)
+        // With their classes, so that `decodeObject(forKey:)` gives them back as they were, at any
+        // depth (`NSURL` and `NSUUID` match these cases too).
+        case let value as URL: return FoundationArchive.url(value).stored
+        case let value as UUID: return FoundationArchive.uuid(value).stored
         case let value as [Any]:
             var items: [RestorableValue] = []
             items.reserveCapacity(value.count)
@@ -138,7 +142,7 @@ extension RestorationCoder {
             path: restorationPath, isApplicationCoder: isApplicationCoder, resolver: resolver,
             owner: owner ?? self)
         object.encode(with: coder)
-        var entries = coder.values
+        var entries = coder.values.asDictionary
         // The type's full Swift name, never looked up by name again: decoding matches it against
         // the classes the app allowed (`NSStringFromClass` traps on a private or nested class).
         entries[Self.classKey] = .string(TypeNames.name(of: type(of: object)))

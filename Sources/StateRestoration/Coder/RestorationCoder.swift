@@ -29,7 +29,9 @@ public final class RestorationCoder: NSCoder {
     /// otherwise.
     public internal(set) var restorationReason: RestorationReason?
 
-    var values: [String: RestorableValue]
+    /// Exempt from dynamic exclusivity checks, which would cost more than storing a value: a coder
+    /// is used on one thread, and no access to it spans a call that could reach it again.
+    @exclusivity(unchecked) var values: CoderValues
     let isApplicationCoder: Bool
     let resolver: (any ReferenceResolving)?
     /// The coder of the object whose `NSCoding` value this coder encodes or decodes, which keeps
@@ -46,7 +48,7 @@ public final class RestorationCoder: NSCoder {
         resolver: (any ReferenceResolving)? = nil, owner: RestorationCoder? = nil
     ) {
         self.restorationPath = path
-        self.values = values
+        self.values = CoderValues(values)
         self.isApplicationCoder = isApplicationCoder
         self.resolver = resolver
         self.owner = owner
@@ -63,7 +65,7 @@ public final class RestorationCoder: NSCoder {
     public override var allowsKeyedCoding: Bool { true }
 
     /// The keys that hold a value, in no particular order.
-    public var allKeys: [String] { Array(values.keys) }
+    public var allKeys: [String] { values.keys }
 
     /// Whether the coder holds a value for `key`, as `NSCoder.containsValue(forKey:)`.
     ///
@@ -102,7 +104,11 @@ public final class RestorationCoder: NSCoder {
     ///   ``encode(_:forKey:)-(StateRestoring?,_)`` writes it;
     /// - `nil` and `NSNull` as null;
     /// - `Bool`, the integer and floating-point types, `NSNumber`, `String`, `Data`, `Date`, `URL`,
-    ///   `UUID` (and their `NS` forms), and arrays and string-keyed dictionaries of them, as values;
+    ///   `UUID` (and their `NS` forms), and arrays and string-keyed dictionaries of them, as values; a
+    ///   URL and a UUID with their classes, as `NSKeyedArchiver` saves an `NSURL` and an `NSUUID`, so
+    ///   that ``decodeObject(forKey:)`` gives them back as a `URL` and a `UUID` at any depth (the
+    ///   typed overloads, ``encode(_:forKey:)-(URL,_)`` and ``encode(_:forKey:)-(UUID,_)``, save
+    ///   strings);
     /// - an `NSCoding` object by calling its `encode(with:)` on a coder of its own, whose keys are
     ///   saved as a dictionary with the object's class name under `$class`;
     /// - any other `Encodable` value as ``encode(_:forKey:)-(T,_)`` does.
@@ -156,10 +162,13 @@ public final class RestorationCoder: NSCoder {
     /// `NSCoder.decodeObject(forKey:)` does, so that `decodeObject(forKey: "title") as? String` works.
     ///
     /// Integers come back as `Int`, floating-point numbers as `Double` and Booleans as `Bool` (each
-    /// also casts to `NSNumber`); strings as `String` (a URL or a UUID is saved as a string: read
-    /// those with `decodeObject(of:forKey:)`); bytes as `Data`, dates as `Date`, lists as `[Any]`,
+    /// also casts to `NSNumber`); strings as `String`; a URL or a UUID encoded through
+    /// ``encode(_:forKey:)-(Any?,_)`` (`NSCoder`'s) as `URL` or `UUID` (each also casts to its `NS`
+    /// form), inside a list or a dictionary too; bytes as `Data`, dates as `Date`, lists as `[Any]`,
     /// dictionaries as `[String: Any]`; an `NSCoding` object as a new instance made with its
-    /// `init(coder:)`; a reference as the object restored at its path.
+    /// `init(coder:)`; a reference as the object restored at its path. A URL or a UUID saved as a
+    /// string (by the typed overloads, or by versions before they were saved with their classes)
+    /// comes back as a `String`: read those with `decodeObject(of:forKey:)`.
     ///
     /// Returns `nil` when the key is missing or holds null, or when the referenced object was not
     /// restored (skipped, pruned or not found).
@@ -176,8 +185,8 @@ public final class RestorationCoder: NSCoder {
     ///
     /// Values are matched through their `NS` forms: `NSString` allows a string, `NSNumber` a number
     /// or a Boolean, `NSData` bytes, `NSDate` a date, `NSArray` a list, `NSDictionary` a dictionary,
-    /// `NSURL` and `NSUUID` a string holding one (returned as `NSURL` or `NSUUID`), `NSNull` a null
-    /// inside a list. Inside a list or a dictionary every element must be allowed too, as secure
+    /// `NSURL` and `NSUUID` a URL or a UUID, or a string holding one (returned as `NSURL` or
+    /// `NSUUID`), `NSNull` a null inside a list. Inside a list or a dictionary every element must be allowed too, as secure
     /// coding checks every object of an archive. An `NSCoding` object is created only when its
     /// class is allowed; a reference gives the restored object when it is of an allowed class.
     ///
@@ -228,6 +237,9 @@ public final class RestorationCoder: NSCoder {
             }
             return elements
         case .dictionary(let dictionary):
+            if let archived = FoundationArchive(dictionary) {
+                return allows(archived.objectClass) ? archived.object : nil
+            }
             if case .string(let name)? = dictionary[Self.classKey] {
                 return unarchive(dictionary, className: name, key, allowing: classes)
             }

@@ -8,8 +8,10 @@ import Observation
 /// thread that changes it; every encode registers again. Like every restorable object, an
 /// observable one is changed on its manager's thread.
 enum ObservedEncoding {
-    static func encode(_ object: any StateRestoring, with coder: RestorationCoder) throws {
-        guard object is any Observable else {
+    /// - Parameter isObservable: Whether the object's type is `Observable`
+    ///   (``TypeNameCache/isObservable(_:)``).
+    static func encode(_ object: any StateRestoring, with coder: RestorationCoder, isObservable: Bool) throws {
+        guard isObservable else {
             try object.encodeRestorableState(with: coder)
             return
         }

@@ -21,7 +21,10 @@ import StateJournal
 /// that nothing it touched may have moved (see ``place(roots:invalidated:)``); when something may
 /// have, it walks the whole hierarchy instead, before removing any path.
 final class PreservationPass: ReferenceResolving {
-    private(set) var tree: StateTree
+    // The properties the walk and the encodes touch for every object are exempt from dynamic
+    // exclusivity checks, which cost more than the work itself: the pass runs on one thread and never
+    // holds an access to one of them across a call that could reach another.
+    @exclusivity(unchecked) private(set) var tree: StateTree
     private(set) var registry: RestorationRegistry
     let written: DigestTable
     /// Where the changed entries and the tombstones go.
@@ -32,17 +35,17 @@ final class PreservationPass: ReferenceResolving {
     /// Why the pass walks the whole hierarchy; `nil` while it is incremental.
     private(set) var fullPassReason: FullPassReason?
 
-    private(set) var digests: [RestorationPath: StateDigest] = [:]
-    private(set) var writtenPaths: [RestorationPath] = []
-    private(set) var removed: Set<RestorationPath> = []
-    private(set) var problems: [PreservationProblem] = []
-    private(set) var encodedObjects = 0
-    /// The paths to encode, in the order they were placed, and the ones already queued.
-    private var queue: [RestorationPath] = []
-    private var queued: Set<RestorationPath> = []
+    @exclusivity(unchecked) private(set) var digests: [RestorationPath: StateDigest] = [:]
+    @exclusivity(unchecked) private(set) var writtenPaths: [RestorationPath] = []
+    @exclusivity(unchecked) private(set) var removed: Set<RestorationPath> = []
+    @exclusivity(unchecked) private(set) var problems: [PreservationProblem] = []
+    @exclusivity(unchecked) private(set) var encodedObjects = 0
+    /// The objects to encode, in the order they were placed, and the paths already queued.
+    @exclusivity(unchecked) private var queue: [Queued] = []
+    @exclusivity(unchecked) private var queued: Set<RestorationPath> = []
     /// While an object encodes: the paths it refers to, and the controllers it adopts.
-    private var found: Set<RestorationPath> = []
-    private var adoptedNow: [RestorationPath] = []
+    @exclusivity(unchecked) private var found: Set<RestorationPath> = []
+    @exclusivity(unchecked) private var adoptedNow: [RestorationPath] = []
     /// While an incremental pass places objects: the paths it placed, the objects it removed from
     /// the tree that are still alive, the places it found held by an object met again elsewhere,
     /// and the first path whose object it found scoped elsewhere.
@@ -50,6 +53,15 @@ final class PreservationPass: ReferenceResolving {
     private var departed: [(path: RestorationPath, object: AnyObject)] = []
     private var contested: [RestorationPath] = []
     private var rescoped: RestorationPath?
+    /// The buffer each object's entry is written into, kept from one object to the next: only an
+    /// entry that changed leaves it (a copy goes to the sink).
+    @exclusivity(unchecked) private var writer = EntryWriter()
+    /// The tree of the pass before this one, when this one builds a new tree: where an object that
+    /// has not moved finds its path already made (``childPath(_:under:for:)``).
+    private let previous: StateTree?
+    /// Whether a node of the tree may list adopted controllers: the tree an incremental pass
+    /// updates may, a new one only once an encode adopted one.
+    private var treeMayHoldAdoptions: Bool
     /// The path the roots are saved under: the store's root for the default scene, a scene's own
     /// component otherwise (``SceneSession``).
     let base: RestorationPath
@@ -57,12 +69,22 @@ final class PreservationPass: ReferenceResolving {
     /// - Parameters:
     ///   - fullPassReason: Why a full pass is full (ignored for an incremental one).
     ///   - base: The path the roots are saved under.
+    ///   - previous: For a pass that builds a new tree, the tree of the pass before it, whose
+    ///     paths are reused for the objects that have not moved.
     init(
         tree: StateTree, registry: RestorationRegistry, written: DigestTable, sink: any EntrySink,
         typeNames: TypeNameCache,
-        isIncremental: Bool, fullPassReason: FullPassReason? = nil, base: RestorationPath = StateTree.rootPath
+        isIncremental: Bool, fullPassReason: FullPassReason? = nil, base: RestorationPath = StateTree.rootPath,
+        previous: StateTree? = nil
     ) {
         self.base = base
+        self.previous = previous === tree ? nil : previous
+        self.treeMayHoldAdoptions = isIncremental
+        if let previous = self.previous {
+            // A pass that builds a new tree queues about as many objects as the previous one held.
+            queue.reserveCapacity(previous.nodes.count)
+            queued.reserveCapacity(previous.nodes.count)
+        }
         self.typeNames = typeNames
         self.isIncremental = isIncremental
         self.fullPassReason = isIncremental ? nil : fullPassReason ?? .requested
@@ -74,8 +96,52 @@ final class PreservationPass: ReferenceResolving {
 
     struct Child {
         let object: any StateRestoring
+        /// The object as a controller, when it is one.
+        let controller: (any RestorableController)?
         let kind: RestorableEntryKind
         let path: RestorationPath
+        /// Whether the previous tree held the object at this path (``childPath(_:under:for:)``).
+        let wasPlaced: Bool
+
+        init(controller: any RestorableController, at place: (path: RestorationPath, wasPlaced: Bool)) {
+            self.object = controller
+            self.controller = controller
+            self.kind = .controller
+            self.path = place.path
+            self.wasPlaced = place.wasPlaced
+        }
+
+        init(registered object: any StateRestoring, at place: (path: RestorationPath, wasPlaced: Bool)) {
+            self.object = object
+            self.controller = object as? any RestorableController
+            self.kind = .object
+            self.path = place.path
+            self.wasPlaced = place.wasPlaced
+        }
+    }
+
+    /// An object to encode, held from when it is placed until its encode, with the path it was
+    /// placed at.
+    struct Queued {
+        let path: RestorationPath
+        let object: any StateRestoring
+        let controller: (any RestorableController)?
+        let kind: RestorableEntryKind
+    }
+
+    /// The path of `object` as a child of the object at `parent` under `identifier`: the one the
+    /// previous tree made, when it has one for the object (no new path to build and hash), a new
+    /// one otherwise; and whether the previous tree held the object at that path.
+    func childPath(_ identifier: String, under parent: RestorationPath, for object: AnyObject)
+        -> (path: RestorationPath, wasPlaced: Bool)
+    {
+        if let previous, let path = previous.paths[ObjectIdentifier(object)],
+            path.components.count == parent.components.count + 1, path.components.last == identifier,
+            path.hasPrefix(parent)
+        {
+            return (path, previous.nodes[path]?.object === object)
+        }
+        return (parent.appending(identifier), false)
     }
 
     // MARK: - Placing
@@ -88,12 +154,12 @@ final class PreservationPass: ReferenceResolving {
                 hide(below: root)
                 continue
             }
-            let path = base.appending(identifier)
+            let place = childPath(identifier, under: base, for: root)
             if identifier.hasPrefix("@") {
-                problems.append(.reservedIdentifier(path))
+                problems.append(.reservedIdentifier(place.path))
                 continue
             }
-            children.append(Child(object: root, kind: .controller, path: path))
+            children.append(Child(controller: root, at: place))
         }
         // Objects registered without a parent belong to the default scene.
         if base == StateTree.rootPath { appendRegistered(under: nil, at: StateTree.rootPath, to: &children) }
@@ -104,23 +170,32 @@ final class PreservationPass: ReferenceResolving {
     /// notes a registered object whose `restorationParent` no longer is `parent`: it moved.
     private func appendRegistered(under parent: AnyObject?, at path: RestorationPath, to children: inout [Child]) {
         for registration in registry.registrations(scopedUnder: parent) {
-            let childPath = path.appending(registration.identifier)
-            if isIncremental && rescoped == nil && !registration.isScoped(under: parent) { rescoped = childPath }
-            children.append(Child(object: registration.object, kind: .object, path: childPath))
+            let place = childPath(registration.identifier, under: path, for: registration.object)
+            if isIncremental && rescoped == nil && !registration.isScoped(under: parent) { rescoped = place.path }
+            children.append(Child(registered: registration.object, at: place))
         }
     }
 
     /// The children of an object in the hierarchy: embedded and presented controllers, and objects
     /// registered under it.
     func children(of object: any StateRestoring, at path: RestorationPath) -> [Child] {
+        children(of: object, controller: object as? any RestorableController, at: path)
+    }
+
+    /// The children of `object`, which is `controller` when it is a controller.
+    func children(
+        of object: any StateRestoring, controller: (any RestorableController)?, at path: RestorationPath
+    ) -> [Child] {
         var children: [Child] = []
-        if let controller = object as? any RestorableController {
-            for child in controller.restorationChildren {
+        if let controller {
+            let hierarchy = controller.restorationChildren
+            children.reserveCapacity(hierarchy.count)
+            for child in hierarchy {
                 guard let identifier = child.restorationIdentifier else {
                     hide(below: child)
                     continue
                 }
-                children.append(Child(object: child, kind: .controller, path: path.appending(identifier)))
+                children.append(Child(controller: child, at: childPath(identifier, under: path, for: child)))
             }
         }
         appendRegistered(under: object, at: path, to: &children)
@@ -168,25 +243,29 @@ final class PreservationPass: ReferenceResolving {
             tree.nodes[parent]?.adopted.removeAll { $0 == other }
             remove(other)
         }
-        tree.insert(child.object, kind: child.kind, at: child.path, adopted: adopted)
+        // An object the previous tree held at the same path was recorded for the manager then.
+        tree.insert(child.object, kind: child.kind, at: child.path, adopted: adopted, isRecorded: child.wasPlaced)
         if isIncremental { placedNow.insert(child.path) }
-        enqueue(child.path)
-        try adopt(children(of: child.object, at: child.path), at: child.path)
+        enqueue(Queued(path: child.path, object: child.object, controller: child.controller, kind: child.kind))
+        let children = children(of: child.object, controller: child.controller, at: child.path)
+        // The node is new: it has no children to compare with.
+        if !children.isEmpty { try adopt(children, at: child.path) }
         return .added
     }
 
     /// Makes `children` the hierarchy children of the node at `path`: drops the subtrees of children
     /// that are gone (or now hold another object) and places the new ones.
     func adopt(_ children: [Child], at path: RestorationPath) throws {
-        guard let node = tree.nodes[path] else { return }
+        guard let existing = tree.nodes[path]?.children else { return }
+        if children.isEmpty && existing.isEmpty { return }
         var kept: [RestorationPath] = []
         kept.reserveCapacity(children.count)
-        if node.children.isEmpty {
+        if existing.isEmpty {
             for child in children where try visit(child) == .added { kept.append(child.path) }
         } else {
             var wanted: [RestorationPath: AnyObject] = [:]
             for child in children where wanted[child.path] == nil { wanted[child.path] = child.object }
-            for old in node.children where wanted[old] == nil || tree.nodes[old]?.object !== wanted[old] {
+            for old in existing where wanted[old] == nil || tree.nodes[old]?.object !== wanted[old] {
                 remove(old)
             }
             var keptSet: Set<RestorationPath> = []
@@ -201,7 +280,7 @@ final class PreservationPass: ReferenceResolving {
     /// children that left every dirty object are dropped before any new child is placed, so an
     /// object that moved between two dirty parents moves in whichever order they come.
     func refresh(_ dirty: [(path: RestorationPath, object: any StateRestoring)]) throws {
-        var updates: [(path: RestorationPath, children: [Child])] = []
+        var updates: [(path: RestorationPath, object: any StateRestoring, children: [Child])] = []
         for (path, object) in dirty {
             guard let node = tree.nodes[path], node.object === object else { continue }
             let children = children(of: object, at: path)
@@ -212,10 +291,11 @@ final class PreservationPass: ReferenceResolving {
             }
             let remaining = node.children.filter { tree.nodes[$0] != nil }
             tree.nodes[path]?.children = remaining
-            updates.append((path, children))
+            updates.append((path, object, children))
         }
-        for (path, children) in updates where tree.nodes[path] != nil {
-            enqueue(path)
+        for (path, object, children) in updates {
+            guard let kind = tree.nodes[path]?.kind else { continue }
+            enqueue(Queued(path: path, object: object, controller: object as? any RestorableController, kind: kind))
             try adopt(children, at: path)
         }
     }
@@ -248,8 +328,8 @@ final class PreservationPass: ReferenceResolving {
         return registration.isCreatedDuringRestoration ? .createdDuringRestoration : .registered
     }
 
-    private func enqueue(_ path: RestorationPath) {
-        if queued.insert(path).inserted { queue.append(path) }
+    private func enqueue(_ item: Queued) {
+        if queued.insert(item.path).inserted { queue.append(item) }
     }
 
     /// Places every object to encode. A full pass reads every registered object's
@@ -278,6 +358,7 @@ final class PreservationPass: ReferenceResolving {
             isIncremental = false
             fullPassReason = .placeChanged(moved)
             tree = StateTree()
+            treeMayHoldAdoptions = false
             problems.removeSubrange(problemCount...)
             queue = []
             queued = []
@@ -357,10 +438,20 @@ final class PreservationPass: ReferenceResolving {
         var handled: Set<RestorationPath> = []
         while true {
             while next < queue.count {
-                let path = queue[next]
+                let item = queue[next]
                 next += 1
-                guard let node = tree.nodes[path], let object = node.object as? any StateRestoring else { continue }
-                try encode(object, kind: node.kind, at: path)
+                // Until the pass removes a path, every queued object is still where it was placed.
+                if removed.isEmpty {
+                    try encode(item.object, controller: item.controller, kind: item.kind, at: item.path)
+                    continue
+                }
+                guard let node = tree.nodes[item.path], let placed = node.object else { continue }
+                if placed === item.object {
+                    try encode(item.object, controller: item.controller, kind: node.kind, at: item.path)
+                } else if let object = placed as? any StateRestoring {
+                    // The path was given to another object after this one was queued.
+                    try encode(object, controller: object as? any RestorableController, kind: node.kind, at: item.path)
+                }
             }
             var stale: [RestorationPath] = []
             for path in removed where handled.insert(path).inserted {
@@ -368,44 +459,55 @@ final class PreservationPass: ReferenceResolving {
             }
             guard !stale.isEmpty else { return }
             for referrer in PathOrder.sorted(stale) {
+                guard let node = tree.nodes[referrer], let object = node.object as? any StateRestoring else { continue }
                 queued.remove(referrer)
-                enqueue(referrer)
+                enqueue(
+                    Queued(
+                        path: referrer, object: object, controller: object as? any RestorableController, kind: node.kind
+                    ))
             }
         }
     }
 
-    /// Encodes one object and writes its entry if it changed.
-    private func encode(_ object: any StateRestoring, kind: RestorableEntryKind, at path: RestorationPath) throws {
+    /// Encodes one object (`controller`, when it is a controller) and writes its entry if it changed.
+    private func encode(
+        _ object: any StateRestoring, controller: (any RestorableController)?, kind: RestorableEntryKind,
+        at path: RestorationPath
+    ) throws {
         encodedObjects += 1
-        found = []
-        adoptedNow = []
+        if !found.isEmpty { found = [] }
+        if !adoptedNow.isEmpty { adoptedNow = [] }
         let coder = RestorationCoder(path: path, resolver: self)
         // One allocation for the usual handful of keys, rather than one per doubling.
         coder.values.reserveCapacity(8)
         do {
-            try ObservedEncoding.encode(object, with: coder)
+            try ObservedEncoding.encode(object, with: coder, isObservable: typeNames.isObservable(object))
         } catch {
             problems.append(contentsOf: coder.diagnostics.map(PreservationProblem.coder))
             problems.append(.encodingFailed(path, message: "\(error)"))
             return
         }
-        problems.append(contentsOf: coder.diagnostics.map(PreservationProblem.coder))
+        if !coder.diagnostics.isEmpty { problems.append(contentsOf: coder.diagnostics.map(PreservationProblem.coder)) }
         var restorationClassName: String?
-        if let controller = object as? any RestorableController {
+        if let controller {
             restorationClassName = controller.restorationClass.map { typeNames.name(of: $0) }
         } else {
             restorationClassName = object.objectRestorationClass.map { typeNames.name(of: $0) }
         }
-        var writer = EntryWriter()
+        writer.reset()
         writer.writeHeader(kind: kind, typeName: typeNames.name(of: object), restorationClassName: restorationClassName)
         writer.writeDictionary(coder.values)
         try write(writer.bytes, at: path)
         tree.setReferences(found, from: path)
         // Controllers this object adopted before and no longer refers to leave with their subtrees.
+        guard !adoptedNow.isEmpty || (treeMayHoldAdoptions && tree.nodes[path]?.adopted.isEmpty == false) else {
+            return
+        }
         if let previous = tree.nodes[path]?.adopted {
             for old in previous where !adoptedNow.contains(old) { tree.removeSubtree(at: old, into: &removed) }
         }
         tree.nodes[path]?.adopted = adoptedNow
+        if !adoptedNow.isEmpty { treeMayHoldAdoptions = true }
     }
 
     /// Writes `bytes` at `path` unless the journal already holds exactly them.
@@ -416,7 +518,7 @@ final class PreservationPass: ReferenceResolving {
 
     func write(_ bytes: [UInt8], at path: RestorationPath) throws {
         let digest = StateDigest(bytes)
-        if (digests[path] ?? written[path]) == digest { return }
+        if ((digests.isEmpty ? nil : digests[path]) ?? written[path]) == digest { return }
         do {
             try sink.put(path, bytes)
         } catch let error as JournalError where error.code == .limitExceeded {
@@ -463,8 +565,9 @@ final class PreservationPass: ReferenceResolving {
                 problems.append(.referenceOutsideHierarchy(type: typeNames.name(of: object), from: referrer))
                 return nil
             }
-            let path = referrer.appending(identifier)
-            guard try visit(Child(object: controller, kind: .controller, path: path), adopted: true) != .rejected else {
+            let place = childPath(identifier, under: referrer, for: controller)
+            let path = place.path
+            guard try visit(Child(controller: controller, at: place), adopted: true) != .rejected else {
                 return nil
             }
             found.insert(path)

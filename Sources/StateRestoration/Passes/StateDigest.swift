@@ -65,7 +65,9 @@ struct StateDigest: Hashable {
 /// The digest of every entry in the journal's latest state, shared by reference so that a pass can
 /// read it and the manager update it in place, without copying it.
 final class DigestTable {
-    var digests: [RestorationPath: StateDigest] = [:]
+    // Read for every object a pass encodes; exempt from dynamic exclusivity checks (see
+    // PreservationPass).
+    @exclusivity(unchecked) var digests: [RestorationPath: StateDigest] = [:]
 
     subscript(path: RestorationPath) -> StateDigest? {
         get { digests[path] }

@@ -20,22 +20,24 @@ final class StateTree {
     /// The virtual root above the root controllers and the objects registered without a parent.
     static let rootPath = RestorationPath([String]())
 
-    var nodes: [RestorationPath: Node] = [:]
-    var paths: [ObjectIdentifier: RestorationPath] = [:]
+    // A pass reads and writes these for every object; they are exempt from dynamic exclusivity
+    // checks (see PreservationPass): a tree is used by one pass on one thread.
+    @exclusivity(unchecked) var nodes: [RestorationPath: Node] = [:]
+    @exclusivity(unchecked) var paths: [ObjectIdentifier: RestorationPath] = [:]
     /// For each saved object, the paths its last encode referred to.
-    var references: [RestorationPath: Set<RestorationPath>] = [:]
+    @exclusivity(unchecked) var references: [RestorationPath: Set<RestorationPath>] = [:]
     /// For each path, the saved objects whose last encode referred to it.
-    var referrers: [RestorationPath: Set<RestorationPath>] = [:]
+    @exclusivity(unchecked) var referrers: [RestorationPath: Set<RestorationPath>] = [:]
     /// Controllers with an identifier that sit below a controller without one: in the hierarchy,
     /// but not saved, so a reference to them is not an adoption.
-    var hidden: [ObjectIdentifier: Hidden] = [:]
+    @exclusivity(unchecked) var hidden: [ObjectIdentifier: Hidden] = [:]
 
     struct Hidden {
         weak var object: AnyObject?
     }
 
-    /// The objects inserted since the last ``takeInserted()``.
-    private var inserted: [AnyObject] = []
+    /// The objects inserted since the last ``takeInserted()``, but those known to be recorded.
+    @exclusivity(unchecked) private var inserted: [AnyObject] = []
 
     /// Returns the objects inserted since the last call, and forgets them.
     func takeInserted() -> [AnyObject] {
@@ -61,17 +63,27 @@ final class StateTree {
 
     func isHidden(_ object: AnyObject) -> Bool { hidden[ObjectIdentifier(object)]?.object === object }
 
-    func insert(_ object: AnyObject, kind: RestorableEntryKind, at path: RestorationPath, adopted: Bool = false) {
+    /// Places `object` at `path`.
+    ///
+    /// - Parameter isRecorded: Whether the object is known to be recorded for the manager already
+    ///   (it was in the tree this one replaces, at the same path); otherwise ``takeInserted()``
+    ///   lists it.
+    func insert(
+        _ object: AnyObject, kind: RestorableEntryKind, at path: RestorationPath, adopted: Bool = false,
+        isRecorded: Bool = false
+    ) {
         var node = Node(object: object, kind: kind)
         node.isAdopted = adopted
         nodes[path] = node
         paths[ObjectIdentifier(object)] = path
-        hidden[ObjectIdentifier(object)] = nil
-        inserted.append(object)
+        if !hidden.isEmpty { hidden[ObjectIdentifier(object)] = nil }
+        if !isRecorded { inserted.append(object) }
     }
 
     /// Records the paths the object at `path` referred to in its latest encode.
     func setReferences(_ targets: Set<RestorationPath>, from path: RestorationPath) {
+        // Most objects refer to nothing, in a tree that records no reference from them.
+        if targets.isEmpty && (references.isEmpty || references[path] == nil) { return }
         for old in references[path] ?? [] where !targets.contains(old) {
             referrers[old]?.remove(path)
             if referrers[old]?.isEmpty == true { referrers[old] = nil }

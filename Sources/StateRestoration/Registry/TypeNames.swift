@@ -1,3 +1,5 @@
+import Observation
+
 /// How types are named on disk, and how a saved name is compared with a live object.
 enum TypeNames {
     /// The fully qualified name of a type, as recorded in entries: `Module.Outer.Type`.
@@ -21,6 +23,17 @@ enum TypeNames {
 final class TypeNameCache {
     private var names: [ObjectIdentifier: String] = [:]
     private var kinds: [ObjectIdentifier: [String: Bool]] = [:]
+    private var observable: [ObjectIdentifier: Bool] = [:]
+
+    /// Whether `object`'s type conforms to `Observable`: a conformance looked up once per type
+    /// rather than once per object.
+    func isObservable(_ object: AnyObject) -> Bool {
+        let id = ObjectIdentifier(type(of: object))
+        if let known = observable[id] { return known }
+        let answer = object is any Observable
+        observable[id] = answer
+        return answer
+    }
 
     func name(of type: Any.Type) -> String {
         let id = ObjectIdentifier(type)

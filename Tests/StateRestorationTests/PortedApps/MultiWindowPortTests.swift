@@ -977,8 +977,8 @@ extension PortedApps.PortedAppMultiWindowTests {
 extension PortedApps.PortedAppMultiWindowTests {
     // UIKit: a window whose scene has nothing to restore (no restoration identifiers, or a
     // `stateRestorationActivity` of nil) still has a session, listed in `openSessions` and reconnected
-    // at the next launch. Here a window's pass with no roots commits nothing.
-    @Test func savingAWindowWithNoRootsDoesNotFailAndLeavesOtherWindowsAlone() throws {
+    // at the next launch. Here too: the window's first pass records its session, and nothing else.
+    @Test func aWindowSavedWithNoRootsKeepsItsSessionAndLeavesOtherWindowsAlone() throws {
         let store = TestStore()
         let empty = session("empty-window")
         let full = session("full-window")
@@ -991,34 +991,34 @@ extension PortedApps.PortedAppMultiWindowTests {
             #expect(report.scene == empty)
             #expect(report.writtenPaths.isEmpty)
             #expect(report.removedPaths.isEmpty)
-            withKnownIssue("a pass that saved nothing commits an empty epoch (entryCount 0) instead of .unchanged") {
-                #expect(report.outcome == .unchanged)
-            }
+            // The epoch holds the session alone; the window's next pass that saves nothing commits nothing.
+            #expect(report.epoch?.entryCount == 1)
+            #expect(app.manager.openSessions == [empty, full])
+            #expect(try app.manager.preserveState(roots: [], scene: empty).outcome == .unchanged)
             let unidentified = try app.manager.preserveState(
                 roots: [BrowserViewController(restorationIdentifier: nil)], scene: empty)
             #expect(unidentified.writtenPaths.isEmpty)
+            #expect(unidentified.outcome == .unchanged)
             try app.kill()
         }
         let app = try AppProcess(store)
-        #expect(app.manager.openSessions.contains(full))
+        #expect(app.manager.openSessions == [empty, full])
         let browser = BrowserViewController(restorationIdentifier: "Browser")
         try app.manager.restoreState(roots: [browser], scene: full)
         #expect(browser.tabs == ["https://kept.example/"])
-        withKnownIssue(
-            """
-            UIKit keeps the session of a window with nothing to restore and lists it in openSessions at the \
-            next launch; here openSessions lists only scenes with saved paths, so the empty window is not \
-            reopened.
-            """
-        ) {
-            #expect(app.manager.openSessions.contains(empty))
-        }
+        // The empty window reconnects with nothing to restore, and closing it discards its session.
+        let reconnected = try app.manager.restoreState(
+            roots: [BrowserViewController(restorationIdentifier: "Browser")], scene: empty)
+        #expect(reconnected.outcome == .nothingToRestore)
+        try app.manager.discardSceneSessions([empty])
+        #expect(app.manager.openSessions == [full])
         try app.kill()
+        #expect(try AppProcess(store).manager.openSessions == [full])
     }
 
     // UIKit: a window whose root lost its restoration identifier saves nothing, and the window still
-    // exists. Here the window's pass with no reachable roots removes the window's paths, and with them
-    // the window's session.
+    // exists. Here too: the window's pass with no reachable roots removes the window's paths and keeps
+    // its session.
     @Test func aWindowWhoseRootsAreGoneAtTheNextPassLosesItsStateButNoOtherWindowDoes() throws {
         let store = TestStore()
         let first = session("first")
@@ -1033,8 +1033,9 @@ extension PortedApps.PortedAppMultiWindowTests {
         let report = try app.manager.preserveState(roots: [], scene: first)
         #expect(report.removedPaths == [RestorationPath("@scene:first", "Browser")])
         #expect(try app.journal.state()[RestorationPath("@scene:second", "Browser")] != nil)
-        #expect(app.manager.openSessions.contains(second))
+        #expect(app.manager.openSessions == [first, second])
         try app.kill()
+        #expect(try AppProcess(store).manager.openSessions == [first, second])
     }
 
     // UIKit: connecting a scene that has no saved state gives it nothing to restore. Here the

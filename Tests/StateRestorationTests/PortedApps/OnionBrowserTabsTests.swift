@@ -4,8 +4,8 @@
 // switches to the saved tab in `applicationFinishedRestoringState()`.
 //
 // Method bodies: 5 of 5 compiled unchanged (encode, decode,
-// `applicationFinishedRestoringState()`, should-save, should-restore), but the tabs' URLs are lost:
-// see the known issue in the test.
+// `applicationFinishedRestoringState()`, should-save, should-restore), and each tab's URL comes back
+// as a `URL` from inside its dictionary, as `NSKeyedUnarchiver` gives it.
 import Foundation
 import StateJournal
 import StateRestoration
@@ -113,16 +113,8 @@ extension PortedApps.PortedAppOnionBrowserTests {
         #expect(browsing.tabs.map(\.title) == ["Check Tor", "DuckDuckGo", "New Tab"])
         #expect(browsing.currentTabIndex == 1)
         #expect(browsing.currentTab?.title == "DuckDuckGo")
-        withKnownIssue(
-            """
-            A URL inside an encoded dictionary or array comes back as a String, so `params["url"] as? URL` \
-            is nil and every tab's URL is lost, with no diagnostic; `decodeObject(of:forKey:)` with NSURL \
-            among the allowed classes gives Strings too. NSKeyedUnarchiver gives back an NSURL.
-            """
-        ) {
-            #expect(browsing.tabs.map(\.url) == [check, duck, nil])
-            #expect(browsing.currentTab?.url == duck)
-        }
+        #expect(browsing.tabs.map(\.url) == [check, duck, nil])
+        #expect(browsing.currentTab?.url == duck)
         try journal.close()
     }
 }

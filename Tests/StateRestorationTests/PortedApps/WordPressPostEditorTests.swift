@@ -4,14 +4,13 @@
 // also saves the unsaved draft as an `NSCoding` model object. The post list is pushed on the My
 // Site tab's navigation stack and presents the editor modally; the tab bar restores its selection.
 //
-// Method bodies: 8 of 13 compiled unchanged (the draft's `encode(with:)`
-// and `init?(coder:)`, `controllerWithBlog`, the post list's restoration class, the editor's encode and
-// decode, should-save, should-restore). Edited: 5: the two inits (`super.init(nibName:bundle:)`
-// became `super.init(restorationIdentifier:)`); the editor's restoration class, whose
-// `decodeObject(forKey:) as? URL` is nil here (a URL is saved as a string) and became
-// `decodeObject(of: NSURL.self, forKey:) as URL?`; the post list's encode and decode, which gained
-// the reference to the presented editor, since the base class does not present it again as UIKit
-// does. Set-up, not a method body: the app registers its draft class (`registerCodingClass`), as
+// Method bodies: 9 of 13 compiled unchanged (the draft's `encode(with:)`
+// and `init?(coder:)`, `controllerWithBlog`, the post list's restoration class, the editor's
+// restoration class, whose `decodeObject(forKey:) as? URL` gets the URL the editor encoded, the
+// editor's encode and decode, should-save, should-restore). Edited: 4: the two inits
+// (`super.init(nibName:bundle:)` became `super.init(restorationIdentifier:)`); the post list's encode
+// and decode, which gained the reference to the presented editor, since the base class does not
+// present it again as UIKit does. Set-up, not a method body: the app registers its draft class (`registerCodingClass`), as
 // secure coding lists the classes an archive may hold; no other class is made from saved state.
 import Foundation
 import StateJournal
@@ -165,9 +164,7 @@ private final class EditPostViewController: RestorableViewController, Controller
     static func controller(withRestorationIdentifierPath identifierComponents: [String], coder: RestorationCoder)
         -> (any RestorableController)?
     {
-        // Edited: WordPress reads `coder.decodeObject(forKey: RestorationKey.post.rawValue) as? URL`,
-        // which gives nil here (a URL is saved as a string), so the editor was not re-created.
-        guard let postURL = coder.decodeObject(of: NSURL.self, forKey: RestorationKey.post.rawValue) as URL?,
+        guard let postURL = coder.decodeObject(forKey: RestorationKey.post.rawValue) as? URL,
             let post = ContextManager.shared.existingPost(with: postURL)
         else {
             return nil
