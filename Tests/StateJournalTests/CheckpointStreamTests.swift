@@ -12,7 +12,7 @@ import Testing
         -> String
     {
         let store = directory.appending("store")
-        var random = StreamRandom(state: seed)
+        var random = SplitMix64(seed: seed)
         let journal = try openJournal(store, testOptions())
         var changes: [JournalChange] = []
         for index in 0..<paths {
@@ -60,7 +60,7 @@ import Testing
         #expect(
             !outcome { try CheckpointFile.check(reference, storeID: manifest.storeID, in: store) }.contains("violation")
         )
-        var random = StreamRandom(state: seed &* 7919)
+        var random = SplitMix64(seed: seed &* 7919)
         for round in 0..<60 {
             var bytes = original
             let offset = Int(random.next() % UInt64(bytes.count))
@@ -91,7 +91,7 @@ import Testing
         _ = try original.withUnsafeBytes { try decompressor.feed($0) }
         let arena = decompressor.takeOutput()
         let content = withExtendedLifetime(arena) { Array(arena.bytes) }
-        var random = StreamRandom(state: seed)
+        var random = SplitMix64(seed: seed)
         var refused = 0
         for round in 0..<80 {
             // What someone who can write the file does: change the content, then its checksum and
@@ -164,7 +164,7 @@ import Testing
         }
         #expect(summary(StoreInspector.verifyFraming(url)) == summary(StoreInspector.verify(url)))
         #expect(StoreInspector.verifyFraming(url).status == .clean)
-        var random = StreamRandom(state: seed)
+        var random = SplitMix64(seed: seed)
         let files = try FileManager.default.contentsOfDirectory(atPath: storePath).filter {
             $0.hasPrefix("segment-") || $0.hasPrefix("checkpoint-")
         }.sorted()
@@ -185,17 +185,5 @@ import Testing
                 "round \(round): \(name) at \(offset)")
             try Corruption.writeFile(path, original)
         }
-    }
-}
-
-/// SplitMix64: the same numbers for a seed on every run.
-private struct StreamRandom: RandomNumberGenerator {
-    var state: UInt64
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
     }
 }

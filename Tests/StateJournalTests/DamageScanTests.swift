@@ -53,7 +53,7 @@ import Testing
 
     @Test(arguments: UInt64(0)..<16)
     func theScanPastDamageFindsTheRecordThatTheScanAtEveryOffsetFinds(seed: UInt64) throws {
-        var random = ScanRandom(state: 0x5CA7 &+ seed)
+        var random = SplitMix64(seed: 0x5CA7 &+ seed)
         let version: UInt16 = seed % 4 == 0 ? 2 : FormatVersion.current
         // A third of the files are larger than a window, with a record planted across its end.
         let size =
@@ -192,17 +192,5 @@ private struct ReferenceScan {
             candidate += 1
         }
         return nil
-    }
-}
-
-/// SplitMix64: the same numbers for a seed on every run.
-private struct ScanRandom: RandomNumberGenerator {
-    var state: UInt64
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
     }
 }

@@ -1,5 +1,6 @@
 import Foundation
 import StateJournal
+import StateJournalTestSupport
 import StateRestoration
 import Testing
 
@@ -7,19 +8,6 @@ import Testing
 /// saves; decoding through `NSCoder`'s names and through the typed API returns what the last save
 /// wrote, or the zero value with a diagnostic, never a thrown error and never a silent loss.
 @Suite struct NSCoderPropertyTests {
-    /// A small deterministic generator, so that a failing seed can be run again.
-    struct SplitMix64: RandomNumberGenerator {
-        var state: UInt64
-
-        mutating func next() -> UInt64 {
-            state &+= 0x9E37_79B9_7F4A_7C15
-            var z = state
-            z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-            z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-            return z ^ (z >> 31)
-        }
-    }
-
     enum Written: Equatable {
         case bool(Bool)
         case int(Int)
@@ -103,7 +91,7 @@ import Testing
 
     @Test(arguments: [1, 2, 3, 4, 5, 6, 7, 8] as [UInt64])
     func decodingReturnsWhatTheLastSaveWroteOrTheZeroValueWithADiagnostic(seed: UInt64) throws {
-        var random = SplitMix64(state: seed)
+        var random = SplitMix64(seed: seed)
         let keys = (0..<8).map { "k\($0)" }
         let identifiers = (0..<12).map { "O\($0)" }
         func draw() -> [String: [String: Written]] {

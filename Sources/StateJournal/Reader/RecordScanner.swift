@@ -140,12 +140,20 @@ struct RecordScanner {
         guard available >= Int64(RecordFraming.minimumHeaderSize(version)) else { return nil }
         let count = Int(min(available, Int64(RecordFraming.maximumHeaderSize)))
         let header = try reader.withBytes(at: offset, count: count) { RecordFraming.header($0, version: version) }
-        guard let header = header ?? nil, let type = RecordType(rawValue: header.typeByte),
-            type != .compactCommit || RecordFraming.usesVarintLength(version),
-            header.length <= JournalLimits.maximumRecordLength,
-            Int64(header.length) <= available - Int64(header.size)
-        else { return nil }
+        guard let header = header ?? nil, isPlausible(header, available: available, version: version) else {
+            return nil
+        }
         return header
+    }
+
+    /// Whether `header`, with `available` bytes from its start to the limit, has a type the version
+    /// knows and a length within the limit and the file.
+    private static func isPlausible(_ header: RecordFraming.Header, available: Int64, version: UInt16) -> Bool {
+        guard let type = RecordType(rawValue: header.typeByte),
+            type != .compactCommit || RecordFraming.usesVarintLength(version)
+        else { return false }
+        return header.length <= JournalLimits.maximumRecordLength
+            && Int64(header.length) <= available - Int64(header.size)
     }
 
     /// Looks for the next valid record after a bad one, within a budget of checksummed bytes.
@@ -263,10 +271,7 @@ struct RecordScanner {
                     }
                     let bytes = UnsafeRawBufferPointer(rebasing: window[index..<min(end, count)])
                     if let header = RecordFraming.header(bytes, version: version),
-                        let type = RecordType(rawValue: header.typeByte),
-                        type != .compactCommit || RecordFraming.usesVarintLength(version),
-                        header.length <= JournalLimits.maximumRecordLength,
-                        Int64(header.length) <= limit - (base + Int64(index)) - Int64(header.size)
+                        isPlausible(header, available: limit - (base + Int64(index)), version: version)
                     {
                         return (index, header)
                     }

@@ -115,6 +115,8 @@ private final class CheckpointContentStream {
     private func take<Result>(
         _ count: Int, _ body: (UnsafeRawBufferPointer) throws -> (Result, consumed: Int)
     ) throws -> Result {
+        // A file that changed between the two passes can leave less content than the first counted.
+        let count = max(0, count)
         let available = try fill(count)
         let window = UnsafeRawBufferPointer(start: storage.map { $0 + position }, count: min(count, available))
         let (result, used) = try body(window)
@@ -217,7 +219,7 @@ private final class CheckpointContentStream {
             }
         }
         let count = try read(10) { reader throws(FormatViolation) in
-            try reader.count(atMost: (body - consumed) / 3, "live path count")
+            try reader.count(atMost: max(0, body - consumed) / 3, "live path count")
         }
         let entryBytes = 10 + JournalLimits.maximumPathDepth * (2 + JournalLimits.maximumComponentLength) + 10
         var previous: [UInt8] = []
