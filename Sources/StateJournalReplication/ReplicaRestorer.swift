@@ -381,13 +381,24 @@ public struct ReplicaRestorer: Sendable {
                 cause: error, key: damage?.key)
         }
         let directory = output.url
+        // Assembling reads every restored file, and a forged segment can make that scan long: it
+        // stops at the first read after a cancellation (SIGTERM), as the transfers do.
+        @Sendable func cancelled() -> Bool { Task.isCancelled }
+        func assemble(through epoch: UInt64? = nil) throws -> EpochInfo? {
+            do {
+                return try set.assembleStore(in: directory, through: epoch, isCancelled: cancelled)
+            } catch is CancellationError {
+                throw ReplicationError(
+                    .cancelled, "The restore was cancelled while assembling the store in \(directory.path).")
+            }
+        }
         let epoch: UInt64?
         switch target {
         case .latest: epoch = nil
         case .epoch(let number): epoch = number
         case .time(let time):
             do {
-                try set.assembleStore(in: directory)
+                _ = try assemble()
                 epoch = try StoreInspector(at: directory).epoch(at: time)
             } catch let error as JournalError where error.code == .noSuchEpoch {
                 throw ReplicationError(.noSuchEpoch, error.message, cause: error)
@@ -398,12 +409,12 @@ public struct ReplicaRestorer: Sendable {
         try checkCancellation()
         let reached: EpochInfo?
         do {
-            reached = try set.assembleStore(in: directory, through: epoch)
+            reached = try assemble(through: epoch)
         } catch let error as JournalError where error.code == .noSuchEpoch && epoch != nil {
             guard damage != nil else { throw ReplicationError(.noSuchEpoch, error.message, cause: error) }
             // The epoch asked for lies beyond the damage: the latest consistent point before it.
             do {
-                reached = try set.assembleStore(in: directory)
+                reached = try assemble()
             } catch let error as JournalError {
                 throw notAStore(error)
             }
@@ -421,10 +432,14 @@ public struct ReplicaRestorer: Sendable {
         let verify = verifier
         let verification = try await Self.cancellably("verifying \(directory.path)") { verify(directory) }
         guard verification.status == .clean else {
-            throw ReplicationError(
-                .damagedObject,
-                "The restored store does not verify clean: \(verification.failure ?? verification.damage.map { "\($0.file) at \($0.offset): \($0.reason)" } ?? "damaged")."
-            )
+            let found = [verification.damage].compactMap { $0 } + verification.damagedCheckpoints
+            let what =
+                verification.failure
+                ?? (found.isEmpty
+                    ? "damaged"
+                    : found.map { "\(printable($0.file)) at \($0.offset): \(printable($0.reason))" }.joined(
+                        separator: "; "))
+            throw ReplicationError(.damagedObject, "The restored store does not verify clean: \(what).")
         }
         if var found = damage {
             if let last = generation.lastEpoch, last > reached.epoch { found.epochsLost = (reached.epoch + 1)...last }

@@ -495,6 +495,50 @@ extension GatewayTests {
             try journal.close()
         }
 
+        @Test func aForgedCheckpointIsRefusedWithItsFileAndReasonNamed() async throws {
+            // Bytes the bucket's writer chose, with a matching SHA-256 in a forged generation: the
+            // restore refuses them, and says which file failed and why, as it does for a segment.
+            let gateway = try Gateway.required()
+            let location = S3Location(bucket: try await gateway.freshBucket(), prefix: "forged-checkpoint")
+            let directory = try temporaryDirectory("forged-checkpoint")
+            defer { try? FileManager.default.removeItem(at: directory) }
+            let store = directory.appendingPathComponent("store")
+            let journal = try Journal.open(at: store, options: JournalOptions(compaction: .manual))
+            try commit(journal, count: 4)
+            try journal.checkpoint()
+            try commit(journal, count: 2)
+            try journal.close()
+            let report = try await ReplicationShipper(
+                store: store, to: location, configuration: gateway.configuration()
+            ).shipOnce()
+            let shipped = ShippedReplica(
+                gateway: gateway, location: location, keyring: nil, directory: directory, store: store)
+            let number = try #require(report.generation)
+            var generation = try await shipped.generation(number)
+            let index = try #require(generation.files.lastIndex { $0.isCheckpoint })
+            let file = generation.files[index]
+            var bytes = try #require(
+                try await shipped.boundReplica().get(file.objects[0].key, maximumPayload: 1 << 20))
+            bytes[bytes.count / 2] ^= 0x5A
+            let hash = ReplicaLayout.sha256Hex(bytes)
+            let key = ReplicaLayout.checkpoint(epoch: file.lastEpoch, sequence: file.sequence, sha256: hash)
+            try await shipped.putRaw(key, try ObjectEnvelope.seal(bytes, name: key, keyring: nil))
+            generation.files[index].objects = [
+                ReplicaGeneration.Object(key: key, start: 0, end: Int64(bytes.count), sha256: hash, level: 0)
+            ]
+            try await shipped.forge(generation, as: number)
+            let sandbox = try Sandbox()
+            defer { sandbox.remove() }
+            let before = sandbox.outsideTarget()
+
+            let run = try shipped.restoreWithTool(into: sandbox.target)
+
+            #expect(run.status == 65, "\(run.error)")
+            #expect(run.error.contains(file.name), "\(run.error)")
+            #expect(!run.error.contains("verify clean: damaged."), "\(run.error)")
+            #expect(sandbox.outsideTarget() == before)
+        }
+
         @Test func aGenerationDocumentBeyondItsLimitIsPassedOverWithoutBeingRead() async throws {
             let gateway = try Gateway.required()
             let shipped = try await ShippedReplica.ship(

@@ -51,6 +51,49 @@ import Testing
             "\(fileSystem.bytesRead) bytes read to scan a \(size)-byte segment")
     }
 
+    /// Bytes forged to look like record headers: all `0x01` (at every offset a header of one byte
+    /// of type 1 whose chain holds to the end of the file), all `0x02`, a header every nine bytes
+    /// claiming 24 MiB (so that each one's claimed end is another's start), or random bytes.
+    static func headerShapedBytes(_ count: Int, pattern: Int) -> [UInt8] {
+        switch pattern {
+        case 0: return Array(repeating: 1, count: count)
+        case 1: return Array(repeating: 2, count: count)
+        case 2:
+            let unit: [UInt8] = [0xDE, 0xAD, 0xBE, 0xEF] + Corruption.varint(25_165_818) + [1]
+            return Array((0..<(count / unit.count + 1)).flatMap { _ in unit }.prefix(count))
+        default: return Corruption.garbage(count, seed: UInt64(count))
+        }
+    }
+
+    /// The scan past damage charges its budget for each candidate, each header of a chain and each
+    /// window a probe reads, so the work of a scan depends on the budget (four times the file),
+    /// not on what the bytes look like: forged header-shaped bytes take a few times the reads of
+    /// random ones, not hundreds.
+    @Test func bytesShapedLikeRecordHeadersAtEveryOffsetCostAboutWhatRandomBytesCost() throws {
+        let directory = TemporaryDirectory()
+        let size = 2 << 20
+        var reads: [Int] = []
+        for pattern in 0..<4 {
+            let file = directory.appending("segment-\(pattern)")
+            try Corruption.writeFile(file, Self.headerShapedBytes(size, pattern: pattern))
+            let fileSystem = FaultInjectingFileSystem()
+            let descriptor = try fileSystem.open(file, .read)
+            defer { fileSystem.close(descriptor) }
+            var reader = FileWindowReader(fileSystem: fileSystem, descriptor: descriptor, limit: Int64(size))
+            var budget = 4 * Int64(max(size, 1 << 20))
+            let found = try RecordScanner.resynchronize(
+                in: &reader, after: 0, version: FormatVersion.current, budget: &budget)
+            #expect(found == nil)
+            reads.append(fileSystem.callCount(of: .read))
+        }
+        let random = reads[3]
+        for pattern in 0..<3 {
+            #expect(
+                reads[pattern] <= 4 * random + 64,
+                "pattern \(pattern): \(reads[pattern]) reads, against \(random) for random bytes")
+        }
+    }
+
     @Test(arguments: UInt64(0)..<16)
     func theScanPastDamageFindsTheRecordThatTheScanAtEveryOffsetFinds(seed: UInt64) throws {
         var random = SplitMix64(seed: 0x5CA7 &+ seed)
@@ -60,7 +103,10 @@ import Testing
             seed % 3 == 0
             ? Int.random(in: (FileWindowReader.chunk + 1)...(FileWindowReader.chunk + 200_000), using: &random)
             : Int.random(in: 64...200_000, using: &random)
-        var bytes = Corruption.garbage(size, seed: seed)
+        // Seeds 8 and up fill the file with bytes shaped like record headers (see
+        // `headerShapedBytes`), whose every offset or every ninth is a candidate.
+        var bytes =
+            seed < 8 ? Corruption.garbage(size, seed: seed) : Self.headerShapedBytes(size, pattern: Int(seed % 4))
         var planted: [Int] = []
         func plant(_ record: [UInt8], at offset: Int) {
             guard offset >= 0, offset + record.count <= bytes.count else { return }
@@ -150,20 +196,48 @@ private struct ReferenceScan {
         return CRC32C.checksum(bytes, range: (offset + 4)..<(offset + header.size + header.length)) == checksum
     }
 
-    private func chainHolds(from offset: Int) -> Bool {
+    /// Where the window of each hop of a chain lies, to count the reads the budget is charged
+    /// for: a hop's bytes outside its window are read with a window of their own.
+    private var probeWindows: [Range<Int>] = Array(repeating: 0..<0, count: 8)
+    private var probeReads = 0
+
+    init(bytes: [UInt8], version: UInt16) {
+        self.bytes = bytes
+        self.version = version
+    }
+
+    private mutating func touch(hop: Int, at offset: Int, count: Int) {
+        let window = probeWindows[hop]
+        guard offset + count <= bytes.count, offset < window.lowerBound || offset + count > window.upperBound else {
+            return
+        }
+        probeWindows[hop] = offset..<min(bytes.count, offset + max(count, RecordScanner.probeWindow))
+        probeReads += 1
+    }
+
+    private mutating func chainHolds(from offset: Int, hops: inout Int) -> Bool {
         var position = offset
-        for _ in 0..<8 {
+        for hop in 0..<8 {
             if position == bytes.count { return true }
+            hops += 1
             let count = min(bytes.count - position, RecordFraming.minimumHeaderSize)
+            touch(hop: hop, at: position, count: count)
             if bytes[position..<position + count].allSatisfy({ $0 == 0 }) { return true }
+            if bytes.count - position >= minimumHeader {
+                touch(hop: hop, at: position, count: min(bytes.count - position, RecordFraming.maximumHeaderSize))
+            }
             guard let header = plausible(at: position) else { return false }
             position += header.size + header.length
         }
         return true
     }
 
-    private func followed(_ end: Int) -> Bool {
-        if RecordFraming.usesVarintLength(version) { return chainHolds(from: end) }
+    private mutating func followed(_ end: Int, hops: inout Int) -> Bool {
+        if RecordFraming.usesVarintLength(version) { return chainHolds(from: end, hops: &hops) }
+        hops = 1
+        if bytes.count - end >= minimumHeader {
+            touch(hop: 0, at: end, count: min(bytes.count - end, RecordFraming.maximumHeaderSize))
+        }
         guard let header = header(at: end) else { return false }
         return RecordType(rawValue: header.typeByte) != nil
     }
@@ -175,17 +249,26 @@ private struct ReferenceScan {
         }
         var chainedBudget = budget
         if let found = scan(from: offset + 1, budget: &chainedBudget, chained: true) { return found }
+        probeWindows = Array(repeating: 0..<0, count: 8)
         var plainBudget = budget
         return scan(from: offset + 1, budget: &plainBudget, chained: false)
     }
 
-    private func scan(from start: Int, budget: inout Int, chained: Bool) -> Int? {
+    private mutating func scan(from start: Int, budget: inout Int, chained: Bool) -> Int? {
         var candidate = start
         while candidate <= bytes.count - minimumHeader && budget > 0 {
             if let header = plausible(at: candidate) {
                 let end = candidate + header.size + header.length
-                if !chained || end >= bytes.count || followed(end) {
-                    budget -= header.size + header.length
+                // Each plausible header, each header read for its chain and each checksum cost
+                // a fixed charge besides the bytes checksummed.
+                budget -= Int(RecordScanner.candidateCharge)
+                var hops = 0
+                let reads = probeReads
+                let holds = !chained || end >= bytes.count || followed(end, hops: &hops)
+                budget -= hops * Int(RecordScanner.hopCharge)
+                budget -= (probeReads - reads) * Int(RecordScanner.probeReadCharge)
+                if holds {
+                    budget -= header.size + header.length + Int(RecordScanner.checksumCharge)
                     if valid(at: candidate) { return candidate }
                 }
             }

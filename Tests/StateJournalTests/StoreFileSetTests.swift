@@ -77,4 +77,50 @@ import Testing
         }
         try journal.close()
     }
+
+    /// A restore assembles what a bucket held, and a forged live segment makes the scan for the
+    /// latest epoch long: it must end at the first read after a cancellation (SIGTERM), not run on.
+    @Test func assemblingAStoreStopsAtTheFirstReadAfterItIsCancelled() throws {
+        let directory = TemporaryDirectory()
+        let source = directory.appending("store")
+        let journal = try openJournal(source, testOptions(), realFileSystem: true)
+        try commitEpochs(journal, 5)
+        let set = try openReader(source).fileSet()
+        try journal.close()
+        let live = try #require(set.files.last { $0.kind == .segment })
+        func copyWithForgedTail(_ name: String) throws -> URL {
+            let target = directory.appending(name)
+            try copy(set, from: source, to: target)
+            // Bytes shaped like a record header at every offset: the scan tries each of them.
+            let handle = try #require(FileHandle(forWritingAtPath: target + "/" + live.name))
+            try handle.seekToEnd()
+            try handle.write(contentsOf: Data(repeating: 1, count: 4 << 20))
+            try handle.close()
+            return URL(fileURLWithPath: target)
+        }
+
+        let reads = Locked(0)
+        let whole = try set.assembleStore(
+            in: try copyWithForgedTail("whole"), through: nil,
+            isCancelled: {
+                reads.withLock { $0 += 1 }
+                return false
+            })
+        #expect(whole?.epoch == 5)
+        let allReads = reads.withLock { $0 }
+        #expect(allReads > 40, "the scan read \(allReads) times")
+
+        let checks = Locked(0)
+        #expect(throws: CancellationError.self) {
+            try set.assembleStore(
+                in: try copyWithForgedTail("cancelled"), through: nil,
+                isCancelled: {
+                    checks.withLock { count in
+                        count += 1
+                        return count >= 20
+                    }
+                })
+        }
+        #expect(checks.withLock { $0 } == 20, "reads went on after the cancellation")
+    }
 }

@@ -185,10 +185,21 @@ extension StoreFileSet {
     ///   ``JournalError/Code/ioFailure``.
     @discardableResult
     public func assembleStore(in directory: URL, through epoch: UInt64? = nil) throws -> EpochInfo? {
+        try assembleStore(in: directory, through: epoch, isCancelled: nil)
+    }
+
+    /// ``assembleStore(in:through:)``, which throws `CancellationError` within a read of
+    /// `isCancelled` returning `true`: the scan that finds the latest epoch reads every file, and a
+    /// forged one can make it long.
+    @discardableResult
+    package func assembleStore(
+        in directory: URL, through epoch: UInt64? = nil, isCancelled: (@Sendable () -> Bool)?
+    ) throws -> EpochInfo? {
         guard storeID.count == 32, let idBytes = Self.bytes(fromHex: storeID) else {
             throw JournalError(.invalidPath, "\(storeID) is not a store id (32 hex digits).")
         }
-        let fileSystem = PosixFileSystem()
+        let fileSystem: any FileSystem =
+            isCancelled.map { CancellableFileSystem(base: PosixFileSystem(), isCancelled: $0) } ?? PosixFileSystem()
         let store = StoreDirectory(fileSystem: fileSystem, path: directory.path)
         var manifest = Manifest(
             storeID: StoreID(bytes: idBytes), generation: generation, nextFileSequence: nextFileSequence,

@@ -14,6 +14,9 @@ struct FileWindowReader {
     /// How much this reader's window holds when a request is smaller.
     private(set) var windowSize = chunk
 
+    /// How many times the window was read from the file.
+    private(set) var reads = 0
+
     init(fileSystem: any FileSystem, descriptor: Int32, limit: Int64) {
         self.fileSystem = fileSystem
         self.descriptor = descriptor
@@ -85,6 +88,7 @@ struct FileWindowReader {
             let length = Int(min(Int64(max(count, windowSize)), limit - offset))
             window = try fileSystem.read(descriptor, count: length, at: offset)
             windowStart = offset
+            reads += 1
             // The file is shorter than when it was opened: a writer cut the zeros it had written
             // ahead of a segment it sealed, or an epoch it abandoned. Its data ends there.
             guard window.count >= count else { return nil }

@@ -147,6 +147,8 @@ enum JournalReading {
             return try body()
         } catch let error as JournalError {
             throw error
+        } catch let error as CancellationError {
+            throw error
         } catch {
             throw Journal.ioError(error, "read the journal in \(directory)")
         }

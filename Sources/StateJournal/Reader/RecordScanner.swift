@@ -51,14 +51,18 @@ struct RecordScanner {
             return .failure(FormatViolation("\(available) bytes are too few for a record header"))
         }
         let headerBytes = Int(min(available, Int64(RecordFraming.maximumHeaderSize)))
-        guard let bytes = try reader.withBytes(at: offset, count: headerBytes, { Array($0) }) else {
+        guard
+            let read = try reader.withBytes(
+                at: offset, count: headerBytes,
+                { bytes in (RecordFraming.header(bytes, version: version), ByteReader.littleEndianU32(bytes, at: 0)) })
+        else {
             return .failure(FormatViolation("record header runs past the end of the file"))
         }
-        guard let header = bytes.withUnsafeBytes({ RecordFraming.header($0, version: version) }) else {
+        guard let header = read.0 else {
             return .failure(
                 FormatViolation("record header runs past the end of the file or has a length of over 4 bytes"))
         }
-        let checksum = bytes.withUnsafeBytes { ByteReader.littleEndianU32($0, at: 0) }
+        let checksum = read.1
         let length = header.length
         guard let type = RecordType(rawValue: header.typeByte),
             type != .compactCommit || RecordFraming.usesVarintLength(version)
@@ -114,23 +118,46 @@ struct RecordScanner {
     /// does, so in a segment of version 3 a header whose type is known followed by another such
     /// header is common in random bytes, and checksumming every such candidate would exhaust the
     /// budget long before a large damaged record ends. A chain of them is not.
-    private static func chainHolds(in reader: inout FileWindowReader, from offset: Int64, version: UInt16) throws
-        -> Bool
-    {
+    ///
+    /// Each hop reads through a window of its own in `probes`: the claimed ends of neighbouring
+    /// candidates lie near one another at each hop, but far apart from one hop to the next.
+    private static func chainHolds(
+        in probes: inout [FileWindowReader], from offset: Int64, version: UInt16, hops: inout Int
+    ) throws -> Bool {
         var position = offset
-        for _ in 0..<chainHops {
-            if position == reader.limit { return true }
-            let count = Int(min(reader.limit - position, Int64(RecordFraming.minimumHeaderSize)))
-            let zeros = try reader.withBytes(at: position, count: count) { $0.allSatisfy { $0 == 0 } }
+        let limit = probes[0].limit
+        for hop in 0..<chainHops {
+            if position == limit { return true }
+            hops += 1
+            let count = Int(min(limit - position, Int64(RecordFraming.minimumHeaderSize)))
+            let zeros = try probes[hop].withBytes(at: position, count: count) { $0.allSatisfy { $0 == 0 } }
             if zeros == true { return true }
-            guard let header = try plausibleHeader(in: &reader, at: position, version: version) else { return false }
+            guard let header = try plausibleHeader(in: &probes[hop], at: position, version: version) else {
+                return false
+            }
             position += Int64(header.size + header.length)
         }
         return true
     }
 
-    /// How many records ``chainHolds(in:from:version:)`` follows.
+    /// How many records ``chainHolds(in:from:version:hops:)`` follows.
     private static let chainHops = 8
+
+    /// What the scan past damage charges its budget, in bytes, besides the bytes it checksums: for
+    /// each plausible header it finds, for each header it reads to see whether a chain holds, and for
+    /// each candidate it checksums. Random bytes rarely look like a header, so these charges cost
+    /// them little; bytes forged to look like a header at every offset, whose chains hold and whose
+    /// claims are a few bytes long, would otherwise be checksummed at every offset of a file for
+    /// nearly nothing, at a cost of microseconds each: the charges make the work of the scan
+    /// proportional to its budget, whatever the bytes.
+    static let candidateCharge: Int64 = 32
+    /// Charged for each header read to follow a chain.
+    static let hopCharge: Int64 = 16
+    /// Charged for each candidate checksummed, besides its claimed bytes.
+    static let checksumCharge: Int64 = 128
+    /// Charged for each window a chain's probes read: a read costs about what checksumming a few
+    /// hundred bytes does, and claimed ends that land far apart make one a header.
+    static let probeReadCharge: Int64 = 128
 
     /// The header at `offset` when its type is known and its length within the limit and the file.
     private static func plausibleHeader(
@@ -194,11 +221,13 @@ struct RecordScanner {
         from start: Int64, in reader: inout FileWindowReader, version: UInt16, budget: inout Int64, chained: Bool
     ) throws -> ScannedRecord? {
         // The candidates are walked through the window of `reader`, which moves forward a chunk at a
-        // time; the headers a candidate's claimed end leads to are read through `probe`, and the
+        // time; the headers a candidate's claimed end leads to are read through `probes`, and the
         // claimed records themselves through `claims`: each window goes its own way, so that a claim
         // megabytes ahead does not make the others read their chunk again.
-        var probe = reader.withWindowSize(probeWindow)
+        let probe = FileWindowReader(fileSystem: reader.fileSystem, descriptor: reader.descriptor, limit: reader.limit)
+        var probes = Array(repeating: probe.withWindowSize(probeWindow), count: chainHops)
         var claims = reader
+        var probeReads = 0
         var candidate = start
         let lastStart = reader.limit - Int64(RecordFraming.minimumHeaderSize(version))
         while candidate <= lastStart && budget > 0 {
@@ -208,14 +237,23 @@ struct RecordScanner {
             else { return nil }
             let end = candidate + Int64(header.size + header.length)
             var followed = true
+            budget -= candidateCharge
             if chained && end < reader.limit {
-                followed =
-                    RecordFraming.usesVarintLength(version)
-                    ? try chainHolds(in: &probe, from: end, version: version)
-                    : try knownType(in: &probe, at: end, version: version)
+                var hops = 0
+                if RecordFraming.usesVarintLength(version) {
+                    followed = try chainHolds(in: &probes, from: end, version: version, hops: &hops)
+                } else {
+                    hops = 1
+                    followed = try knownType(in: &probes[0], at: end, version: version)
+                }
+                budget -= Int64(hops) * hopCharge
+                var reads = 0
+                for index in probes.indices { reads += probes[index].reads }
+                budget -= Int64(reads - probeReads) * probeReadCharge
+                probeReads = reads
             }
             if followed {
-                budget -= Int64(header.size + header.length)
+                budget -= Int64(header.size + header.length) + checksumCharge
                 if case .success(let record) = try validRecord(
                     in: &claims, at: candidate, version: version, checksumFirst: true)
                 {
@@ -229,7 +267,7 @@ struct RecordScanner {
 
     /// The window of the reader that follows claimed ends: they land anywhere in the file, and
     /// each needs a header's bytes, not a chunk.
-    private static let probeWindow = 256
+    static let probeWindow = 256
 
     /// Moves `candidate` to the first offset at or after it, up to `lastStart`, where a plausible
     /// header starts (see ``plausibleHeader(in:at:version:)``), and returns that header; `nil` when
