@@ -104,7 +104,16 @@ enum Harness {
         }
         var files = template.files
         files[template.checkpointName] = checkpoint
-        exercise(store(files))
+        let fileSystem = store(files)
+        // The check a restore makes a window at a time, without holding the state, must find a
+        // checkpoint damaged exactly when loading it whole does.
+        let loaded = StoreInspector.verifyOnce(path: storePath, fileSystem: fileSystem, decoding: true)
+        let checked = StoreInspector.verifyOnce(path: storePath, fileSystem: fileSystem, decoding: false)
+        guard loaded.damagedCheckpoints.map(\.file) == checked.damagedCheckpoints.map(\.file) else {
+            fatalError(
+                "loading finds \(loaded.damagedCheckpoints) and the streaming check \(checked.damagedCheckpoints): \(input)")
+        }
+        exercise(fileSystem)
     }
 
     static func entry(_ input: [UInt8]) {

@@ -93,8 +93,23 @@ struct CheckpointContent: Sendable {
         var slots: [StateTable.Slot] = []
         slots.reserveCapacity(count)
         var paths = PathReader()
+        var previous: UnsafeRawBufferPointer?
         for _ in 0..<count {
             let path = try paths.check(from: &reader)
+            // Every release writes a checkpoint's paths in order, each once; the streaming check
+            // (`CheckpointFile.check`) refuses them otherwise, and so does loading.
+            if let previous {
+                let order = EncodedPath.compare(
+                    EncodedPath(start: previous.baseAddress!, count: previous.count),
+                    EncodedPath(start: path.baseAddress!, count: path.count))
+                if order == 0 {
+                    throw FormatViolation(
+                        "checkpoint content: the path \(EncodedPath(start: path.baseAddress!, count: path.count).restorationPath) repeats"
+                    )
+                }
+                if order > 0 { throw FormatViolation("checkpoint content: the paths are not in order") }
+            }
+            previous = path
             let length = try reader.count(atMost: JournalLimits.maximumStateSize, "state length")
             let state = try reader.bytes(length)
             slots.append(

@@ -71,14 +71,22 @@ extension StoreInspector {
         return result.verification
     }
 
-    private static func verifyOnce(_ directory: URL, decoding: Bool) -> (
+    /// One pass of ``verify(_:)`` (`decoding`) or ``verifyFraming(_:)`` over the store at `path`
+    /// in `fileSystem`, without the passes again that a writer's compaction beside it calls for:
+    /// for the fuzz harnesses, which compare the two on stores held in memory.
+    package static func verifyOnce(path: String, fileSystem: any FileSystem, decoding: Bool) -> StoreVerification {
+        verifyOnce(URL(fileURLWithPath: path), decoding: decoding, fileSystem: fileSystem).verification
+    }
+
+    private static func verifyOnce(
+        _ directory: URL, decoding: Bool, fileSystem: any FileSystem = PosixFileSystem()
+    ) -> (
         verification: StoreVerification, manifest: Manifest?
     ) {
         var result = StoreVerification(
             status: .clean, consistentEpoch: nil, damage: nil, damagedCheckpoints: [], uncommittedTailBytes: 0,
             epochsChecked: 0,
             unnamedFiles: [], failure: nil)
-        let fileSystem = PosixFileSystem()
         let listing = StoreDirectory(fileSystem: fileSystem, path: directory.path)
         var checked: Manifest?
         do {
