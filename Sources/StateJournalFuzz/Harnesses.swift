@@ -110,8 +110,8 @@ enum Harness {
         let loaded = StoreInspector.verifyOnce(path: storePath, fileSystem: fileSystem, decoding: true)
         let checked = StoreInspector.verifyOnce(path: storePath, fileSystem: fileSystem, decoding: false)
         guard loaded.damagedCheckpoints.map(\.file) == checked.damagedCheckpoints.map(\.file) else {
-            fatalError(
-                "loading finds \(loaded.damagedCheckpoints) and the streaming check \(checked.damagedCheckpoints): \(input)")
+            let found = (loaded.damagedCheckpoints, checked.damagedCheckpoints)
+            fatalError("loading finds \(found.0) and the streaming check \(found.1): \(input)")
         }
         exercise(fileSystem)
     }
