@@ -7,7 +7,7 @@ import Testing
 
 /// Runs the samples that save off the caller's thread: a submitted epoch, a pass in the background,
 /// and a service acknowledging a change once it is durable.
-@Suite(.timeLimit(.minutes(1)))
+@Suite(.timeLimit(.minutes(10)))
 struct BackgroundPassRunTests {
     final class SaysYes: ApplicationRestorationDelegate {
         func shouldSaveApplicationState(_ coder: RestorationCoder) -> Bool { true }

@@ -5,7 +5,7 @@ import StateRestoration
 import Testing
 
 /// Runs the controllers of Coming from UIKit's samples through a save and a restore.
-@Suite(.timeLimit(.minutes(1)))
+@Suite(.timeLimit(.minutes(10)))
 struct ComingFromUIKitRunTests {
     final class SaysYes: ApplicationRestorationDelegate {
         func shouldSaveApplicationState(_ coder: RestorationCoder) -> Bool { true }

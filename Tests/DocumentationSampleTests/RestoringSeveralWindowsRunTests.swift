@@ -5,7 +5,7 @@ import StateRestoration
 import Testing
 
 /// Runs the app of Restoring Several Windows through two launches: two windows saved, one closed.
-@Suite(.timeLimit(.minutes(1)))
+@Suite(.timeLimit(.minutes(10)))
 struct RestoringSeveralWindowsRunTests {
     final class SaysYes: ApplicationRestorationDelegate {
         func shouldSaveApplicationState(_ coder: RestorationCoder) -> Bool { true }

@@ -7,7 +7,7 @@ import Testing
 
 /// Runs every documentation sample that is code (see `Samples/`) against a temporary store, and
 /// checks what it did: a sample that compiles but saves nothing, or restores nothing, fails here.
-@Suite(.timeLimit(.minutes(1)))
+@Suite(.timeLimit(.minutes(10)))
 struct SampleRunTests {
     /// The bytes the engine samples save for the inbox.
     static let inboxState = Array(#"{"selected":"Message-42"}"#.utf8)

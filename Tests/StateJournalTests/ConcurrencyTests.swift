@@ -11,7 +11,7 @@ import Testing
     static let writerCount = 3
     static let epochsPerWriter = 30
 
-    @Test(.timeLimit(.minutes(2)), arguments: [Durability.everyCommit, .interval(seconds: 0.002)])
+    @Test(.timeLimit(.minutes(10)), arguments: [Durability.everyCommit, .interval(seconds: 0.002)])
     func writersCompactionAndReadersAtOnceChangeNothingObservable(durability: Durability) throws {
         let directory = TemporaryDirectory()
         let store = directory.appending("store")

@@ -95,7 +95,7 @@ import Testing
         }
     }
 
-    @Test(.timeLimit(.minutes(1)))
+    @Test(.timeLimit(.minutes(10)))
     func aFailedBackgroundSyncPoisonsTheJournalAndCutsWhatItCouldNotSync() throws {
         let directory = TemporaryDirectory()
         let store = directory.appending("store")

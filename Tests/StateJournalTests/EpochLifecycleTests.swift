@@ -88,7 +88,7 @@ import Testing
         try reopened.close()
     }
 
-    @Test(.timeLimit(.minutes(1)))
+    @Test(.timeLimit(.minutes(10)))
     func aFailedSyncDuringGroupCommitFailsTheWaitingCommitsAndHangsNone() throws {
         let directory = TemporaryDirectory()
         let store = directory.appending("store")

@@ -7,7 +7,7 @@ import Testing
 /// The writer's own reads (`history()`, `state(through:)`) on one thread while another commits,
 /// rolling segments, and background compactions fold and drop history: every read is one
 /// generation of the store. Run under ThreadSanitizer by `.ci/sanitizers`.
-@Suite(.timeLimit(.minutes(3)))
+@Suite(.timeLimit(.minutes(10)))
 struct HistoryBesideBackgroundCompactionTests {
     static var epochs: Int {
         Int(ProcessInfo.processInfo.environment["STATEJOURNAL_HISTORY_EPOCHS"] ?? "") ?? 1500

@@ -5,7 +5,7 @@ import Testing
 
 /// Readers that open a store beside a writer that commits and compacts in a loop see one
 /// consistent generation every time: epochs without gaps, states that match, no false damage.
-@Suite(.timeLimit(.minutes(2)))
+@Suite(.timeLimit(.minutes(10)))
 struct ReadersBesideCompactionTests {
     static var seconds: Double {
         Double(ProcessInfo.processInfo.environment["STATEJOURNAL_READER_SECONDS"] ?? "") ?? 3

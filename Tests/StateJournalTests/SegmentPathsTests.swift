@@ -5,7 +5,7 @@ import Testing
 
 /// A segment's path table as the reader rebuilds it: each path defined once, in any spelling, and
 /// nothing kept from a batch found damaged.
-@Suite(.timeLimit(.minutes(1))) struct SegmentPathsTests {
+@Suite(.timeLimit(.minutes(10))) struct SegmentPathsTests {
     private enum Definition {
         case define(RestorationPath)
         case refer(UInt64)

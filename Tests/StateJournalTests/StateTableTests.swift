@@ -6,7 +6,7 @@ import Testing
 
 /// The restored state's table: the same answers as a dictionary keyed by `RestorationPath`, in
 /// path order, whatever the paths hold.
-@Suite(.timeLimit(.minutes(1))) struct StateTableTests {
+@Suite(.timeLimit(.minutes(10))) struct StateTableTests {
     /// Components that include canonically equivalent spellings: `é` composed and decomposed, the
     /// Kelvin sign and `K`, the Greek question mark and `;`.
     private static let pieces = [

@@ -5,7 +5,7 @@ import Testing
 
 /// Epochs handed to the background committer with `Journal.submit(_:metadata:after:)`. Nothing here
 /// asserts a duration: held calls of the fault-injecting file system order the steps.
-@Suite(.timeLimit(.minutes(1)))
+@Suite(.timeLimit(.minutes(10)))
 struct SubmittedEpochTests {
     static let path = RestorationPath(["Main", "Draft"])
 

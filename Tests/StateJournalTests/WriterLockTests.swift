@@ -101,7 +101,7 @@ import Testing
 }
 
 @Suite struct ReaderBesideCompactionTests {
-    @Test(.timeLimit(.minutes(1)))
+    @Test(.timeLimit(.minutes(10)))
     func aReaderNeverSeesDamageOrAPartialEpochWhileTheWriterRollsAndCompacts() throws {
         let directory = TemporaryDirectory()
         let store = directory.appending("store")

@@ -9,7 +9,7 @@ import Testing
 
 /// Invalidations the service is not told of still schedule its coalesced pass.
 @MainActor
-@Suite(.timeLimit(.minutes(5)))
+@Suite(.timeLimit(.minutes(10)))
 struct ServiceInvalidationTests {
     @Test func anObjectThatInvalidatesItselfSchedulesAPassWithoutTellingTheService() async throws {
         let directory = TemporaryDirectory()

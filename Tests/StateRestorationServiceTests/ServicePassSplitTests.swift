@@ -11,7 +11,7 @@ import Testing
 /// The service's passes hold the main actor only while they encode: the journal commits and syncs
 /// off it. Held syncs of the fault-injecting file system order the steps; nothing asserts a duration.
 @MainActor
-@Suite(.timeLimit(.minutes(5)))
+@Suite(.timeLimit(.minutes(10)))
 struct ServicePassSplitTests {
     let directory = TemporaryDirectory()
     let fileSystem = FaultInjectingFileSystem()

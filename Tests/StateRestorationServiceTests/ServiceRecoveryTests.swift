@@ -11,7 +11,7 @@ import Testing
 /// acknowledged during the fault, and nothing acknowledged is lost. The recovery waits on a clock
 /// the test advances.
 @MainActor
-@Suite(.timeLimit(.minutes(5)))
+@Suite(.timeLimit(.minutes(10)))
 struct ServiceRecoveryTests {
     /// A controller holding one number.
     final class Tally: RestorableController {

@@ -9,7 +9,7 @@ import Testing
 
 /// The service runs the passes of every open window, so that no window's change is lost.
 @MainActor
-@Suite(.timeLimit(.minutes(5)))
+@Suite(.timeLimit(.minutes(10)))
 struct ServiceSceneTests {
     static let left = SceneSession(persistentIdentifier: "left")!
     static let right = SceneSession(persistentIdentifier: "right")!

@@ -13,7 +13,7 @@ import Testing
 /// the coalescing delay and the full-pass timer run on a clock only the test advances, and tests
 /// wait for conditions with generous time limits.
 @MainActor
-@Suite(.timeLimit(.minutes(5)))
+@Suite(.timeLimit(.minutes(10)))
 struct StateRestorationServiceTests {
     /// A store that counts the journal's syncs.
     final class Store {

@@ -8,7 +8,7 @@ import Testing
 /// background committer. Nothing here asserts a duration: held calls of the fault-injecting file
 /// system order the steps.
 @MainActor
-@Suite(.timeLimit(.minutes(5)))
+@Suite(.timeLimit(.minutes(10)))
 struct AsyncPreservationTests {
     /// A store opened through a fault-injecting file system whose syncs can be held or failed.
     final class Store {

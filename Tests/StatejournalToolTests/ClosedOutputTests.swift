@@ -4,7 +4,7 @@ import Testing
 
 /// `soak` and the other streaming commands stop cleanly when their standard output goes away:
 /// a clear message, exit status 74 (EX_IOERR), and a store that checks clean. Never a trap.
-@Suite(.serialized, .timeLimit(.minutes(2)))
+@Suite(.serialized, .timeLimit(.minutes(10)))
 struct ClosedOutputTests {
     @Test func soakStartedWithoutStandardOutputSaysSoAndWritesNothing() throws {
         let directory = TemporaryDirectory()

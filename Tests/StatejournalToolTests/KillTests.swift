@@ -16,7 +16,12 @@ import Testing
     /// Runs `statejournal` with `arguments` (a soak), waits until it has printed its first
     /// `committed` line, so that a loaded machine cannot kill it before it opened the store, then
     /// kills it with SIGKILL 0 to 250 ms later; returns all it printed.
-    static func soakKilledAtRandom(_ arguments: [String], _ random: inout SplitMix64) throws -> String {
+    /// Runs `soak` with `arguments` and kills it at a random moment after its first commit, and
+    /// after `ready` holds when given (polled, for up to two minutes: on a loaded machine the soak
+    /// gets there late, and the kill must not come before what the test means to interrupt).
+    static func soakKilledAtRandom(
+        _ arguments: [String], _ random: inout SplitMix64, after ready: (() -> Bool)? = nil
+    ) throws -> String {
         let process = Process()
         process.executableURL = ToolRunner.binary
         process.arguments = arguments
@@ -29,6 +34,10 @@ import Testing
             let chunk = output.fileHandleForReading.readAvailable()
             if chunk.isEmpty { break }
             printed.append(chunk)
+        }
+        if let ready {
+            let deadline = ContinuousClock.now + .seconds(120)
+            while !ready() && ContinuousClock.now < deadline && process.isRunning { usleep(10_000) }
         }
         usleep(useconds_t(random.next() % 250_000))
         Glibc.kill(process.processIdentifier, SIGKILL)
@@ -72,9 +81,16 @@ import Testing
         var random = SplitMix64(seed: 77)
         var highestAcknowledged: UInt64 = 0
         for kill in 1...Self.killsPerPolicy {
+            // Killed only once a checkpoint exists, so that every kill lands while checkpoints are
+            // being written, however slow the machine: a fixed delay killed the first soaks of a
+            // loaded machine before their first checkpoint.
             let printed = try Self.soakKilledAtRandom(
                 ["soak", store, "--seconds", "30", "--durability", "none", "--objects", "40", "--keep-history"],
-                &random)
+                &random,
+                after: {
+                    let names = (try? FileManager.default.contentsOfDirectory(atPath: store)) ?? []
+                    return names.contains { $0.hasPrefix("checkpoint-") }
+                })
             if let last = printed.split(separator: "\n").last(where: { $0.hasPrefix("committed ") }),
                 let epoch = UInt64(last.dropFirst("committed ".count))
             {

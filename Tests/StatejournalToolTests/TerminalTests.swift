@@ -9,7 +9,7 @@ import Testing
 
 /// What the tool does only on a terminal: colour, the pager and progress, run on a real
 /// pseudo-terminal, and never on a pipe.
-@Suite(.serialized, .timeLimit(.minutes(2))) struct TerminalTests {
+@Suite(.serialized, .timeLimit(.minutes(10))) struct TerminalTests {
     static let escape = "\u{1B}["
 
     @Test func colourOnATerminalUnlessNoColorOrNeverAndOnAPipeOnlyWithAlways() throws {

@@ -5,7 +5,7 @@ import StateRestoration
 import Testing
 
 /// `statejournal timeline` over a store with several windows (scenes).
-@Suite(.serialized, .timeLimit(.minutes(3)))
+@Suite(.serialized, .timeLimit(.minutes(10)))
 struct TimelineSceneTests {
     final class Window: RestorableController {
         var value: Int

@@ -4,7 +4,7 @@ import StateJournalTestSupport
 import Testing
 
 /// `statejournal timeline`: the model its page embeds, read back from the page.
-@Suite(.serialized, .timeLimit(.minutes(3)))
+@Suite(.serialized, .timeLimit(.minutes(10)))
 struct TimelineTests {
     /// The page for `store`, and the model it embeds.
     func timeline(_ store: String, _ extra: [String] = []) throws -> (page: String, model: [String: Any]) {
