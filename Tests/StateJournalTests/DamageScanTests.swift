@@ -80,7 +80,7 @@ import Testing
             let descriptor = try fileSystem.open(file, .read)
             defer { fileSystem.close(descriptor) }
             var reader = FileWindowReader(fileSystem: fileSystem, descriptor: descriptor, limit: Int64(size))
-            var budget = 4 * Int64(max(size, 1 << 20))
+            var budget = ResyncBudget(fileSize: Int64(size))
             let found = try RecordScanner.resynchronize(
                 in: &reader, after: 0, version: FormatVersion.current, budget: &budget)
             #expect(found == nil)
@@ -92,6 +92,57 @@ import Testing
                 reads[pattern] <= 4 * random + 64,
                 "pattern \(pattern): \(reads[pattern]) reads, against \(random) for random bytes")
         }
+    }
+
+    /// Looks past damage from offset 0 of `bytes`, then past each bad record after the valid ones it
+    /// finds, with one budget, as counting what lies beyond damage does: the valid records found
+    /// and the candidates tried.
+    private func walkPastDamage(_ bytes: [UInt8], in directory: TemporaryDirectory, name: String) throws -> (
+        found: Int, candidates: Int
+    ) {
+        let file = directory.appending(name)
+        try Corruption.writeFile(file, bytes)
+        let fileSystem = PosixFileSystem()
+        let descriptor = try fileSystem.open(file, .read)
+        defer { fileSystem.close(descriptor) }
+        var reader = FileWindowReader(fileSystem: fileSystem, descriptor: descriptor, limit: Int64(bytes.count))
+        var budget = ResyncBudget(fileSize: Int64(bytes.count))
+        var position: Int64 = 0
+        var found = 0
+        while let record = try RecordScanner.resynchronize(
+            in: &reader, after: position, version: FormatVersion.current, budget: &budget)
+        {
+            var scanner = RecordScanner(reader: reader, offset: record.offset, version: FormatVersion.current)
+            scanning: while true {
+                switch try scanner.next() {
+                case .record: found += 1
+                case .end: return (found, budget.candidates)
+                case .invalid: break scanning
+                }
+            }
+            reader = scanner.reader
+            position = scanner.offset
+        }
+        return (found, budget.candidates)
+    }
+
+    /// Islands of a bad byte, 4 KiB of bytes shaped like record headers and one valid record, over
+    /// and over: each look past damage finds the next island's record, and used to start with a
+    /// budget of its own for its first pass, so that the file's every byte was tried at the cost of
+    /// a chain (5 s a MiB in a debug build). One budget for all the looks bounds them together.
+    @Test func islandsOfValidRecordsAmongHeaderShapedBytesCostAboutWhatRandomBytesCost() throws {
+        let directory = TemporaryDirectory()
+        let record = Corruption.frame(type: 1, payload: [9, 9, 9, 9], version: FormatVersion.current)
+        let island = [0xFF] + Array(repeating: UInt8(1), count: 4096) + record
+        let size = 2 << 20
+        let islands = Array((0..<(size / island.count)).flatMap { _ in island })
+        let forged = try walkPastDamage(islands, in: directory, name: "islands")
+        let random = try walkPastDamage(Corruption.garbage(islands.count, seed: 9), in: directory, name: "random")
+        // The first islands are found, as before: the budget runs out only after many of them.
+        #expect(forged.found >= 16, "\(forged.found) islands found")
+        #expect(
+            forged.candidates <= 8 * max(random.candidates, 1 << 12),
+            "\(forged.candidates) candidates tried in islands, \(random.candidates) in random bytes")
     }
 
     @Test(arguments: UInt64(0)..<16)
@@ -146,7 +197,7 @@ import Testing
                 Bool.random(using: &random)
                 ? 4 * max(bytes.count, 1 << 20) : Int.random(in: 0...bytes.count, using: &random)
             var reader = FileWindowReader(fileSystem: fileSystem, descriptor: descriptor, limit: Int64(bytes.count))
-            var scanBudget = Int64(budget)
+            var scanBudget = ResyncBudget(each: Int64(budget))
             let found = try RecordScanner.resynchronize(
                 in: &reader, after: Int64(after), version: version, budget: &scanBudget)
             var reference = ReferenceScan(bytes: bytes, version: version)
@@ -242,35 +293,60 @@ private struct ReferenceScan {
         return RecordType(rawValue: header.typeByte) != nil
     }
 
+    /// What is left of the two passes' budgets, kept from one look past damage to the next.
+    var chainedBudget = 0
+    var plainBudget = 0
+    var candidates = 0
+
     mutating func resynchronize(after offset: Int, budget: Int) -> Int? {
-        if let claimed = header(at: offset), claimed.length <= JournalLimits.maximumRecordLength {
+        chainedBudget = budget
+        plainBudget = budget
+        return resynchronize(after: offset)
+    }
+
+    mutating func resynchronize(after offset: Int) -> Int? {
+        if plainBudget > 0, let claimed = header(at: offset), claimed.length <= JournalLimits.maximumRecordLength {
             let next = offset + claimed.size + claimed.length
-            if next < bytes.count, valid(at: next) { return next }
+            if next < bytes.count {
+                candidates += 1
+                plainBudget -= Int(RecordScanner.candidateCharge)
+                if let header = plausible(at: next) {
+                    plainBudget -= header.size + header.length + Int(RecordScanner.checksumCharge)
+                    if valid(at: next) { return next }
+                }
+            }
         }
-        var chainedBudget = budget
-        if let found = scan(from: offset + 1, budget: &chainedBudget, chained: true) { return found }
-        probeWindows = Array(repeating: 0..<0, count: 8)
-        var plainBudget = budget
-        return scan(from: offset + 1, budget: &plainBudget, chained: false)
+        var chained = chainedBudget
+        defer { chainedBudget = chained }
+        if let found = scan(from: offset + 1, budget: &chained, chained: true) { return found }
+        var plain = plainBudget
+        defer { plainBudget = plain }
+        return scan(from: offset + 1, budget: &plain, chained: false)
     }
 
     private mutating func scan(from start: Int, budget: inout Int, chained: Bool) -> Int? {
+        probeWindows = Array(repeating: 0..<0, count: 8)
+        let lastStart = bytes.count - minimumHeader
         var candidate = start
-        while candidate <= bytes.count - minimumHeader && budget > 0 {
-            if let header = plausible(at: candidate) {
-                let end = candidate + header.size + header.length
-                // Each plausible header, each header read for its chain and each checksum cost
-                // a fixed charge besides the bytes checksummed.
-                budget -= Int(RecordScanner.candidateCharge)
-                var hops = 0
-                let reads = probeReads
-                let holds = !chained || end >= bytes.count || followed(end, hops: &hops)
-                budget -= hops * Int(RecordScanner.hopCharge)
-                budget -= (probeReads - reads) * Int(RecordScanner.probeReadCharge)
-                if holds {
-                    budget -= header.size + header.length + Int(RecordScanner.checksumCharge)
-                    if valid(at: candidate) { return candidate }
-                }
+        while candidate <= lastStart && budget > 0 {
+            // The walk to the next plausible header is charged a unit for every few bytes.
+            let walkedFrom = candidate
+            while candidate <= lastStart && plausible(at: candidate) == nil { candidate += 1 }
+            budget -= (candidate - walkedFrom) / Int(RecordScanner.walkChargeDivisor)
+            guard candidate <= lastStart, let header = plausible(at: candidate) else { return nil }
+            candidates += 1
+            let end = candidate + header.size + header.length
+            // Each plausible header, each header read for its chain and each checksum cost
+            // a fixed charge besides the bytes checksummed.
+            budget -= Int(RecordScanner.candidateCharge)
+            var hops = 0
+            let reads = probeReads
+            let holds = !chained || end >= bytes.count || followed(end, hops: &hops)
+            budget -= hops * Int(RecordScanner.hopCharge)
+            budget -= (probeReads - reads) * Int(RecordScanner.probeReadCharge)
+            if holds {
+                budget -= header.size + header.length + Int(RecordScanner.checksumCharge)
+                if valid(at: candidate) { return candidate }
             }
             candidate += 1
         }

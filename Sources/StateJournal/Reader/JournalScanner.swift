@@ -388,7 +388,7 @@ struct JournalScanner {
                         result.tail = tail
                         return false
                     }
-                    var budget = 4 * max(limit, 1 << 20)
+                    var budget = ResyncBudget(fileSize: limit)
                     var probe = scanner.reader
                     if try RecordScanner.resynchronize(
                         in: &probe, after: offset, version: header.version, budget: &budget)
@@ -597,7 +597,7 @@ struct JournalScanner {
     ) throws {
         let size = try fileSystem.size(descriptor)
         var reader = FileWindowReader(fileSystem: fileSystem, descriptor: descriptor, limit: size)
-        var budget = 4 * max(size, 1 << 20)
+        var budget = ResyncBudget(fileSize: size)
         var position = offset
         while let record = try RecordScanner.resynchronize(
             in: &reader, after: position, version: version, budget: &budget)

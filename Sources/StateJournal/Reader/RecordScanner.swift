@@ -158,6 +158,8 @@ struct RecordScanner {
     /// Charged for each window a chain's probes read: a read costs about what checksumming a few
     /// hundred bytes does, and claimed ends that land far apart make one a header.
     static let probeReadCharge: Int64 = 128
+    /// The walk from one candidate to the next is charged a unit for this many bytes.
+    static let walkChargeDivisor: Int64 = 4
 
     /// The header at `offset` when its type is known and its length within the limit and the file.
     private static func plausibleHeader(
@@ -183,25 +185,34 @@ struct RecordScanner {
             && Int64(header.length) <= available - Int64(header.size)
     }
 
-    /// Looks for the next valid record after a bad one, within a budget of checksummed bytes.
+    /// Looks for the next valid record after a bad one, within `budget`.
     ///
-    /// Finding one means the bad bytes are damage in the middle, not a torn tail.
+    /// Finding one means the bad bytes are damage in the middle, not a torn tail. A scan that looks
+    /// past damage again and again in one file (to count what lies beyond it) passes the same
+    /// budget to every call, so that the work of all of them together is bounded by the file's size,
+    /// however many islands of valid records its bytes hold.
     static func resynchronize(
-        in reader: inout FileWindowReader, after offset: Int64, version: UInt16, budget: inout Int64
+        in reader: inout FileWindowReader, after offset: Int64, version: UInt16, budget: inout ResyncBudget
     ) throws -> ScannedRecord? {
         // Damage inside a payload leaves the bad record's length intact: look first where it says the
         // next record starts, so that a large damaged record cannot exhaust the budget of the scan below.
         let available = reader.limit - offset
-        if available >= Int64(RecordFraming.minimumHeaderSize(version)) {
+        if available >= Int64(RecordFraming.minimumHeaderSize(version)) && budget.plain > 0 {
             let count = Int(min(available, Int64(RecordFraming.maximumHeaderSize)))
             let claimed = try reader.withBytes(at: offset, count: count) { RecordFraming.header($0, version: version) }
             if let claimed = claimed ?? nil, claimed.length <= JournalLimits.maximumRecordLength {
                 let next = offset + Int64(claimed.size + claimed.length)
-                if next < reader.limit,
-                    case .success(let record) = try validRecord(
-                        in: &reader, at: next, version: version, checksumFirst: true)
-                {
-                    return record
+                if next < reader.limit {
+                    budget.candidates += 1
+                    budget.plain -= candidateCharge
+                    if let header = try plausibleHeader(in: &reader, at: next, version: version) {
+                        budget.plain -= Int64(header.size + header.length) + checksumCharge
+                        if case .success(let record) = try validRecord(
+                            in: &reader, at: next, version: version, checksumFirst: true)
+                        {
+                            return record
+                        }
+                    }
                 }
             }
         }
@@ -210,15 +221,20 @@ struct RecordScanner {
         // only candidates that end at the end of the file or where another plausible header follows;
         // the second is the plain scan.
         let start = offset + 1
-        var chainedBudget = budget
-        if let record = try scan(from: start, in: &reader, version: version, budget: &chainedBudget, chained: true) {
+        if let record = try scan(
+            from: start, in: &reader, version: version, budget: &budget.chained, candidates: &budget.candidates,
+            chained: true)
+        {
             return record
         }
-        return try scan(from: start, in: &reader, version: version, budget: &budget, chained: false)
+        return try scan(
+            from: start, in: &reader, version: version, budget: &budget.plain, candidates: &budget.candidates,
+            chained: false)
     }
 
     private static func scan(
-        from start: Int64, in reader: inout FileWindowReader, version: UInt16, budget: inout Int64, chained: Bool
+        from start: Int64, in reader: inout FileWindowReader, version: UInt16, budget: inout Int64,
+        candidates: inout Int, chained: Bool
     ) throws -> ScannedRecord? {
         // The candidates are walked through the window of `reader`, which moves forward a chunk at a
         // time; the headers a candidate's claimed end leads to are read through `probes`, and the
@@ -231,10 +247,13 @@ struct RecordScanner {
         var candidate = start
         let lastStart = reader.limit - Int64(RecordFraming.minimumHeaderSize(version))
         while candidate <= lastStart && budget > 0 {
-            guard
-                let header = try nextPlausibleHeader(
-                    in: &reader, from: &candidate, through: lastStart, version: version)
-            else { return nil }
+            let walkedFrom = candidate
+            let found = try nextPlausibleHeader(in: &reader, from: &candidate, through: lastStart, version: version)
+            // The walk costs little a byte, but a file of many islands of valid records is walked
+            // once for each: it is charged too.
+            budget -= (candidate - walkedFrom) / walkChargeDivisor
+            guard let header = found else { return nil }
+            candidates += 1
             let end = candidate + Int64(header.size + header.length)
             var followed = true
             budget -= candidateCharge
@@ -327,5 +346,25 @@ struct RecordScanner {
             if candidate == base { return nil }
         }
         return nil
+    }
+}
+
+/// What the scan past damage may still spend in one file: the first pass (candidates whose chains
+/// hold) and the plain scan each have their own, in bytes checksummed and the charges of
+/// ``RecordScanner/candidateCharge`` and the others; both start at four times the file's size
+/// (at least 4 MiB) and are passed to every look past damage in the same file.
+struct ResyncBudget {
+    var chained: Int64
+    var plain: Int64
+    /// The candidates tried so far, whatever their pass.
+    var candidates = 0
+
+    init(fileSize: Int64) {
+        self.init(each: 4 * max(fileSize, 1 << 20))
+    }
+
+    init(each: Int64) {
+        chained = each
+        plain = each
     }
 }
