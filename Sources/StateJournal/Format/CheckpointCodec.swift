@@ -11,6 +11,23 @@
 struct CheckpointContent: Sendable {
     static let magic: [UInt8] = Array("SJCP".utf8)
 
+    /// Why the encoded `path` may not follow `previous`, or `nil` when it comes after it: every
+    /// release writes a checkpoint's paths in order, each once, and loading and the streaming check
+    /// (`CheckpointFile.check`) refuse them otherwise, for the same reason.
+    static func orderViolation(of path: UnsafeRawBufferPointer, after previous: UnsafeRawBufferPointer)
+        -> FormatViolation?
+    {
+        let order = EncodedPath.compare(
+            EncodedPath(start: previous.baseAddress!, count: previous.count),
+            EncodedPath(start: path.baseAddress!, count: path.count))
+        if order == 0 {
+            return FormatViolation(
+                "checkpoint content: the path \(EncodedPath(start: path.baseAddress!, count: path.count).restorationPath) repeats"
+            )
+        }
+        return order > 0 ? FormatViolation("checkpoint content: the paths are not in order") : nil
+    }
+
     var storeID: StoreID
     var sequence: UInt64
     var info: EpochInfoFields
@@ -96,19 +113,7 @@ struct CheckpointContent: Sendable {
         var previous: UnsafeRawBufferPointer?
         for _ in 0..<count {
             let path = try paths.check(from: &reader)
-            // Every release writes a checkpoint's paths in order, each once; the streaming check
-            // (`CheckpointFile.check`) refuses them otherwise, and so does loading.
-            if let previous {
-                let order = EncodedPath.compare(
-                    EncodedPath(start: previous.baseAddress!, count: previous.count),
-                    EncodedPath(start: path.baseAddress!, count: path.count))
-                if order == 0 {
-                    throw FormatViolation(
-                        "checkpoint content: the path \(EncodedPath(start: path.baseAddress!, count: path.count).restorationPath) repeats"
-                    )
-                }
-                if order > 0 { throw FormatViolation("checkpoint content: the paths are not in order") }
-            }
+            if let previous, let violation = Self.orderViolation(of: path, after: previous) { throw violation }
             previous = path
             let length = try reader.count(atMost: JournalLimits.maximumStateSize, "state length")
             let state = try reader.bytes(length)

@@ -228,19 +228,12 @@ private final class CheckpointContentStream {
                 var paths = PathReader()
                 let path = try paths.check(from: &reader)
                 let length = try reader.count(atMost: JournalLimits.maximumStateSize, "state length")
-                if !previous.isEmpty {
-                    let order = previous.withUnsafeBytes {
-                        EncodedPath.compare(
-                            EncodedPath(start: $0.baseAddress!, count: $0.count),
-                            EncodedPath(start: path.baseAddress!, count: path.count))
-                    }
-                    if order == 0 {
-                        throw FormatViolation(
-                            "checkpoint content: the path \(EncodedPath(start: path.baseAddress!, count: path.count).restorationPath) repeats"
-                        )
-                    }
-                    // Every release writes a checkpoint's paths in order.
-                    if order > 0 { throw FormatViolation("checkpoint content: the paths are not in order") }
+                if !previous.isEmpty,
+                    let violation = previous.withUnsafeBytes({
+                        CheckpointContent.orderViolation(of: path, after: $0)
+                    })
+                {
+                    throw violation
                 }
                 previous.removeAll(keepingCapacity: true)
                 previous.append(contentsOf: path)
