@@ -31,6 +31,7 @@ extension ReplicaGeneration {
         let limit = ReplicaLimits.maximumCounter
         guard storeGeneration <= limit, nextFileSequence <= limit, epochFloor <= limit, (lastEpoch ?? 0) <= limit
         else { throw damaged("a number in it is beyond \(limit)") }
+        try validateTerms(damaged)
         guard files.count <= ReplicaLimits.maximumFiles else { throw damaged("it names \(files.count) files") }
         var previousCheckpoint: UInt64?
         var previousSegment: ReplicaGeneration.File?
@@ -106,6 +107,30 @@ extension ReplicaGeneration {
         }
         guard end == file.length else {
             throw damaged("the objects of \(what) cover \(end) of its \(file.length) bytes")
+        }
+    }
+}
+
+extension ReplicaGeneration {
+    /// Checks the term, the holder and the term starts: the holder is a holder id, the term starts
+    /// rise in both term and number, none is after this generation, and the last is this
+    /// generation's own term.
+    fileprivate func validateTerms(_ damaged: (String) -> ReplicationError) throws {
+        guard let term else {
+            guard holder == nil, terms == nil else { throw damaged("it names a holder or term starts but no term") }
+            return
+        }
+        guard term >= 1, term <= ReplicaLimits.maximumCounter else { throw damaged("its term \(term) is out of range") }
+        guard let holder, ReplicaIdentity.isStoreID(holder) else { throw damaged("its holder is not a holder id") }
+        guard let terms, !terms.isEmpty, terms.count <= Self.rememberedTerms else {
+            throw damaged("it has a term but not the term starts before it")
+        }
+        for (earlier, later) in zip(terms, terms.dropFirst())
+        where !(earlier.term < later.term && earlier.generation < later.generation) {
+            throw damaged("its term starts do not rise (term \(later.term) at generation \(later.generation))")
+        }
+        guard let own = terms.last, own.term == term, own.generation <= generation else {
+            throw damaged("its own term \(term) does not start at or before it")
         }
     }
 }

@@ -126,6 +126,30 @@ struct ReplicaGeneration: Codable, Equatable, Sendable {
     var lastEpoch: UInt64?
     var lastEpochMilliseconds: UInt64?
     var files: [File]
+    /// The term of the shipper that wrote it (absent before leases: term 0). See ``LeaseDocument``.
+    var term: UInt64?
+    /// The id of the shipper that wrote it, drawn when that shipper started.
+    var holder: String?
+    /// Where each recent term began: the term and the number of its first generation, oldest
+    /// first, the generation's own term last. A generation of an older term numbered at or after a
+    /// newer term's start was written by a shipper that had lost its lease, and is never used.
+    var terms: [TermStart]?
+
+    /// The first generation of a term.
+    struct TermStart: Codable, Equatable, Sendable {
+        var term: UInt64
+        var generation: UInt64
+    }
+
+    /// The most term starts a generation carries; older ones are dropped.
+    static let rememberedTerms = 256
+
+    /// Whether `newer`, a later generation, shows that `self` was written by a shipper that had
+    /// already lost its lease: a newer term began at or before `self`'s number.
+    func isFencedOut(by newer: ReplicaGeneration) -> Bool {
+        let mine = term ?? 0
+        return (newer.terms ?? []).contains { $0.term > mine && $0.generation <= generation }
+    }
 
     /// The oldest epoch a restore from this generation can reach.
     var firstEpoch: UInt64? {

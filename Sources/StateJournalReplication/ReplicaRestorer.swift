@@ -148,6 +148,7 @@ public struct ReplicaRestorer: Sendable {
         var firstDamageError: ReplicationError?
         var earlierDamage: [DamagedObject] = []
         var newestLastEpoch: UInt64?
+        var authority: ReplicaGeneration?
         var passedOver = 0
         // Newest generation first: it reaches every epoch the store retained when it was written;
         // older ones reach epochs that compaction dropped since.
@@ -180,6 +181,11 @@ public struct ReplicaRestorer: Sendable {
                         reason: error.message, epochsLost: nil, lostEpochsUnknown: newestLastEpoch == nil))
                 continue
             }
+            // The newest generation says where each recent term began: an older one written by a
+            // shipper that had already lost its lease (a newer term began at or before its number)
+            // is never restored from.
+            if let authority, generation.isFencedOut(by: authority) { continue }
+            authority = authority ?? generation
             guard let range = generation.epochRange else { continue }
             if case .epoch(let epoch) = target, !range.contains(epoch) {
                 lastError = ReplicationError(

@@ -13,6 +13,7 @@ public struct ReplicationError: Error, Sendable, CustomStringConvertible {
             case invalidArgument, missingCredentials, accessDenied, noSuchBucket, notS3, unavailable
             case unexpectedResponse, foreignPrefix, otherStore, damagedObject, wrongKey, missingKey
             case noSuchEpoch, nothingShipped, targetNotEmpty, store, cancelled, unauthenticated, tooSlow
+            case fenced
         }
         private let wrapped: Wrapped
         private init(_ wrapped: Wrapped) { self.wrapped = wrapped }
@@ -60,6 +61,10 @@ public struct ReplicationError: Error, Sendable, CustomStringConvertible {
         public static let store = Code(.store)
         /// The work was cancelled.
         public static let cancelled = Code(.cancelled)
+        /// Another shipper took over the replica's lease in a newer term, so this shipper stopped:
+        /// what the store committed after its last generation is not in the replica. The app
+        /// decides whether to stop taking writes.
+        public static let fenced = Code(.fenced)
 
         /// The code's name.
         public var description: String { "\(wrapped)" }

@@ -29,6 +29,18 @@ public struct ReplicationOptions: Sendable {
     public var keyring: ReplicationKeyring?
     /// Where the shipper logs: each generation it writes (info), failures it retries (warning).
     public var logger: Logger
+    /// How long the shipper's lease on the replica lasts without a renewal: another shipper of the
+    /// store takes over once the lease has gone unrenewed this long (and a fifth more), and this
+    /// shipper stops writing generations a fifth of it before it runs out. Renewed every quarter of
+    /// it. Defaults to ten seconds.
+    public var leaseDuration: Duration = .seconds(10)
+    /// Whether the shipper takes the lease at once even while another shipper holds it, instead of
+    /// waiting for it to be released or to expire: the operator's decision that the other shipper
+    /// is gone (or must stop). The other shipper is fenced at its next pass. Defaults to `false`.
+    public var takesOverImmediately = false
+    /// The host the lease's holder id is derived from, instead of this machine's (tests stand two
+    /// hosts up in one process).
+    var leaseHost: String?
     /// The size of the chunks encrypted objects are sealed in (tests write smaller ones).
     var sealedChunkBytes = ReplicaLimits.sealedChunkBytes
 
@@ -100,6 +112,14 @@ public actor ReplicationShipper {
     private var liveSegment: String?
     private var shippedFingerprint: [Int64]?
     private var generationObserver: (@Sendable (ShipmentReport) -> Void)?
+    /// The shipper's hold on the replica's lease, once the replica is claimed.
+    private var lease: LeaseKeeper?
+    /// Whether ``ReplicationOptions/takesOverImmediately`` was used: only the first claim forces.
+    private var forcedOnce = false
+    /// The newest term any generation read showed.
+    private var highestTerm: UInt64 = 0
+    /// The last epoch a generation this shipper wrote reaches.
+    private var shippedEpoch: UInt64?
 
     /// Creates a shipper; nothing is read or sent before ``shipOnce()`` or ``run()``.
     public init(
@@ -144,8 +164,76 @@ public actor ReplicationShipper {
                 break
             }
         }
-        // The last pass runs in a task of its own, which the cancellation does not reach.
+        // The last pass runs in a task of its own, which the cancellation does not reach; only a
+        // shipper that still holds the lease runs it, and then gives the lease up, so that another
+        // shipper can take over at once.
+        guard let lease, await lease.isValid else { return }
         _ = try await Task { try await self.shipOnceLogged(final: true) }.value
+        await lease.release()
+    }
+
+    /// Holds the replica's lease before anything is written, and returns its term: takes it when
+    /// it is free, released or expired, and waits while another shipper holds it.
+    ///
+    /// - Throws: ``ReplicationError/Code/fenced`` when another shipper took it over,
+    ///   ``ReplicationError/Code/cancelled`` when cancelled while waiting.
+    private func holdLease(storeLastEpoch: UInt64?) async throws -> UInt64 {
+        guard let lease else {
+            throw ReplicationError(.unexpectedResponse, "The replica at \(location) is not claimed yet.")
+        }
+        if let other = await lease.fencedBy { throw fenced(by: other, storeLastEpoch: storeLastEpoch) }
+        if await lease.isValid, let term = await lease.term {
+            if case .fenced(let other) = await lease.renewIfDue() {
+                throw fenced(by: other, storeLastEpoch: storeLastEpoch)
+            }
+            return term
+        }
+        var waitingSaid = false
+        while true {
+            if Task.isCancelled {
+                throw ReplicationError(.cancelled, "Cancelled while waiting for the lease of \(location).")
+            }
+            let force = options.takesOverImmediately && !forcedOnce
+            let (held, other) = try await lease.tryAcquire(chainTerm: highestTerm, force: force)
+            if held, let term = await lease.term {
+                forcedOnce = true
+                return term
+            }
+            if let fencedBy = await lease.fencedBy { throw fenced(by: fencedBy, storeLastEpoch: storeLastEpoch) }
+            if !waitingSaid, let other {
+                waitingSaid = true
+                options.logger.notice(
+                    """
+                    another shipper (\(other.host.map { printable($0) } ?? "unknown host"), term \(other.term)) holds the \
+                    lease of \(location); waiting for it to be released or to expire
+                    """)
+            }
+            do {
+                try await Task.sleep(for: min(options.leaseDuration / 4, .seconds(1)))
+            } catch {
+                throw ReplicationError(.cancelled, "Cancelled while waiting for the lease of \(location).")
+            }
+        }
+    }
+
+    /// The error a shipper whose lease another took over stops with, naming what it shipped and
+    /// what it did not.
+    private func fenced(by other: LeaseDocument, storeLastEpoch: UInt64?) -> ReplicationError {
+        var window = ""
+        if let last = storeLastEpoch, let shippedEpoch {
+            let from = shippedEpoch + 1
+            window =
+                from <= last
+                ? " This store's epochs \(from)…\(last) are not in the replica and will not be shipped from here: they are the loss window."
+                : " Every epoch of this store is in the replica."
+        }
+        return ReplicationError(
+            .fenced,
+            """
+            Another shipper (\(other.host.map { printable($0) } ?? "unknown host")) took over \(location) in term \
+            \(other.term), so this shipper stopped.\(window) Stop taking writes into this store, and follow or \
+            restore the replica instead.
+            """)
     }
 
     /// Tells `observer` about every generation ``run()`` writes, just after it is written (the
@@ -209,8 +297,13 @@ public actor ReplicationShipper {
             let identity = try await replica.claim(storeID: set.storeID)
             claimedStoreID = set.storeID
             replica = replica.bound(to: identity)
+            lease = LeaseKeeper(
+                replica: replica, duration: options.leaseDuration,
+                holder: LeaseKeeper.holderID(store: store, host: options.leaseHost), logger: options.logger)
             try await loadLatest()
         }
+        let term = try await holdLease(storeLastEpoch: set.lastEpoch?.epoch)
+        let holder = lease!.holder
         var report = ShipmentReport(
             generation: latest?.generation, wroteGeneration: false, lastEpoch: latest?.lastEpoch, objectsUploaded: 0,
             bytesUploaded: 0)
@@ -228,7 +321,9 @@ public actor ReplicationShipper {
         }
         try await send(&staged, report: &report)
         liveSegment = set.files.last { !$0.isSealed }?.name
-        if let latest, latest.files == files {
+        // A shipper's first generation in a term is written even when no file changed: it starts
+        // the term in the chain, which fences every shipper of an older term.
+        if let latest, latest.files == files, latest.term == term, latest.holder == holder {
             shippedFingerprint = fingerprint
             return report
         }
@@ -241,14 +336,43 @@ public actor ReplicationShipper {
         // Version 2: its objects may be sealed in chunks (version 2 envelopes), which readers before
         // it cannot open; an unencrypted replica stays readable by them.
         if options.keyring != nil { next.version = 2 }
+        next.term = term
+        next.holder = holder
+        var starts = latest?.terms ?? []
+        if starts.last?.term != term {
+            starts.append(ReplicaGeneration.TermStart(term: term, generation: next.generation))
+        }
+        next.terms = Array(starts.suffix(ReplicaGeneration.rememberedTerms))
+        // A shipper whose lease is running out writes no generation: another may take over soon.
+        guard let lease, await lease.isValid else {
+            options.logger.warning(
+                "the lease of \(location) ran out before generation \(next.generation) was written; not writing it")
+            return report
+        }
         let outcome = try await replica.put(
             ReplicaLayout.generation(next.generation), payload: try ReplicaGeneration.encode(next), createOnly: true)
         guard outcome == .created else {
-            // Another shipper of this store took the number: build on its generation next time.
-            options.logger.notice("generation \(next.generation) was written by another shipper; continuing from it")
+            // Another shipper took the number: one of an older term (its last generation, landed
+            // before this term started), whose generation this one builds on next time, or of a
+            // newer term, which ends this shipper's.
             try await loadLatest()
+            if let winner = latest, let winnerTerm = winner.term,
+                winnerTerm > term || (winnerTerm == term && winner.holder != holder)
+            {
+                let other = await lease.fencedBy
+                throw fenced(
+                    by: other
+                        ?? LeaseDocument(
+                            term: winnerTerm, holder: winner.holder ?? String(repeating: "0", count: 32), renewal: 0,
+                            durationMilliseconds: 0, released: false, latestGeneration: winner.generation, host: nil,
+                            writtenMilliseconds: 0),
+                    storeLastEpoch: set.lastEpoch?.epoch)
+            }
+            options.logger.notice("generation \(next.generation) was written by another shipper; continuing from it")
             return report
         }
+        await lease.noteGeneration(next.generation)
+        shippedEpoch = next.lastEpoch
         latest = next
         highestGeneration = next.generation
         shippedFingerprint = fingerprint
@@ -316,6 +440,7 @@ public actor ReplicationShipper {
         var passedOver = 0
         for number in numbers.reversed() {
             if let generation = try await usableGeneration(number) {
+                highestTerm = max(highestTerm, generation.term ?? 0)
                 latest = generation
                 knownGenerations[number] = generation
                 return

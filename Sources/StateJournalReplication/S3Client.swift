@@ -89,6 +89,43 @@ public final class S3Client: Sendable {
         return response.status == 412 ? .alreadyExists : .created
     }
 
+    /// Writes an object only if the server's copy is as the caller last saw it: with `etag`, only
+    /// while the object's ETag is still that one (`If-Match`); without, only when there is no such
+    /// object (`If-None-Match: *`). Returns the new ETag, or `nil` when the condition failed (HTTP
+    /// 412) and nothing was written.
+    ///
+    /// The ETag is sent without its quotes: the Ceph RADOS Gateway (16.2) compares `If-Match` with
+    /// the unquoted value and fails every quoted one, and AWS S3 accepts both forms.
+    func put(bucket: String, key: String, body: [UInt8], ifMatching etag: String?) async throws -> String? {
+        var headers = ["content-md5": Data(Insecure.MD5.hash(data: body)).base64EncodedString()]
+        if let etag {
+            headers["if-match"] = Self.unquoted(etag)
+        } else {
+            headers["if-none-match"] = "*"
+        }
+        let response = try await send(
+            "PUT", bucket: bucket, key: key, headers: headers, body: body, accept: [200, 412])
+        guard response.status == 200 else { return nil }
+        return response.headers["etag"].map(Self.unquoted) ?? ""
+    }
+
+    /// Reads an object with its ETag (unquoted); `nil` when there is no such object.
+    func getWithETag(bucket: String, key: String, maximumBytes: Int) async throws -> (body: [UInt8], etag: String)? {
+        let response = try await send("GET", bucket: bucket, key: key, accept: [200, 404], limit: maximumBytes)
+        if response.status == 404 {
+            if response.errorCode == "NoSuchBucket" { throw noSuchBucket(bucket) }
+            return nil
+        }
+        return (response.body, response.headers["etag"].map(Self.unquoted) ?? "")
+    }
+
+    static func unquoted(_ etag: String) -> String {
+        var text = etag.trimmingCharacters(in: .whitespaces)
+        if text.hasPrefix("W/") { text.removeFirst(2) }
+        if text.count >= 2, text.hasPrefix("\""), text.hasSuffix("\"") { text = String(text.dropFirst().dropLast()) }
+        return text
+    }
+
     /// Reads an object, or the bytes `range` of it; `nil` when there is no such object, and no bytes
     /// when `range` starts beyond its end.
     ///

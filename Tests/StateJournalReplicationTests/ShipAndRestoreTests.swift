@@ -160,7 +160,7 @@ extension GatewayTests {
             try second.close()
         }
 
-        @Test func twoShippersOfOneStoreAtOnePrefixKeepAConsistentReplica() async throws {
+        @Test func twoShippersOfOneStoreStartedOnOneHostLeaveTheNewerShippingAndTheReplicaConsistent() async throws {
             let gateway = try Gateway.required()
             let location = S3Location(bucket: try await gateway.freshBucket(), prefix: "twice")
             let directory = try temporaryDirectory()
@@ -169,14 +169,30 @@ extension GatewayTests {
             let journal = try Journal.open(at: storeURL, options: JournalOptions(segmentSizeLimit: 4096))
             let one = ReplicationShipper(store: storeURL, to: location, configuration: gateway.configuration())
             let two = ReplicationShipper(store: storeURL, to: location, configuration: gateway.configuration())
+            /// Ships once; whether the shipper was fenced.
+            @Sendable func ship(_ shipper: ReplicationShipper) async throws -> Bool {
+                do {
+                    try await shipper.shipOnce()
+                    return false
+                } catch let error as ReplicationError where error.code == .fenced {
+                    return true
+                }
+            }
+            var fenced: Set<Int> = []
             for round in 0..<8 {
                 try commit(journal, count: 5, marker: "round \(round)")
-                async let a = one.shipOnce()
-                async let b = two.shipOnce()
-                _ = try await (a, b)
+                // Both at once: one takes the lease first, and the other, a later run of the same
+                // shipper on the same host, takes it over; the first is fenced at its next pass.
+                let (skipOne, skipTwo) = (fenced.contains(1), fenced.contains(2))
+                async let a = skipOne ? false : ship(one)
+                async let b = skipTwo ? false : ship(two)
+                if try await a { fenced.insert(1) }
+                if try await b { fenced.insert(2) }
             }
-            try await one.shipOnce()
-            try await two.shipOnce()
+            for (index, shipper) in [(1, one), (2, two)] where !fenced.contains(index) {
+                if try await ship(shipper) { fenced.insert(index) }
+            }
+            #expect(fenced.count == 1)
             let restored = directory.appendingPathComponent("restored")
             let report = try await ReplicaRestorer(from: location, configuration: gateway.configuration())
                 .restore(into: restored)

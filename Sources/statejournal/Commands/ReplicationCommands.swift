@@ -97,6 +97,7 @@ extension ExitStatus {
         case .foreignPrefix, .otherStore, .damagedObject, .unauthenticated: self = .dataError
         case .targetNotEmpty: self = .cannotCreate
         case .cancelled: self = .interrupted
+        case .fenced: self = .fenced
         default: self = .software
         }
     }
@@ -116,7 +117,9 @@ struct ReplicateCommand: ParsableCommand {
         discussion: """
             Opens the store read-only, beside the app's writer. Sealed segments and checkpoints go up whole, the live \
             segment's committed tail in pieces (at most about --interval behind), and after them a generation naming \
-            them. On SIGTERM or SIGINT it ships what is committed, then exits 0. Credentials come from \
+            them. Only the shipper holding the replica's lease writes generations: a second one waits, and takes \
+            over when the lease is released or expires (or at once with --take-over); a shipper whose lease another \
+            took exits 76. On SIGTERM or SIGINT it ships what is committed, gives the lease up, then exits 0. Credentials come from \
             AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY (and AWS_SESSION_TOKEN), or the shared credentials file \
             (~/.aws/credentials, profile AWS_PROFILE).
             """)
@@ -138,6 +141,24 @@ struct ReplicateCommand: ParsableCommand {
     @Option(help: "Hours that generations from before a compaction are kept, for restores to older epochs.")
     var retentionHours: Double = 24
 
+    @Option(
+        help:
+            "Seconds the shipper's lease on the replica lasts unrenewed: another shipper of the store takes over once it has gone this long (and a fifth more) without a renewal."
+    )
+    var leaseSeconds: Double = 10
+
+    @Flag(
+        help:
+            "Take the lease at once, even while another shipper holds it (the operator's decision that it is gone); that shipper is fenced at its next pass."
+    )
+    var takeOver = false
+
+    func validate() throws {
+        guard leaseSeconds >= 0.5, leaseSeconds <= 3600 else {
+            throw ValidationError("--lease-seconds must be between 0.5 and 3600.")
+        }
+    }
+
     func run() throws {
         let location: S3Location
         let configuration: S3Configuration
@@ -152,12 +173,14 @@ struct ReplicateCommand: ParsableCommand {
         var logger = Logger(
             label: "statejournal.replicate", factory: { label in StreamLogHandler.standardError(label: label) })
         logger.logLevel = .info
-        let options = ReplicationOptions(
+        var options = ReplicationOptions(
             interval: .milliseconds(Int64(max(interval, 0.01) * 1000)),
             retention: .seconds(Int64(retentionHours * 3600)), keyring: keyring, logger: logger)
+        options.leaseDuration = .milliseconds(Int64(leaseSeconds * 1000))
+        options.takesOverImmediately = takeOver
         let store = URL(fileURLWithPath: directory)
         let interval = interval
-        try runReplication { [logger] in
+        try runReplication { [logger, options] in
             logger.info(
                 "replicating \(store.path) to \(location) at \(configuration.endpoint) every \(interval) s\(keyring.map { ", encrypting with key \($0.current.id)" } ?? "")"
             )

@@ -33,6 +33,10 @@ enum ExitStatus: Int32, CaseIterable {
     /// EX_TEMPFAIL: a writer holds the store's lock (`compact`, `soak`); try again once it closed
     /// the store.
     case locked = 75
+    /// EX_PROTOCOL: `replicate` was fenced: another shipper took over the replica's lease in a newer
+    /// term, so the epochs this store committed after its last shipped generation will not reach
+    /// the replica. Stop taking writes into the store; do not restart it as a shipper blindly.
+    case fenced = 76
     /// EX_NOPERM: permission to read or write the store was denied.
     case noPermission = 77
     /// Stopped by SIGTERM or SIGINT before it finished (`replicate` ships what is committed first
@@ -48,6 +52,7 @@ enum ExitStatus: Int32, CaseIterable {
         case .cannotCreate: "EX_CANTCREAT"
         case .ioError: "EX_IOERR"
         case .locked: "EX_TEMPFAIL"
+        case .fenced: "EX_PROTOCOL"
         case .noPermission: "EX_NOPERM"
         default: nil
         }
@@ -65,6 +70,7 @@ enum ExitStatus: Int32, CaseIterable {
         case .cannotCreate: "rewind cannot create its new store"
         case .ioError: "a read, write or sync failed, or standard output went away"
         case .locked: "a writer holds the store's lock; try again later"
+        case .fenced: "replicate was fenced: another shipper took over the replica's lease"
         case .noPermission: "permission denied"
         case .interrupted: "restore stopped by SIGTERM or SIGINT; it removed what it wrote"
         }

@@ -1,0 +1,290 @@
+import Foundation
+import Logging
+
+/// Takes, renews and gives up a replica's lease for one shipper, and says whether the shipper may
+/// write a generation now.
+///
+/// Time is measured on this process's `ContinuousClock` only, which keeps counting while the
+/// process is stopped or the machine sleeps. A renewal counts from the moment its request was
+/// sent, so the shipper stops writing generations (``isValid``) a margin before any other shipper
+/// may judge the lease expired: another shipper waits for the document to stay unchanged for the
+/// duration plus a margin, counted from when *its* response showing the document arrived, which
+/// is after the holder sent it. Only the clocks' rates enter, never their readings, and a wrong
+/// judgement costs an unneeded takeover, never two writers with accepted generations (the
+/// generation chain fences them).
+actor LeaseKeeper {
+    /// What a renewal came to.
+    enum Renewal: Sendable {
+        case renewed
+        /// The server could not be reached: the lease holds until ``LeaseKeeper/isValid`` says otherwise.
+        case failed(ReplicationError)
+        /// Another shipper holds the lease in a newer term.
+        case fenced(LeaseDocument)
+    }
+
+    let holder: String
+    let duration: Duration
+    private let replica: Replica
+    private let logger: Logger
+    private let host: String?
+    /// The lease as this shipper last wrote it, and its ETag.
+    private var document: LeaseDocument?
+    private var etag: String?
+    private var validUntil: ContinuousClock.Instant?
+    private var lastRenewalSent: ContinuousClock.Instant?
+    private var renewing = false
+    /// The lease of the shipper that took over, once one did.
+    private(set) var fencedBy: LeaseDocument?
+    /// Another holder's lease as last seen, and when the response showing it arrived.
+    private var observed: (etag: String, renewal: UInt64, at: ContinuousClock.Instant)?
+    private var latestGeneration: UInt64?
+    /// Renews the lease every eighth of its duration while it is held, beside whatever the shipper
+    /// is doing, so that a long upload does not let it run out.
+    private var renewer: Task<Void, Never>?
+
+    /// A keeper for `replica`'s lease; `holder` is the shipper's holder id (see ``holderID(store:host:)``).
+    init(replica: Replica, duration: Duration, holder: String, logger: Logger) {
+        self.replica = replica
+        self.duration = duration
+        self.logger = logger
+        self.holder = holder
+        host = ProcessInfo.processInfo.hostName
+    }
+
+    deinit { renewer?.cancel() }
+
+    /// The holder id of a shipper of the store at `store` on this host: the same for every run of
+    /// it here, so that a shipper started again after a crash takes over from its earlier run at
+    /// once (fencing it, should it still be running) instead of waiting for its lease to expire,
+    /// while a shipper on any other host, or of a store at another path, waits.
+    static func holderID(store: URL, host: String? = nil) -> String {
+        let machine =
+            host
+            ?? ((try? String(contentsOfFile: "/etc/machine-id", encoding: .utf8))?
+                .trimmingCharacters(in: .whitespacesAndNewlines) ?? "")
+            + "/" + ProcessInfo.processInfo.hostName
+        let path = store.standardizedFileURL.resolvingSymlinksInPath().path
+        return String(
+            ReplicaLayout.sha256Hex(Array("statejournal-lease-holder\u{0}\(machine)\u{0}\(path)".utf8)).prefix(32))
+    }
+
+    private func startRenewing() {
+        guard renewer == nil else { return }
+        let period = duration / 8
+        renewer = Task { [weak self] in
+            while !Task.isCancelled {
+                try? await Task.sleep(for: period)
+                guard let self else { return }
+                switch await self.renewIfDue() {
+                case .fenced(let other):
+                    self.logger.error(
+                        "another shipper took over \(self.replica.location) in term \(other.term); this shipper stops at its next pass"
+                    )
+                    return
+                case .failed(let error):
+                    self.logger.warning(
+                        "renewing the lease of \(self.replica.location) failed, retrying: \(error.message)")
+                case .renewed, nil:
+                    break
+                }
+            }
+        }
+    }
+
+    /// The margin kept on each side: the holder stops this long before its lease runs out, and
+    /// another shipper waits this long after.
+    var margin: Duration { duration / 5 }
+
+    /// The term this shipper holds the lease in, once it took it.
+    var term: UInt64? { document?.term }
+
+    /// Whether this shipper holds the lease and may write a generation now.
+    var isValid: Bool {
+        guard fencedBy == nil, let validUntil else { return false }
+        return ContinuousClock.now < validUntil
+    }
+
+    /// Notes the newest generation this shipper wrote, for the next renewal to publish.
+    func noteGeneration(_ number: UInt64) { latestGeneration = number }
+
+    /// Tries once to take the lease: at once when there is none or it was released (or `force`),
+    /// else once it has stayed unchanged for its duration and the margin. `chainTerm` is the
+    /// newest term the generations show: the new term is above it and above the lease's.
+    ///
+    /// - Returns: whether this shipper now holds the lease; when `false`, the lease another holds.
+    func tryAcquire(chainTerm: UInt64, force: Bool) async throws -> (held: Bool, other: LeaseDocument?) {
+        if isValid { return (true, nil) }
+        if fencedBy != nil { return (false, fencedBy) }
+        guard let (found, foundETag) = try await replica.lease() else {
+            return (try await claim(term: chainTerm + 1, replacing: nil), nil)
+        }
+        if found.holder == holder, document == nil, !found.released {
+            // An earlier run of this shipper, on this host, for this store (killed, or still running
+            // and about to be fenced): taken over at once, in a new term.
+            let taken = try await claim(term: max(found.term, chainTerm) + 1, replacing: foundETag)
+            if taken {
+                logger.notice(
+                    "took over the lease of \(replica.location) in term \(document?.term ?? 0) from an earlier run of this shipper on this host"
+                )
+            }
+            return (taken, taken ? nil : found)
+        }
+        if let document, found.holder == holder, found.term == document.term {
+            // Its own lease, unchanged since it ran out: renewing it proves that nobody took it.
+            etag = foundETag
+            self.document = found
+            if case .renewed = await renew() { return (true, nil) }
+            return (false, found)
+        }
+        if let document, found.term > document.term {
+            fencedBy = found
+            return (false, found)
+        }
+        let arrived = ContinuousClock.now
+        if observed?.etag != foundETag || observed?.renewal != found.renewal {
+            observed = (foundETag, found.renewal, arrived)
+        }
+        let silentFor = arrived - (observed?.at ?? arrived)
+        let expired = silentFor >= .milliseconds(Int64(found.durationMilliseconds)) + margin
+        guard found.released || force || expired else { return (false, found) }
+        let taken = try await claim(term: max(found.term, chainTerm) + 1, replacing: foundETag)
+        if taken {
+            logger.notice(
+                "took over the lease of \(replica.location) in term \(document?.term ?? 0) from \(found.holder) (term \(found.term), \(found.released ? "released" : force ? "forced" : "expired"))"
+            )
+        }
+        return (taken, taken ? nil : found)
+    }
+
+    private func claim(term: UInt64, replacing foundETag: String?) async throws -> Bool {
+        let sent = ContinuousClock.now
+        let claimed = LeaseDocument(
+            term: term, holder: holder, renewal: 0,
+            durationMilliseconds: UInt64(
+                max(
+                    1,
+                    duration.components.seconds * 1000
+                        + duration.components.attoseconds / 1_000_000_000_000_000)),
+            released: false, latestGeneration: nil, host: host, writtenMilliseconds: Self.wallClock())
+        guard let newETag = try await replica.writeLease(claimed, ifMatching: foundETag) else { return false }
+        document = claimed
+        etag = newETag
+        observed = nil
+        lastRenewalSent = sent
+        validUntil = sent + duration - margin
+        startRenewing()
+        return true
+    }
+
+    /// Renews the lease when a quarter of its duration has passed since the last renewal.
+    func renewIfDue() async -> Renewal? {
+        guard document != nil, fencedBy == nil, !renewing else { return nil }
+        if let lastRenewalSent, ContinuousClock.now - lastRenewalSent < duration / 4 { return nil }
+        return await renew()
+    }
+
+    /// Renews the lease: the document with its renewal count one up, written only over the ETag
+    /// this shipper last wrote.
+    func renew() async -> Renewal {
+        guard var next = document, let etag else {
+            return .failed(ReplicationError(.unexpectedResponse, "No lease is held."))
+        }
+        if let fencedBy { return .fenced(fencedBy) }
+        renewing = true
+        defer { renewing = false }
+        next.renewal += 1
+        next.latestGeneration = latestGeneration ?? next.latestGeneration
+        next.writtenMilliseconds = Self.wallClock()
+        var currentETag = etag
+        do {
+            for _ in 0..<2 {
+                let sent = ContinuousClock.now
+                if let newETag = try await write(next, ifMatching: currentETag) {
+                    adopt(next, etag: newETag, sent: sent)
+                    return .renewed
+                }
+                // The condition failed: the lease changed, or an earlier renewal whose answer never
+                // came (it timed out) landed after all. Then the lease is still this shipper's, in
+                // this term: adopt it and write the renewal over it.
+                guard let (found, foundETag) = try await deadline({ try await self.replica.lease() }) else { break }
+                guard found.holder == holder, found.term == next.term else {
+                    fencedBy = found
+                    renewer?.cancel()
+                    return .fenced(found)
+                }
+                document = found
+                self.etag = foundETag
+                currentETag = foundETag
+                next.renewal = found.renewal + 1
+            }
+            guard let (found, _) = try await deadline({ try await self.replica.lease() }) else {
+                fencedBy = LeaseDocument(
+                    term: next.term, holder: String(repeating: "0", count: 32), renewal: 0,
+                    durationMilliseconds: next.durationMilliseconds, released: true, latestGeneration: nil, host: nil,
+                    writtenMilliseconds: 0)
+                return .fenced(fencedBy!)
+            }
+            if found.holder == holder, found.term == next.term {
+                return .failed(ReplicationError(.unavailable, "The lease of \(replica.location) kept changing."))
+            }
+            fencedBy = found
+            renewer?.cancel()
+            return .fenced(found)
+        } catch let error as ReplicationError {
+            return .failed(error)
+        } catch {
+            return .failed(ReplicationError(.unavailable, "Renewing the lease failed.", cause: nil))
+        }
+    }
+
+    /// Writes the lease within a quarter of its duration (at most two seconds): a request that gets
+    /// no answer (a connection gone silent waits thirty seconds for one) is given up, so that the
+    /// next renewal is tried while the lease still holds.
+    private func write(_ document: LeaseDocument, ifMatching etag: String?) async throws -> String? {
+        let replica = self.replica
+        return try await deadline { try await replica.writeLease(document, ifMatching: etag) }
+    }
+
+    private func deadline<Value: Sendable>(_ work: @escaping @Sendable () async throws -> Value) async throws -> Value {
+        let limit = min(duration / 4, .seconds(2))
+        return try await withThrowingTaskGroup(of: Value?.self) { group in
+            group.addTask { try await work() }
+            group.addTask {
+                try await Task.sleep(for: limit)
+                return nil
+            }
+            defer { group.cancelAll() }
+            guard let first = try await group.next(), let value = first else {
+                throw ReplicationError(
+                    .unavailable, "\(replica.location)\(LeaseDocument.name) did not answer within \(limit).")
+            }
+            return value
+        }
+    }
+
+    private func adopt(_ written: LeaseDocument, etag newETag: String, sent: ContinuousClock.Instant) {
+        document = written
+        etag = newETag
+        lastRenewalSent = sent
+        validUntil = sent + duration - margin
+    }
+
+    /// Gives the lease up, so that another shipper can take over at once; a failure is left for
+    /// the lease to expire.
+    func release() async {
+        guard var next = document, let etag, fencedBy == nil else { return }
+        next.renewal += 1
+        next.released = true
+        next.latestGeneration = latestGeneration ?? next.latestGeneration
+        next.writtenMilliseconds = Self.wallClock()
+        renewer?.cancel()
+        renewer = nil
+        if (try? await replica.writeLease(next, ifMatching: etag)) != nil {
+            validUntil = nil
+            document = nil
+            self.etag = nil
+        }
+    }
+
+    private static func wallClock() -> UInt64 { UInt64(max(0, Date().timeIntervalSince1970 * 1000)) }
+}

@@ -1,0 +1,93 @@
+import Foundation
+import StateJournal
+
+/// What `lease.json` holds: which shipper may write generations, in which term, and how recently
+/// it said it is alive.
+///
+/// The lease decides only *when* a shipper takes over from another; that two shippers never both
+/// have generations accepted rests on create-only generation numbers and the terms they carry (see
+/// ``ReplicaGeneration/isFencedOut(by:)``). Nothing in it is compared with a local clock: the
+/// times are for people reading the bucket. A shipper judges a holder dead when the document
+/// (its ETag and ``renewal``) has not changed for ``durationMilliseconds`` plus a margin, measured
+/// on its own clock from the moment it first saw it.
+struct LeaseDocument: Codable, Equatable, Sendable {
+    var format = "statejournal-replica-lease"
+    var version = 1
+    /// The term of the holder: one more than every term before it.
+    var term: UInt64
+    /// The holder's id: 32 lowercase hex digits drawn when its shipper started.
+    var holder: String
+    /// How many times the holder renewed the lease in this term: every renewal changes the
+    /// document, so that an unchanged document means a silent holder.
+    var renewal: UInt64
+    /// How long the holder may stay silent before another shipper takes over.
+    var durationMilliseconds: UInt64
+    /// Whether the holder gave the lease up (it stopped shipping): another shipper may take over at once.
+    var released: Bool
+    /// The newest generation the holder wrote, when it wrote one in this term.
+    var latestGeneration: UInt64?
+    /// The holder's host name, for people.
+    var host: String?
+    /// When the holder wrote this, in milliseconds since 1970 UTC, for people.
+    var writtenMilliseconds: UInt64
+
+    static let name = "lease.json"
+    /// The shortest and longest lease durations a shipper accepts from the bucket.
+    static let durationRange: ClosedRange<UInt64> = 100...3_600_000
+
+    static func encode(_ document: LeaseDocument) throws -> [UInt8] {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys]
+        return Array(try encoder.encode(document))
+    }
+
+    /// The document in `bytes`, checked: a lease that fails is damage, not a lease.
+    static func decode(_ bytes: [UInt8], key: String) throws -> LeaseDocument {
+        func damaged(_ reason: String) -> ReplicationError {
+            ReplicationError(.damagedObject, "The lease \(printable(key)) is not a valid lease: \(reason).", key: key)
+        }
+        guard let document = try? JSONDecoder().decode(LeaseDocument.self, from: Data(bytes)) else {
+            throw damaged("it is not a lease document")
+        }
+        guard document.format == "statejournal-replica-lease", document.version == 1 else {
+            throw damaged("its format is \(printable(document.format)) version \(document.version)")
+        }
+        guard ReplicaIdentity.isStoreID(document.holder) else { throw damaged("its holder is not a holder id") }
+        guard document.term >= 1, document.term <= ReplicaLimits.maximumCounter,
+            document.renewal <= ReplicaLimits.maximumCounter,
+            (document.latestGeneration ?? 0) <= ReplicaLimits.maximumCounter
+        else { throw damaged("a number in it is out of range") }
+        guard durationRange.contains(document.durationMilliseconds) else {
+            throw damaged("its duration, \(document.durationMilliseconds) ms, is out of range")
+        }
+        return document
+    }
+}
+
+extension Replica {
+    /// The lease and its ETag; `nil` when the replica has none.
+    ///
+    /// - Throws: ``ReplicationError/Code/damagedObject`` when it is not a valid lease, the
+    ///   envelope's key errors, or the client's.
+    func lease() async throws -> (document: LeaseDocument, etag: String)? {
+        guard
+            let found = try await client.getWithETag(
+                bucket: location.bucket, key: fullKey(LeaseDocument.name),
+                maximumBytes: ObjectEnvelope.maximumBytes(payload: ReplicaLimits.maximumIdentityBytes))
+        else { return nil }
+        let payload = try ObjectEnvelope.open(
+            found.body, name: LeaseDocument.name, keyring: keyring, acceptsPlaintext: false, storeID: storeID,
+            replicaID: replicaID)
+        return (try LeaseDocument.decode(payload, key: fullKey(LeaseDocument.name)), found.etag)
+    }
+
+    /// Writes the lease only if it is still as it was seen (`etag`), or, without one, only if there
+    /// is none; the new ETag, or `nil` when it changed (or appeared) in between.
+    func writeLease(_ document: LeaseDocument, ifMatching etag: String?) async throws -> String? {
+        let bytes = try ObjectEnvelope.seal(
+            try LeaseDocument.encode(document), name: LeaseDocument.name, keyring: keyring, storeID: storeID,
+            replicaID: replicaID, chunkBytes: sealedChunkBytes)
+        return try await client.put(
+            bucket: location.bucket, key: fullKey(LeaseDocument.name), body: bytes, ifMatching: etag)
+    }
+}

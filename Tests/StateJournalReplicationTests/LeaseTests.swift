@@ -1,0 +1,362 @@
+import Foundation
+import StateJournal
+import Testing
+
+@testable import StateJournalReplication
+
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+/// Options with a short lease and interval, so that takeovers happen within a test.
+/// Options with a short lease and interval, so that takeovers happen within a test; `host` stands in
+/// for the machine the shipper runs on.
+func leaseOptions(lease: Duration = .seconds(2), takesOver: Bool = false, host: String? = nil) -> ReplicationOptions {
+    var options = ReplicationOptions(interval: .milliseconds(200))
+    options.leaseDuration = lease
+    options.takesOverImmediately = takesOver
+    options.leaseHost = host
+    return options
+}
+
+/// The replica's generations as they are in the bucket, oldest first.
+func storedGenerations(_ location: S3Location, gateway: Gateway) async throws -> [ReplicaGeneration] {
+    let client = gateway.client()
+    var result: [ReplicaGeneration] = []
+    for object in try await client.list(bucket: location.bucket, prefix: location.prefix + "generations/") {
+        let bytes = try #require(try await client.get(bucket: location.bucket, key: object.key))
+        let payload = try ObjectEnvelope.open(
+            bytes, name: String(object.key.dropFirst(location.prefix.count)), keyring: nil, acceptsPlaintext: true,
+            storeID: nil, replicaID: nil)
+        result.append(try ReplicaGeneration.decode(payload, key: object.key))
+    }
+    return result
+}
+
+/// Waits until `condition` holds, checking every 100 ms, for at most `timeout`.
+func eventually(
+    timeout: Duration = .seconds(60), _ what: String, _ condition: () async throws -> Bool
+) async throws {
+    let deadline = ContinuousClock.now + timeout
+    while try await !condition() {
+        guard ContinuousClock.now < deadline else {
+            Issue.record("timed out waiting until \(what)")
+            return
+        }
+        try await Task.sleep(for: .milliseconds(100))
+    }
+}
+
+@Suite struct GenerationTermTests {
+    func generation(_ number: UInt64, term: UInt64?, starts: [(UInt64, UInt64)]?) -> ReplicaGeneration {
+        var generation = ReplicaGeneration(
+            storeID: String(repeating: "a", count: 32), generation: number, writtenMilliseconds: 0,
+            storeGeneration: 1, nextFileSequence: 1, epochFloor: 0, lastEpoch: nil, lastEpochMilliseconds: nil,
+            files: [])
+        generation.term = term
+        generation.holder = term.map { _ in String(repeating: "b", count: 32) }
+        generation.terms = starts?.map { ReplicaGeneration.TermStart(term: $0.0, generation: $0.1) }
+        return generation
+    }
+
+    @Test func aGenerationOfAnOlderTermAtOrAfterANewerTermsStartIsFencedOut() {
+        let newest = generation(9, term: 3, starts: [(1, 1), (2, 4), (3, 7)])
+        #expect(generation(7, term: 2, starts: [(1, 1), (2, 4)]).isFencedOut(by: newest))
+        #expect(generation(8, term: 1, starts: [(1, 1)]).isFencedOut(by: newest))
+        #expect(generation(5, term: 1, starts: [(1, 1)]).isFencedOut(by: newest))
+        #expect(!generation(6, term: 2, starts: [(1, 1), (2, 4)]).isFencedOut(by: newest))
+        #expect(!generation(3, term: 1, starts: [(1, 1)]).isFencedOut(by: newest))
+        // Generations written before leases existed are term 0: fenced once any term began at or before them.
+        #expect(generation(2, term: nil, starts: nil).isFencedOut(by: newest))
+        #expect(!generation(2, term: nil, starts: nil).isFencedOut(by: generation(5, term: nil, starts: nil)))
+    }
+
+    @Test func aGenerationWithInconsistentTermsIsDamaged() throws {
+        let cases: [(String, UInt64?, [(UInt64, UInt64)]?)] = [
+            ("a term without term starts", 2, nil),
+            ("term starts that do not rise", 2, [(2, 1), (1, 3)]),
+            ("a last term start of another term", 2, [(1, 1)]),
+            ("a term start after the generation", 2, [(1, 1), (2, 6)]),
+            ("a term of zero", 0, [(0, 1)]),
+            ("term starts without a term", nil, [(1, 1)]),
+        ]
+        for (what, term, starts) in cases {
+            let bad = generation(5, term: term, starts: starts)
+            let error = #expect(throws: ReplicationError.self, "\(what)") {
+                try bad.validated(number: 5, storeID: bad.storeID, key: "g")
+            }
+            #expect(error?.code == .damagedObject, "\(what)")
+        }
+        let good = generation(5, term: 2, starts: [(1, 1), (2, 4)])
+        #expect(throws: Never.self) { try good.validated(number: 5, storeID: good.storeID, key: "g") }
+    }
+
+    @Test func aLeaseDocumentFromTheBucketIsCheckedBeforeItIsBelieved() throws {
+        let valid = LeaseDocument(
+            term: 3, holder: String(repeating: "c", count: 32), renewal: 7, durationMilliseconds: 10_000,
+            released: false, latestGeneration: 12, host: "a", writtenMilliseconds: 1)
+        #expect(try LeaseDocument.decode(try LeaseDocument.encode(valid), key: "lease.json") == valid)
+        var forged = [valid, valid, valid, valid]
+        forged[0].holder = "../../etc"
+        forged[1].term = 0
+        forged[2].durationMilliseconds = 0
+        forged[3].renewal = UInt64.max
+        for document in forged {
+            let error = #expect(throws: ReplicationError.self) {
+                try LeaseDocument.decode(try LeaseDocument.encode(document), key: "lease.json")
+            }
+            #expect(error?.code == .damagedObject)
+        }
+        #expect(throws: ReplicationError.self) { try LeaseDocument.decode(Array("{}".utf8), key: "lease.json") }
+    }
+}
+
+extension GatewayTests {
+    /// One shipper at a time writes a replica: the lease, its terms, and the fence.
+    @Suite struct LeaseTests {
+        @Test func aSecondShipperWaitsWhileTheFirstHoldsTheLeaseAndTakesOverWhenItIsReleased() async throws {
+            let gateway = try Gateway.required()
+            let location = S3Location(bucket: try await gateway.freshBucket(), prefix: "two")
+            let directory = try temporaryDirectory("lease")
+            defer { try? FileManager.default.removeItem(at: directory) }
+            let storeURL = directory.appendingPathComponent("store")
+            let journal = try Journal.open(at: storeURL, options: JournalOptions(segmentSizeLimit: 4096))
+            try commit(journal, count: 5)
+            // Two hosts shipping one store (a shared volume): the second waits.
+            let first = ReplicationShipper(
+                store: storeURL, to: location, configuration: gateway.configuration(),
+                options: leaseOptions(host: "host-a"))
+            let second = ReplicationShipper(
+                store: storeURL, to: location, configuration: gateway.configuration(),
+                options: leaseOptions(host: "host-b"))
+            let firstRun = Task { try await first.run() }
+            try await eventually("the first shipper wrote a generation") {
+                try await !storedGenerations(location, gateway: gateway).isEmpty
+            }
+            let secondRun = Task { try await second.run() }
+            // For three lease durations, with commits going on, every generation is the first's.
+            for round in 0..<12 {
+                try commit(journal, count: 3, marker: "round \(round)")
+                try await Task.sleep(for: .milliseconds(500))
+            }
+            let whileHeld = try await storedGenerations(location, gateway: gateway)
+            #expect(Set(whileHeld.compactMap(\.holder)).count == 1)
+            #expect(whileHeld.allSatisfy { $0.term == 1 })
+            firstRun.cancel()
+            try await firstRun.value
+            // Released: the second takes over at once, in term 2, and goes on shipping.
+            try await eventually(timeout: .seconds(20), "the second shipper started term 2") {
+                try await storedGenerations(location, gateway: gateway).contains { $0.term == 2 }
+            }
+            let last = try commit(journal, count: 4, marker: "after")
+            try await eventually("the second shipper shipped the last commit") {
+                try await storedGenerations(location, gateway: gateway).last?.lastEpoch == last.last
+            }
+            secondRun.cancel()
+            try await secondRun.value
+            let generations = try await storedGenerations(location, gateway: gateway)
+            let newest = try #require(generations.last)
+            let termStart = try #require(generations.first { $0.term == 2 })
+            #expect(newest.terms?.map(\.term) == [1, 2])
+            #expect(newest.terms?.last?.generation == termStart.generation)
+            #expect(generations.allSatisfy { !$0.isFencedOut(by: newest) })
+            let restored = directory.appendingPathComponent("restored")
+            let report = try await ReplicaRestorer(from: location, configuration: gateway.configuration())
+                .restore(into: restored)
+            #expect(report.epoch.epoch == last.last)
+            #expect(try JournalReader(at: restored).state().entries == journal.state().entries)
+            try journal.close()
+        }
+
+        @Test func aShipperOnAnotherHostTakesOverFromAKilledOneOnceItsLeaseExpires() async throws {
+            let gateway = try Gateway.required()
+            let bucket = try await gateway.freshBucket()
+            let location = S3Location(bucket: bucket, prefix: "killed")
+            let directory = try temporaryDirectory("lease-kill")
+            defer { try? FileManager.default.removeItem(at: directory) }
+            let storeURL = directory.appendingPathComponent("store")
+            let journal = try Journal.open(at: storeURL)
+            try commit(journal, count: 6)
+            let killed = try startTool(
+                [
+                    "replicate", storeURL.path, "--to", "s3://\(bucket)/killed", "--interval", "0.2", "--lease-seconds",
+                    "2",
+                ],
+                environment: gateway.childEnvironment, logs: directory, name: "killed")
+            try await eventually("the command shipped a generation") {
+                try await !storedGenerations(location, gateway: gateway).isEmpty
+            }
+            kill(killed.processIdentifier, SIGKILL)
+            _ = await waitForExit(killed)
+            let killedHolder = try await storedGenerations(location, gateway: gateway).last?.holder
+            let last = try commit(journal, count: 3)
+            let successor = ReplicationShipper(
+                store: storeURL, to: location, configuration: gateway.configuration(),
+                options: leaseOptions(host: "another host"))
+            let waitStarted = ContinuousClock.now
+            let report = try await successor.shipOnce()
+            // It waited for the lease (2 s, and a fifth more) to stay unchanged: no sooner.
+            #expect(ContinuousClock.now - waitStarted >= .milliseconds(2400))
+            #expect(report.lastEpoch == last.last)
+            let generations = try await storedGenerations(location, gateway: gateway)
+            let newest = try #require(generations.last)
+            #expect(newest.term == 2 && newest.holder != killedHolder)
+            #expect(generations.filter { $0.term == 1 }.allSatisfy { $0.holder == killedHolder })
+            try journal.close()
+        }
+
+        @Test func aShipperStartedAgainOnTheSameHostTakesOverFromItsKilledRunAtOnce() async throws {
+            let gateway = try Gateway.required()
+            let bucket = try await gateway.freshBucket()
+            let location = S3Location(bucket: bucket, prefix: "restarted")
+            let directory = try temporaryDirectory("lease-restart")
+            defer { try? FileManager.default.removeItem(at: directory) }
+            let storeURL = directory.appendingPathComponent("store")
+            let journal = try Journal.open(at: storeURL)
+            try commit(journal, count: 6)
+            var terms: [UInt64] = []
+            for run in 0..<3 {
+                // A lease long enough that waiting for it would time the test out.
+                let command = try startTool(
+                    [
+                        "replicate", storeURL.path, "--to", "s3://\(bucket)/restarted", "--interval", "0.2",
+                        "--lease-seconds", "600",
+                    ],
+                    environment: gateway.childEnvironment, logs: directory, name: "run-\(run)")
+                let last = try commit(journal, count: 2, marker: "run \(run)")
+                try await eventually(timeout: .seconds(30), "run \(run) shipped its commits") {
+                    try await storedGenerations(location, gateway: gateway).last?.lastEpoch == last.last
+                }
+                terms.append(try await storedGenerations(location, gateway: gateway).last?.term ?? 0)
+                kill(command.processIdentifier, SIGKILL)
+                _ = await waitForExit(command)
+            }
+            #expect(terms == [1, 2, 3])
+            try journal.close()
+        }
+
+        @Test func aShipperWhoseLeaseWasTakenIsFencedAndNothingItWritesAfterIsRestored() async throws {
+            let gateway = try Gateway.required()
+            let client = gateway.client()
+            let location = S3Location(bucket: try await gateway.freshBucket(client), prefix: "fenced")
+            let directory = try temporaryDirectory("lease-fenced")
+            defer { try? FileManager.default.removeItem(at: directory) }
+            // Two hosts' copies of one store: the old primary's and the new one's.
+            let oldURL = directory.appendingPathComponent("old")
+            let old = try Journal.open(at: oldURL)
+            try commit(old, count: 5)
+            try old.close()
+            let newURL = directory.appendingPathComponent("new")
+            try FileManager.default.copyItem(at: oldURL, to: newURL)
+            let oldPrimary = ReplicationShipper(
+                store: oldURL, to: location, configuration: gateway.configuration(), options: leaseOptions())
+            let shippedByOld = try await oldPrimary.shipOnce()
+
+            let newPrimary = ReplicationShipper(
+                store: newURL, to: location, configuration: gateway.configuration(),
+                options: leaseOptions(takesOver: true))
+            let newStore = try Journal.open(at: newURL)
+            let accepted = try commit(newStore, count: 2, marker: "new")
+            let shippedByNew = try await newPrimary.shipOnce()
+            #expect(shippedByNew.lastEpoch == accepted.last)
+
+            // The old primary commits epochs of its own and tries to ship them: fenced.
+            let oldStore = try Journal.open(at: oldURL)
+            let diverged = try commit(oldStore, count: 3, marker: "old")
+            let error = await #expect(throws: ReplicationError.self) { try await oldPrimary.shipOnce() }
+            #expect(error?.code == .fenced)
+            #expect(error?.message.contains("epochs \(shippedByOld.lastEpoch! + 1)…\(diverged.last!)") == true)
+            // Whatever it did, no generation of term 1 sits at or after term 2's start.
+            let generations = try await storedGenerations(location, gateway: gateway)
+            let newest = try #require(generations.last)
+            #expect(newest.term == 2)
+            let start = try #require(newest.terms?.last?.generation)
+            #expect(generations.filter { $0.generation >= start }.allSatisfy { $0.term == 2 })
+
+            // A stale generation in a hole above the term start (where a paused old primary's late
+            // write could land once retention deleted that number), naming the old primary's
+            // diverged segment, is never restored from, even for an epoch only older generations reach.
+            try commit(newStore, count: 2, marker: "more")
+            try await newPrimary.shipOnce()
+            let expectedAtAccepted = try newStore.state(through: accepted.last!).entries
+            _ = try newStore.compact()
+            let more = try commit(newStore, count: 2, marker: "compacted")
+            try await newPrimary.shipOnce()
+            let afterMore = try await storedGenerations(location, gateway: gateway)
+            let newestNow = try #require(afterMore.last)
+            #expect(newestNow.firstEpoch! > accepted.last!, "the newest generation must not reach the epoch asked for")
+            let hole = try #require(afterMore.first { $0.generation > start && $0.generation < newestNow.generation })
+            var stale = try #require(generations.first { $0.term == 1 })
+            let segment = try #require(stale.files.first)
+            let oldBytes = Array(try Data(contentsOf: oldURL.appendingPathComponent(segment.name)))
+            let hash = ReplicaLayout.sha256Hex(oldBytes)
+            let piece = ReplicaLayout.piece(
+                sequence: segment.sequence, start: 0, end: Int64(oldBytes.count), sha256: hash)
+            try await client.put(
+                bucket: location.bucket, key: location.prefix + piece,
+                body: try ObjectEnvelope.seal(
+                    oldBytes, name: piece, keyring: nil, storeID: nil, replicaID: nil,
+                    chunkBytes: ReplicaLimits.sealedChunkBytes))
+            stale.generation = hole.generation
+            stale.lastEpoch = diverged.last
+            stale.files[0].lastEpoch = diverged.last!
+            stale.files[0].length = Int64(oldBytes.count)
+            stale.files[0].objects = [
+                ReplicaGeneration.Object(key: piece, start: 0, end: Int64(oldBytes.count), sha256: hash, level: 0)
+            ]
+            let holeKey = location.prefix + ReplicaLayout.generation(hole.generation)
+            try await client.delete(bucket: location.bucket, key: holeKey)
+            try await client.put(
+                bucket: location.bucket, key: holeKey,
+                body: try ObjectEnvelope.seal(
+                    try ReplicaGeneration.encode(stale), name: ReplicaLayout.generation(hole.generation), keyring: nil,
+                    storeID: nil, replicaID: nil, chunkBytes: ReplicaLimits.sealedChunkBytes))
+            let restorer = ReplicaRestorer(from: location, configuration: gateway.configuration())
+            let latest = try await restorer.restore(into: directory.appendingPathComponent("latest"))
+            #expect(latest.epoch.epoch == more.last)
+            // The old primary's epoch numbers exist in the new term too: a restore to one of them
+            // brings the new term's content back, never the fenced primary's.
+            let atDiverged = directory.appendingPathComponent("at-diverged")
+            let report = try await restorer.restore(into: atDiverged, target: .epoch(accepted.last!))
+            #expect(report.generation != hole.generation)
+            #expect(
+                try JournalReader(at: atDiverged).state().entries == expectedAtAccepted)
+            #expect(
+                try JournalReader(at: atDiverged).state().entries
+                    != JournalReader(at: oldURL).state(through: accepted.last!).entries)
+            try oldStore.close()
+            try newStore.close()
+        }
+
+        @Test func theReplicateCommandExitsWithTheFencedStatusWhenAnotherShipperTakesOver() async throws {
+            let gateway = try Gateway.required()
+            let bucket = try await gateway.freshBucket()
+            let location = S3Location(bucket: bucket, prefix: "cli")
+            let directory = try temporaryDirectory("lease-cli")
+            defer { try? FileManager.default.removeItem(at: directory) }
+            let storeURL = directory.appendingPathComponent("store")
+            let journal = try Journal.open(at: storeURL)
+            try commit(journal, count: 4)
+            let command = try startTool(
+                [
+                    "replicate", storeURL.path, "--to", "s3://\(bucket)/cli", "--interval", "0.2", "--lease-seconds",
+                    "2",
+                ],
+                environment: gateway.childEnvironment, logs: directory, name: "replicate")
+            try await eventually("the command shipped a generation") {
+                try await !storedGenerations(location, gateway: gateway).isEmpty
+            }
+            let usurper = ReplicationShipper(
+                store: storeURL, to: location, configuration: gateway.configuration(),
+                options: leaseOptions(takesOver: true))
+            try await usurper.shipOnce()
+            try commit(journal, count: 2)
+            let status = await waitForExit(command, timeout: .seconds(30))
+            if status == nil { command.terminate() }
+            #expect(status == 76)
+            let log = try String(contentsOf: directory.appendingPathComponent("replicate.err"), encoding: .utf8)
+            #expect(log.contains("took over"), "\(log)")
+            try journal.close()
+        }
+    }
+}
