@@ -124,9 +124,9 @@ let package = Package(
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "ServiceLifecycleTestKit", package: "swift-service-lifecycle"),
             ],
-            // The misbehaving S3 endpoint the untrusted-bucket tests run (a redirect, a slow body), and
-            // the golden replicas, read from the source tree.
-            exclude: ["HostileEndpoint.py", "Golden"]
+            // The misbehaving S3 endpoint the untrusted-bucket tests run (a redirect, a slow body), the
+            // fault proxy put before the gateway, and the golden replicas, read from the source tree.
+            exclude: ["HostileEndpoint.py", "FaultProxy.py", "Golden"]
         ),
         .testTarget(
             name: "StatejournalToolTests",
