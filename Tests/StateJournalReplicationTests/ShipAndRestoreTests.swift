@@ -337,7 +337,8 @@ extension GatewayTests {
             let restorer = ReplicaRestorer(from: location, configuration: gateway.configuration())
             let report = try await restorer.restore(into: directory.appendingPathComponent("new"))
             #expect(try report.epoch.epoch == journal.history().last!.epoch)
-            #expect(report.objectsDownloaded == left.count - 2)  // all but replica.json and the generation
+            // All but replica.json, lease.json and the generation.
+            #expect(report.objectsDownloaded == left.count - 3)
             try journal.close()
         }
     }
