@@ -167,9 +167,26 @@ public actor ReplicationShipper {
         // The last pass runs in a task of its own, which the cancellation does not reach; only a
         // shipper that still holds the lease runs it, and then gives the lease up, so that another
         // shipper can take over at once.
-        guard let lease, await lease.isValid else { return }
+        guard let lease, await lease.term != nil else { return }
+        guard await lease.isValid else {
+            if let other = await lease.fencedBy { throw fenced(by: other, storeLastEpoch: nil) }
+            throw ReplicationError(
+                .unavailable,
+                "The lease of \(location) ran out (the server could not be reached to renew it), so the last epochs were not shipped."
+            )
+        }
         _ = try await Task { try await self.shipOnceLogged(final: true) }.value
-        await lease.release()
+        // Given up in a task of its own too: a request of the cancelled task would not be sent.
+        await Task { await lease.release() }.value
+    }
+
+    /// How many generations this shipper has written.
+    public private(set) var generationsWritten = 0
+
+    /// Whether the shipper holds the replica's lease now: it took it, and it has not run out, been
+    /// given up or been taken over. A shipper that does not hold it writes no generation.
+    public var holdsLease: Bool {
+        get async { await lease?.isValid ?? false }
     }
 
     /// Holds the replica's lease before anything is written, and returns its term: takes it when
@@ -373,6 +390,7 @@ public actor ReplicationShipper {
         }
         await lease.noteGeneration(next.generation)
         shippedEpoch = next.lastEpoch
+        generationsWritten += 1
         latest = next
         highestGeneration = next.generation
         shippedFingerprint = fingerprint

@@ -15,6 +15,10 @@ extension GatewayTests {
     ///   named per segment; 10 generations.
     /// - `Golden/replica-v1`: the development version after 0.1.0 that first wrote format version 3
     ///   (commit cda4f9c); 12 generations.
+    /// - `Golden/replica-v1-terms`: the first version with leases, shipped in two terms (a
+    ///   `replicate` killed after 2.5 s, then another run that took over in term 2 and stopped on
+    ///   SIGTERM, giving the lease up): 28 generations, terms starting at generations 1 and 13, and
+    ///   `lease.json`.
     ///
     /// `Golden/replica-v2` is an encrypted replica of format version 2 (envelope and generation
     /// version 2: objects sealed in chunks), shipped the same way by this version's shipper with the
@@ -33,6 +37,7 @@ extension GatewayTests {
 
         static let goldens = [
             Golden(name: "replica-v1-release-0.1.0", generations: 10), Golden(name: "replica-v1", generations: 12),
+            Golden(name: "replica-v1-terms", generations: 28),
         ]
         static let goldenV2 = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
             .appendingPathComponent("Golden/replica-v2")

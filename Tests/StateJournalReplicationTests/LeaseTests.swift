@@ -125,16 +125,16 @@ extension GatewayTests {
             // Two hosts shipping one store (a shared volume): the second waits.
             let first = ReplicationShipper(
                 store: storeURL, to: location, configuration: gateway.configuration(),
-                options: leaseOptions(host: "host-a"))
+                options: leaseOptions(lease: .seconds(600), host: "host-a"))
             let second = ReplicationShipper(
                 store: storeURL, to: location, configuration: gateway.configuration(),
-                options: leaseOptions(host: "host-b"))
+                options: leaseOptions(lease: .seconds(600), host: "host-b"))
             let firstRun = Task { try await first.run() }
             try await eventually("the first shipper wrote a generation") {
                 try await !storedGenerations(location, gateway: gateway).isEmpty
             }
             let secondRun = Task { try await second.run() }
-            // For three lease durations, with commits going on, every generation is the first's.
+            // For six seconds, with commits going on, every generation is the first's.
             for round in 0..<12 {
                 try commit(journal, count: 3, marker: "round \(round)")
                 try await Task.sleep(for: .milliseconds(500))
@@ -144,7 +144,8 @@ extension GatewayTests {
             #expect(whileHeld.allSatisfy { $0.term == 1 })
             firstRun.cancel()
             try await firstRun.value
-            // Released: the second takes over at once, in term 2, and goes on shipping.
+            // Released: the second takes over at once (the lease would last ten minutes), in term 2,
+            // and goes on shipping.
             try await eventually(timeout: .seconds(20), "the second shipper started term 2") {
                 try await storedGenerations(location, gateway: gateway).contains { $0.term == 2 }
             }

@@ -186,7 +186,11 @@ struct ReplicateCommand: ParsableCommand {
             )
             let shipper = ReplicationShipper(store: store, to: location, configuration: configuration, options: options)
             try await shipper.run()
-            logger.info("stopped; the replica holds every epoch committed before the signal")
+            let shipped = await shipper.generationsWritten > 0
+            logger.info(
+                shipped
+                    ? "stopped; the replica holds every epoch committed before the signal"
+                    : "stopped while another shipper held the replica's lease; this one shipped nothing")
         }
     }
 }
