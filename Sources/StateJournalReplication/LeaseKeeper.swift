@@ -41,6 +41,7 @@ actor LeaseKeeper {
     /// Renews the lease every eighth of its duration while it is held, beside whatever the shipper
     /// is doing, so that a long upload does not let it run out.
     private var renewer: Task<Void, Never>?
+    private var warnedOfDamage = false
 
     /// A keeper for `replica`'s lease; `holder` is the shipper's holder id (see ``holderID(store:host:)``).
     init(replica: Replica, duration: Duration, holder: String, logger: Logger) {
@@ -115,9 +116,26 @@ actor LeaseKeeper {
     func tryAcquire(chainTerm: UInt64, force: Bool) async throws -> (held: Bool, other: LeaseDocument?) {
         if isValid { return (true, nil) }
         if fencedBy != nil { return (false, fencedBy) }
-        guard let (found, foundETag) = try await replica.lease() else {
+        guard let stored = try await replica.leaseAsStored() else {
             return (try await claim(term: chainTerm + 1, replacing: nil), nil)
         }
+        guard let found = stored.document else {
+            // A lease no shipper could have written (damaged, or not sealed by the key): no holder
+            // is known, so it is treated as one that went silent. Once it has stayed as it is for
+            // a lease's duration and the margin, it is replaced, in a term above every one the
+            // generations show.
+            let arrived = ContinuousClock.now
+            if observed?.etag != stored.etag { observed = (stored.etag, 0, arrived) }
+            if !warnedOfDamage {
+                warnedOfDamage = true
+                logger.warning(
+                    "the lease of \(replica.location) cannot be used (\(stored.damage?.message ?? "damaged")); it is replaced once it has stayed unchanged for \(duration + margin)"
+                )
+            }
+            guard force || arrived - (observed?.at ?? arrived) >= duration + margin else { return (false, nil) }
+            return (try await claim(term: max(chainTerm, document?.term ?? 0) + 1, replacing: stored.etag), nil)
+        }
+        let foundETag = stored.etag
         if found.holder == holder, document == nil, !found.released {
             // An earlier run of this shipper, on this host, for this store (killed, or still running
             // and about to be fenced): taken over at once, in a new term.

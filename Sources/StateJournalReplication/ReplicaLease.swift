@@ -81,6 +81,24 @@ extension Replica {
         return (try LeaseDocument.decode(payload, key: fullKey(LeaseDocument.name)), found.etag)
     }
 
+    /// The lease as it is in the bucket: its document, or `nil` when it is damaged, not sealed by
+    /// the keyring or not a lease at all (`damage` says why), and its ETag; `nil` when there is none.
+    func leaseAsStored() async throws -> (document: LeaseDocument?, etag: String, damage: ReplicationError?)? {
+        guard
+            let found = try await client.getWithETag(
+                bucket: location.bucket, key: fullKey(LeaseDocument.name),
+                maximumBytes: ObjectEnvelope.maximumBytes(payload: ReplicaLimits.maximumIdentityBytes))
+        else { return nil }
+        do {
+            let payload = try ObjectEnvelope.open(
+                found.body, name: LeaseDocument.name, keyring: keyring, acceptsPlaintext: false, storeID: storeID,
+                replicaID: replicaID)
+            return (try LeaseDocument.decode(payload, key: fullKey(LeaseDocument.name)), found.etag, nil)
+        } catch let error as ReplicationError where ReplicaRestorer.passesOver(error) {
+            return (nil, found.etag, error)
+        }
+    }
+
     /// Writes the lease only if it is still as it was seen (`etag`), or, without one, only if there
     /// is none; the new ETag, or `nil` when it changed (or appeared) in between.
     func writeLease(_ document: LeaseDocument, ifMatching etag: String?) async throws -> String? {

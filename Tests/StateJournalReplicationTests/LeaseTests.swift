@@ -236,6 +236,38 @@ extension GatewayTests {
             try journal.close()
         }
 
+        @Test func aLeaseNoShipperCouldHaveWrittenIsReplacedOnceItHasStayedUnchanged() async throws {
+            let gateway = try Gateway.required()
+            let client = gateway.client()
+            let location = S3Location(bucket: try await gateway.freshBucket(client), prefix: "garbage")
+            let directory = try temporaryDirectory("lease-garbage")
+            defer { try? FileManager.default.removeItem(at: directory) }
+            let storeURL = directory.appendingPathComponent("store")
+            let journal = try Journal.open(at: storeURL)
+            let epochs = try commit(journal, count: 3)
+            try await ReplicationShipper(
+                store: storeURL, to: location, configuration: gateway.configuration(),
+                options: leaseOptions(host: "first")
+            ).shipOnce()
+            for garbage in ["not a lease", #"{"format":"statejournal-replica-lease","version":1}"#] {
+                try await client.put(
+                    bucket: location.bucket, key: location.prefix + LeaseDocument.name, body: Array(garbage.utf8))
+                let later = try commit(journal, count: 1)
+                let report = try await ReplicationShipper(
+                    store: storeURL, to: location, configuration: gateway.configuration(),
+                    options: leaseOptions(lease: .seconds(1), host: "next \(garbage.count)")
+                ).shipOnce()
+                #expect(report.lastEpoch == later.last)
+                let lease = try #require(
+                    try await Replica(client: client, location: location, keyring: nil).leaseAsStored())
+                #expect(lease.document != nil)
+            }
+            let generations = try await storedGenerations(location, gateway: gateway)
+            #expect(generations.map(\.term) == [1, 2, 3])
+            #expect(generations.first?.lastEpoch == epochs.last)
+            try journal.close()
+        }
+
         @Test func aShipperWhoseLeaseWasTakenIsFencedAndNothingItWritesAfterIsRestored() async throws {
             let gateway = try Gateway.required()
             let client = gateway.client()
