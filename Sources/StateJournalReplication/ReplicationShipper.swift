@@ -233,6 +233,36 @@ public actor ReplicationShipper {
         }
     }
 
+    /// Checks that the store holds the newest epoch `latest` reaches, committed at the same
+    /// millisecond: that it continues the history another host shipped rather than one of its own
+    /// from before that host took over (a fenced shipper started again), or lagging behind it.
+    ///
+    /// - Throws: ``ReplicationError/Code/fenced`` when it does not.
+    private func checkContinues(_ latest: ReplicaGeneration, set: StoreFileSet) throws {
+        guard let epoch = latest.lastEpoch, let committed = latest.lastEpochMilliseconds else { return }
+        let local: EpochInfo?
+        do {
+            local = try reader?.history().first { $0.epoch == epoch }
+        } catch let error as JournalError {
+            throw ReplicationError(.store, "Could not read the store at \(store.path): \(error.message)", cause: error)
+        }
+        let localMilliseconds = local.map { UInt64(($0.timestamp.timeIntervalSince1970 * 1000).rounded()) }
+        guard localMilliseconds != committed else { return }
+        let what =
+            local == nil
+            ? (set.lastEpoch.map { $0.epoch < epoch } ?? true
+                ? "this store ends before it (at epoch \(set.lastEpoch.map { String($0.epoch) } ?? "none"))"
+                : "this store no longer retains it, so it cannot be shown to hold the same history")
+            : "this store's epoch \(epoch) was committed at another time: the two histories diverged"
+        throw ReplicationError(
+            .fenced,
+            """
+            \(location) holds epochs through \(epoch) shipped by another host, and \(what). Shipping this store \
+            would replace that history, so this shipper stopped. Follow or restore the replica into a new directory \
+            and move this store aside, keeping its epochs for whoever decides what they were worth.
+            """)
+    }
+
     /// The error a shipper whose lease another took over stops with, naming what it shipped and
     /// what it did not.
     private func fenced(by other: LeaseDocument, storeLastEpoch: UInt64?) -> ReplicationError {
@@ -321,6 +351,17 @@ public actor ReplicationShipper {
         }
         let term = try await holdLease(storeLastEpoch: set.lastEpoch?.epoch)
         let holder = lease!.holder
+        if let latest, latest.term != term, let holderOfLatest = latest.holder, holderOfLatest != holder {
+            // The first pass of a term that follows another host's: the store must continue the
+            // replica's history, or shipping it would replace epochs that host shipped.
+            do {
+                try checkContinues(latest, set: set)
+            } catch {
+                // Given up, so that a shipper of the replica's own history can take over at once.
+                await lease?.release()
+                throw error
+            }
+        }
         var report = ShipmentReport(
             generation: latest?.generation, wroteGeneration: false, lastEpoch: latest?.lastEpoch, objectsUploaded: 0,
             bytesUploaded: 0)

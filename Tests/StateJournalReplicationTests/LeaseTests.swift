@@ -361,6 +361,62 @@ extension GatewayTests {
             try newStore.close()
         }
 
+        @Test func aFencedPrimaryStartedAgainDoesNotReplaceTheHistoryItsSuccessorShipped() async throws {
+            let gateway = try Gateway.required()
+            let location = S3Location(bucket: try await gateway.freshBucket(), prefix: "restarted-fenced")
+            let directory = try temporaryDirectory("lease-refenced")
+            defer { try? FileManager.default.removeItem(at: directory) }
+            let oldURL = directory.appendingPathComponent("old")
+            let old = try Journal.open(at: oldURL)
+            try commit(old, count: 4)
+            let newURL = directory.appendingPathComponent("new")
+            try old.close()
+            try FileManager.default.copyItem(at: oldURL, to: newURL)
+            try await ReplicationShipper(
+                store: oldURL, to: location, configuration: gateway.configuration(), options: leaseOptions()
+            ).shipOnce()
+            // The successor ships epochs of its own and stops gracefully, giving the lease up.
+            let newStore = try Journal.open(at: newURL)
+            let shipped = try commit(newStore, count: 3, marker: "successor")
+            let successor = ReplicationShipper(
+                store: newURL, to: location, configuration: gateway.configuration(),
+                options: leaseOptions(takesOver: true))
+            let successorRun = Task { try await successor.run() }
+            try await eventually("the successor shipped") {
+                try await storedGenerations(location, gateway: gateway).last?.lastEpoch == shipped.last
+            }
+            successorRun.cancel()
+            try await successorRun.value
+            // The old primary, with epochs of its own past the takeover (and one of them longer),
+            // is started again, as a service manager would: it refuses.
+            let oldStore = try Journal.open(at: oldURL)
+            try commit(oldStore, count: 5, marker: "diverged")
+            try oldStore.close()
+            for store in [oldURL] {
+                let error = await #expect(throws: ReplicationError.self) {
+                    try await ReplicationShipper(
+                        store: store, to: location, configuration: gateway.configuration(), options: leaseOptions()
+                    ).shipOnce()
+                }
+                #expect(error?.code == .fenced)
+                #expect(error?.message.contains("diverged") == true, "\(error?.message ?? "")")
+            }
+            let report = try await ReplicaRestorer(from: location, configuration: gateway.configuration())
+                .restore(into: directory.appendingPathComponent("restored"))
+            #expect(report.epoch.epoch == shipped.last)
+            #expect(
+                try JournalReader(at: directory.appendingPathComponent("restored")).state().entries
+                    == newStore.state().entries)
+            // The successor's own store continues it, as does a lagging copy once it caught up.
+            let lagging = directory.appendingPathComponent("lagging")
+            try FileManager.default.copyItem(at: directory.appendingPathComponent("restored"), to: lagging)
+            try await ReplicationShipper(
+                store: lagging, to: location, configuration: gateway.configuration(),
+                options: leaseOptions(host: "third host")
+            ).shipOnce()
+            try newStore.close()
+        }
+
         @Test func theReplicateCommandExitsWithTheFencedStatusWhenAnotherShipperTakesOver() async throws {
             let gateway = try Gateway.required()
             let bucket = try await gateway.freshBucket()
