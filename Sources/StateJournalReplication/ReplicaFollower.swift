@@ -242,10 +242,12 @@ public actor ReplicaFollower {
             lastSuccessfulPoll = ContinuousClock.now
             return report
         }
-        let next = (appliedGeneration ?? 0) + 1
+        // The shipper numbers its generations above those it found unusable: skip them.
+        var next = (appliedGeneration ?? 0) + 1
+        while unusable.contains(next) { next += 1 }
         let generation: ReplicaGeneration?
         do {
-            generation = unusable.contains(next) ? nil : try await bound.generation(next, of: identity.storeID)
+            generation = try await bound.generation(next, of: identity.storeID)
         } catch let error as ReplicationError where ReplicaRestorer.isDamage(error) || error.code == .missingKey {
             unusable.insert(next)
             mustList = true
@@ -345,6 +347,18 @@ public actor ReplicaFollower {
         let set: StoreFileSet
         do {
             set = try JournalReader(at: directory).fileSet()
+        } catch let error as JournalError where error.code == .damaged {
+            // A damaged copy: its files are compared with the replica's whole, and what differs is
+            // downloaded again.
+            do {
+                set = try StoreFileSet.storedFiles(in: directory)
+            } catch let error as JournalError {
+                throw ReplicationError(
+                    .store, "The store in \(directory.path) cannot be read: \(error.message)", cause: error)
+            }
+            options.logger.warning(
+                "the store in \(directory.path) is damaged (\(error.message)); its files are compared with the replica's",
+                metadata: ["store": "\(directory.path)"])
         } catch let error as JournalError {
             throw ReplicationError(
                 .store, "The store in \(directory.path) cannot be read: \(error.message)", cause: error)

@@ -70,6 +70,36 @@ extension StoreFileSet {
         }
     }
 
+    /// The files the stored manifest of `directory` names, each with its whole size as its length,
+    /// without reading them: for a copier comparing a damaged copy with the original, byte for byte.
+    /// ``lastEpoch`` is `nil`, and a segment's last epoch is its base epoch.
+    ///
+    /// - Throws: ``JournalError/Code/notAStore``, ``JournalError/Code/damaged`` for a damaged
+    ///   manifest, ``JournalError/Code/ioFailure``.
+    package static func storedFiles(in directory: URL) throws -> StoreFileSet {
+        let store = StoreDirectory(fileSystem: PosixFileSystem(), path: directory.path)
+        let manifest = try store.readStoredManifest()
+        func size(_ name: String) -> Int64 { (try? store.fileSize(name)) ?? 0 }
+        var files = manifest.checkpoints.map { checkpoint in
+            let name = FileNames.checkpoint(checkpoint.sequence)
+            return File(
+                name: name, kind: .checkpoint, sequence: checkpoint.sequence, baseEpoch: checkpoint.epoch,
+                lastEpoch: checkpoint.epoch, timestampMilliseconds: checkpoint.timestampMilliseconds, isSealed: true,
+                length: size(name))
+        }
+        for (index, sequence) in manifest.segments.enumerated() {
+            let name = FileNames.segment(sequence)
+            let base = (try? store.segmentBase(sequence)) ?? 0
+            files.append(
+                File(
+                    name: name, kind: .segment, sequence: sequence, baseEpoch: base, lastEpoch: base,
+                    timestampMilliseconds: 0, isSealed: index < manifest.segments.count - 1, length: size(name)))
+        }
+        return StoreFileSet(
+            storeID: manifest.storeID.description, generation: manifest.generation,
+            nextFileSequence: manifest.nextFileSequence, epochFloor: manifest.epochFloor, files: files, lastEpoch: nil)
+    }
+
     private func manifest() throws -> Manifest {
         guard storeID.count == 32, let bytes = Self.bytes(fromHex: storeID) else {
             throw JournalError(.invalidPath, "\(storeID) is not a store id (32 hex digits).")
