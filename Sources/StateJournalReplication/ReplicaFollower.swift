@@ -231,7 +231,8 @@ public actor ReplicaFollower {
                     guard let generation = try await bound.generation(number, of: identity.storeID) else { continue }
                     try await apply(generation, report: &report)
                     break
-                } catch let error as ReplicationError where ReplicaRestorer.isDamage(error) || error.code == .missingKey {
+                } catch let error as ReplicationError where ReplicaRestorer.isDamage(error) || error.code == .missingKey
+                {
                     unusable.insert(number)
                     passedOver += 1
                     options.logger.warning(

@@ -86,7 +86,8 @@ private final class ReadLoop: @unchecked Sendable {
                         if let epoch = state.epoch?.epoch { self.epochs.append(epoch) }
                         // The log is read after the state: it may be further on, never behind.
                         if state.damage != nil || (log.last?.epoch ?? 0) < (state.epoch?.epoch ?? 0) {
-                            self.failures.append("damage \(String(describing: state.damage)) log \(log.last?.epoch ?? 0)")
+                            self.failures.append(
+                                "damage \(String(describing: state.damage)) log \(log.last?.epoch ?? 0)")
                         }
                     }
                 } catch {
@@ -165,7 +166,8 @@ extension GatewayTests {
                 let epoch = try store.journal.beginEpoch()
                 var random = SystemRandomNumberGenerator()
                 try epoch.put(
-                    RestorationPath("Main", "Blob-\(round)"), (0..<20_000).map { _ in UInt8.random(in: 0...255, using: &random) })
+                    RestorationPath("Main", "Blob-\(round)"),
+                    (0..<20_000).map { _ in UInt8.random(in: 0...255, using: &random) })
                 try epoch.commit()
             }
             try await store.shipper.shipOnce()

@@ -30,7 +30,9 @@ extension StoreFileSet {
         var fileSystem: any FileSystem = StagedNameFileSystem(
             base: PosixFileSystem(),
             paths: Dictionary(
-                uniqueKeysWithValues: stagedNames.map { (directory.path + "/" + $0.key, directory.path + "/" + $0.value) }
+                uniqueKeysWithValues: stagedNames.map {
+                    (directory.path + "/" + $0.key, directory.path + "/" + $0.value)
+                }
             ))
         if let isCancelled { fileSystem = CancellableFileSystem(base: fileSystem, isCancelled: isCancelled) }
         let scan = try JournalReading.wrap(directory.path) {
@@ -105,7 +107,8 @@ extension StoreFileSet {
             throw JournalError(.invalidPath, "\(storeID) is not a store id (32 hex digits).")
         }
         return Manifest(
-            storeID: StoreID(bytes: bytes), generation: generation, nextFileSequence: nextFileSequence, epochFloor: epochFloor,
+            storeID: StoreID(bytes: bytes), generation: generation, nextFileSequence: nextFileSequence,
+            epochFloor: epochFloor,
             checkpoints: files.filter { $0.kind == .checkpoint }.map {
                 Manifest.CheckpointReference(
                     sequence: $0.sequence, epoch: $0.lastEpoch, timestampMilliseconds: $0.timestampMilliseconds)
