@@ -167,8 +167,8 @@ struct FollowerApply {
             if object.end <= localLength {
                 if local.matching.contains(object.key) { continue }
                 // Read locally, not downloaded: the local bytes must be the object's.
-                let bytes = try directory.read(descriptor, object.start..<object.end, name: name)
-                guard ReplicaLayout.sha256Hex(bytes) == object.sha256 else { throw LocalDiffers() }
+                guard try directory.sha256Hex(of: descriptor, object.start..<object.end, name: name) == object.sha256
+                else { throw LocalDiffers() }
                 continue
             }
             let fetched = try await fetch(object) { bytes, offset in

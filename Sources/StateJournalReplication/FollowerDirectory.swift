@@ -1,3 +1,4 @@
+import Crypto
 import Foundation
 import StateJournal
 
@@ -133,6 +134,20 @@ final class FollowerDirectory: @unchecked Sendable {
         }
         bytes.removeLast(bytes.count - done)
         return bytes
+    }
+
+    /// The SHA-256 (hex) of bytes `range` of `file`, read a mebibyte at a time; `nil` when the file
+    /// is shorter.
+    func sha256Hex(of file: Int32, _ range: Range<Int64>, name: String) throws -> String? {
+        var hash = SHA256()
+        var offset = range.lowerBound
+        while offset < range.upperBound {
+            let bytes = try read(file, offset..<min(offset + (1 << 20), range.upperBound), name: name)
+            guard !bytes.isEmpty else { return nil }
+            hash.update(data: bytes)
+            offset += Int64(bytes.count)
+        }
+        return SignatureV4.hex(hash.finalize())
     }
 
     /// Cuts `file` to `length` bytes.

@@ -357,6 +357,42 @@ extension GatewayTests {
             await follower.close()
         }
 
+        @Test func aRunningFollowerOfAnEncryptedReplicaKeepsUpAndStopsCleanlyWhenCancelled() async throws {
+            let keyring = ReplicationKeyring(
+                current: try ReplicationKey(id: "k1", bytes: [UInt8](repeating: 9, count: 32)))
+            let store = try await FollowedStore("running", shipping: ReplicationOptions(keyring: keyring))
+            defer { store.remove() }
+            try commit(store.journal, count: 4)
+            try await store.shipper.shipOnce()
+            // Without the key, the follower is refused before it touches the directory.
+            await #expect {
+                try await store.follower().followOnce()
+            } throws: { error in
+                (error as? ReplicationError)?.code == .missingKey
+            }
+            let logs = CapturedLogs()
+            let follower = store.follower(
+                ReplicaFollower.Options(pollInterval: .milliseconds(50), keyring: keyring, logger: logs.logger))
+            let running = Task { try await follower.run() }
+            for round in 0..<5 {
+                try commit(store.journal, count: 3, marker: "running \(round)")
+                try await store.shipper.shipOnce()
+            }
+            let last = try store.journal.history().last!.epoch
+            var reached: UInt64?
+            for _ in 0..<600 where reached != last {
+                try await Task.sleep(for: .milliseconds(50))
+                reached = try? JournalReader(at: store.copy).state().epoch?.epoch
+            }
+            #expect(reached == last)
+            running.cancel()
+            try await running.value
+            #expect(!logs.entries(.info, containing: "applied generation").isEmpty)
+            try store.expectCopyMatchesPrimary()
+            // Cancelled, the follower let go of the writer lock.
+            try Journal.open(at: store.copy).close()
+        }
+
         @Test func aDirectoryHoldingAnotherStoreIsRefused() async throws {
             let store = try await FollowedStore("other")
             defer { store.remove() }
