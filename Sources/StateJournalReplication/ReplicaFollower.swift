@@ -124,6 +124,7 @@ public actor ReplicaFollower {
     private var lastArrival: ContinuousClock.Instant?
     /// Generations found unusable, never fetched again.
     private var unusable: Set<UInt64> = []
+    private var appliedObserver: (@Sendable (FollowReport) -> Void)?
 
     /// The HTTP requests the follower has sent, retries included.
     public nonisolated var requestsSent: Int { client.requestsSent }
@@ -165,6 +166,7 @@ public actor ReplicaFollower {
             do {
                 let report = try await followOnce()
                 if report.applied {
+                    appliedObserver?(report)
                     options.logger.info(
                         "applied generation \(report.generation ?? 0) through epoch \(report.lastEpoch.map(String.init) ?? "none")",
                         metadata: [
@@ -184,6 +186,12 @@ public actor ReplicaFollower {
                 break
             }
         }
+    }
+
+    /// Tells `observer` about every generation ``run()`` applies, just after it is applied (the
+    /// figures measure the follower's lag with it).
+    func observeApplied(_ observer: @escaping @Sendable (FollowReport) -> Void) {
+        appliedObserver = observer
     }
 
     /// The pause before the next poll.
@@ -222,7 +230,6 @@ public actor ReplicaFollower {
         if mustList {
             report.listed = true
             let numbers = try await bound.generationNumbers()
-            mustList = false
             nextMissingSince = nil
             var passedOver = 0
             for number in numbers.reversed() where number > (appliedGeneration ?? 0) && !unusable.contains(number) {
@@ -240,6 +247,9 @@ public actor ReplicaFollower {
                         metadata: ["replica": "\(location)"])
                 }
             }
+            // Listed again only by the rules above once this listing has been acted on (a failure to
+            // fetch or apply what it found lists again at the next poll).
+            mustList = false
             lastSuccessfulPoll = ContinuousClock.now
             return report
         }
@@ -385,6 +395,12 @@ public actor ReplicaFollower {
         let restored: RestoreReport
         do {
             restored = try await ReplicaRestorer(replica: replica).restore(into: output, target: .latest)
+        } catch let error as ReplicationError where error.code == .noSuchEpoch {
+            // Generations of a store that has committed nothing yet: nothing to follow yet.
+            output.removeEverythingCreated()
+            throw ReplicationError(
+                .nothingShipped, "\(location) holds no epoch yet: nothing has been committed in its store.",
+                cause: error)
         } catch {
             output.removeEverythingCreated()
             throw error

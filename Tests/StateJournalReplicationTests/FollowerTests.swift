@@ -393,6 +393,25 @@ extension GatewayTests {
             try Journal.open(at: store.copy).close()
         }
 
+        @Test func aFollowerOfAReplicaWithNoEpochYetWaitsForOne() async throws {
+            let store = try await FollowedStore("empty")
+            defer { store.remove() }
+            try await store.shipper.shipOnce()
+            let follower = store.follower()
+            await #expect {
+                try await follower.followOnce()
+            } throws: { error in
+                (error as? ReplicationError)?.code == .nothingShipped
+                    && ReplicaFollower.isRetried(error as! ReplicationError)
+            }
+            try commit(store.journal, count: 2)
+            try await store.shipper.shipOnce()
+            let report = try await follower.followOnce()
+            #expect(report.applied)
+            try store.expectCopyMatchesPrimary()
+            await follower.close()
+        }
+
         @Test func aDirectoryHoldingAnotherStoreIsRefused() async throws {
             let store = try await FollowedStore("other")
             defer { store.remove() }
