@@ -176,7 +176,11 @@ public actor ReplicaFollower {
                 }
             } catch let error as ReplicationError where error.code == .cancelled {
                 break
-            } catch let error as ReplicationError where Self.isRetried(error) {
+            } catch let error as ReplicationError
+                where Self.isRetried(error) || (error.code == .missingKey && identity != nil)
+            {
+                // Once following, a generation under a key id the keyring lacks is one anyone could
+                // have written: passed over like a damaged one.
                 if Task.isCancelled { break }
                 options.logger.warning("following failed, retrying: \(error.message)")
             }
