@@ -68,7 +68,7 @@ public struct FollowReport: Sendable, Hashable {
 ///
 /// The follower holds the store's writer lock while it follows, so that no ``Journal`` opens the
 /// directory for writing; read-only opens work. ``close()`` releases it.
-public actor ReplicaFollower {
+public actor ReplicaFollower: Sendable {
     /// How a follower works.
     public struct Options: Sendable {
         /// How often it polls while the replica has not changed for ten seconds. Defaults to one second.
