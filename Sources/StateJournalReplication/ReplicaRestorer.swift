@@ -76,6 +76,12 @@ public struct ReplicaRestorer: Sendable {
         self.replica = Replica(client: S3Client(configuration: configuration), location: location, keyring: keyring)
     }
 
+    /// Creates a restorer that reads through `replica` (a follower's, whose requests it counts).
+    init(replica: Replica) {
+        self.location = replica.location
+        self.replica = replica
+    }
+
     /// The replica's generations, oldest first, each with the epochs it reaches (`nil` for one
     /// that is damaged or not this replica's).
     public func generations() async throws -> [(generation: UInt64, epochs: ClosedRange<UInt64>?)] {
@@ -133,7 +139,9 @@ public struct ReplicaRestorer: Sendable {
         }
     }
 
-    private func restore(into output: RestoreDirectory, target: RestoreTarget) async throws -> RestoreReport {
+    /// Restores into a directory already opened for it (a follower's first generation); the caller
+    /// abandons `output` when this throws.
+    func restore(into output: RestoreDirectory, target: RestoreTarget) async throws -> RestoreReport {
         let identity = try await requireReplica()
         if identity.encrypted == true && replica.keyring == nil {
             throw ReplicationError(

@@ -43,6 +43,9 @@ public struct ReplicationOptions: Sendable {
     var leaseHost: String?
     /// The size of the chunks encrypted objects are sealed in (tests write smaller ones).
     var sealedChunkBytes = ReplicaLimits.sealedChunkBytes
+    /// How long a generation that a newer one covers is kept all the same: ten minutes, so that a
+    /// ``ReplicaFollower`` that polls for the generation after its own finds it (tests shorten it).
+    var coveredGenerationsKept: Duration = .seconds(600)
 
     /// Creates options; every parameter has a default.
     public init(
@@ -445,8 +448,9 @@ public actor ReplicationShipper {
         return report
     }
 
-    /// Deletes generations that a newer one covers, and those older than the retention period
-    /// except the newest, then the objects only deleted generations named.
+    /// Deletes generations that a newer one covers (once they are ten minutes old, so that a
+    /// ``ReplicaFollower`` never loses its place), and those older than the retention period except
+    /// the newest, then the objects only deleted generations named.
     public func applyRetention() async throws {
         lastRetention = ContinuousClock.now
         let numbers = try await replica.generationNumbers()
@@ -470,11 +474,15 @@ public actor ReplicationShipper {
         }
         let now = UInt64(Date().timeIntervalSince1970 * 1000)
         let retentionMilliseconds = UInt64(options.retention.components.seconds * 1000)
+        let keptMilliseconds = UInt64(options.coveredGenerationsKept.components.seconds * 1000)
         var kept: [ReplicaGeneration] = []
         var dropped: [ReplicaGeneration] = []
         for (index, (_, generation)) in generations.enumerated() {
             let isNewest = index == generations.count - 1
-            let covered = !isNewest && generation.isCovered(by: generations[index + 1].1)
+            // A covered generation is kept for a while, so that a follower polling for the next one finds it.
+            let covered =
+                !isNewest && generation.isCovered(by: generations[index + 1].1)
+                && generation.writtenMilliseconds + keptMilliseconds < now
             let expired = generation.writtenMilliseconds + retentionMilliseconds < now
             if isNewest || (!covered && !expired) { kept.append(generation) } else { dropped.append(generation) }
         }

@@ -21,10 +21,11 @@ final class RestoreDirectory {
     private var createdDirectory = false
 
     /// Opens `url` for a restore: creates it (mode 0700) when it is missing, and refuses it when it
-    /// holds anything or cannot be read, or is not a directory.
+    /// holds anything but the names in `ignoring` (a follower's `LOCK`), or cannot be read, or is
+    /// not a directory.
     ///
     /// - Throws: ``ReplicationError/Code/targetNotEmpty`` or ``ReplicationError/Code/store``.
-    init(preparing url: URL) throws {
+    init(preparing url: URL, ignoring: Set<String> = []) throws {
         self.url = url
         let path = url.path
         var info = stat()
@@ -70,7 +71,7 @@ final class RestoreDirectory {
                 "\(path) cannot be read, so a restore cannot tell that it is empty; choose a directory this user can read.",
                 cause: error as? ReplicationError)
         }
-        guard names.isEmpty else {
+        guard names.allSatisfy(ignoring.contains) else {
             _ = close(descriptor)
             throw ReplicationError(
                 .targetNotEmpty,

@@ -40,6 +40,9 @@ public final class S3Client: Sendable {
     /// The HTTP requests this client has sent, retries included: what a bill counts.
     public var requestsSent: Int { counter.value }
 
+    /// The listings (`ListObjectsV2` pages) this client has sent, retries included.
+    public var listRequestsSent: Int { counter.lists }
+
     /// Parts of a multipart upload, except the last, are this large (S3's smallest is 5 MiB).
     public static let multipartPartSize = 8 << 20
 
@@ -370,7 +373,7 @@ public final class S3Client: Sendable {
             request.setValue(value, forHTTPHeaderField: name)
         }
         if !body.isEmpty || method == "PUT" || method == "POST" { request.httpBody = Data(body) }
-        counter.increment()
+        counter.increment(listing: query.contains { $0.0 == "list-type" })
         let http: HTTPURLResponse
         let data: Data
         switch try await transfers.send(request, on: session, limit: limit) {
@@ -438,6 +441,13 @@ enum S3XML {
 private final class RequestCounter: @unchecked Sendable {
     private let lock = NSLock()
     private var count = 0
-    func increment() { lock.withLock { count += 1 } }
+    private var listCount = 0
+    func increment(listing: Bool) {
+        lock.withLock {
+            count += 1
+            if listing { listCount += 1 }
+        }
+    }
     var value: Int { lock.withLock { count } }
+    var lists: Int { lock.withLock { listCount } }
 }

@@ -10,7 +10,7 @@ struct StateJournalCommand: ParsableCommand {
             DemoCommand.self, LogCommand.self, ShowCommand.self, DiffCommand.self, HistoryCommand.self,
             VerifyCommand.self,
             CompactCommand.self, RewindCommand.self, SoakCommand.self, BenchCommand.self, TimelineCommand.self,
-            TimelineFixtureCommand.self, ReplicateCommand.self, RestoreCommand.self,
+            TimelineFixtureCommand.self, ReplicateCommand.self, RestoreCommand.self, FollowCommand.self,
         ]
     )
 }

@@ -305,9 +305,11 @@ extension GatewayTests {
             let storeURL = directory.appendingPathComponent("store")
             let journal = try Journal.open(at: storeURL, options: JournalOptions(segmentSizeLimit: 4096))
             // Long retention: a generation from before a compaction is kept, covered ones go.
+            // Covered generations go at once here (a follower's ten minutes are waived).
+            var keepingOptions = ReplicationOptions(retention: .seconds(3600), retentionCheckInterval: .zero)
+            keepingOptions.coveredGenerationsKept = .zero
             let keeping = ReplicationShipper(
-                store: storeURL, to: location, configuration: gateway.configuration(),
-                options: ReplicationOptions(retention: .seconds(3600), retentionCheckInterval: .zero))
+                store: storeURL, to: location, configuration: gateway.configuration(), options: keepingOptions)
             for _ in 0..<5 {
                 try commit(journal, count: 4)
                 try await keeping.shipOnce()
@@ -324,9 +326,10 @@ extension GatewayTests {
             #expect(old.epoch.epoch == beforeCompaction[1].epoch)
 
             // No retention: only the newest generation and what it names are left.
+            var pruningOptions = ReplicationOptions(retention: .zero, retentionCheckInterval: .zero)
+            pruningOptions.coveredGenerationsKept = .zero
             let pruning = ReplicationShipper(
-                store: storeURL, to: location, configuration: gateway.configuration(),
-                options: ReplicationOptions(retention: .zero, retentionCheckInterval: .zero))
+                store: storeURL, to: location, configuration: gateway.configuration(), options: pruningOptions)
             try commit(journal, count: 2)
             try await pruning.shipOnce()
             try await pruning.applyRetention()

@@ -266,7 +266,7 @@ extension StoreFileSet {
         }
     }
 
-    private static func bytes(fromHex text: String) -> [UInt8]? {
+    static func bytes(fromHex text: String) -> [UInt8]? {
         var bytes: [UInt8] = []
         var index = text.startIndex
         while index < text.endIndex {

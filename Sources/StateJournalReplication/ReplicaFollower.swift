@@ -1,0 +1,429 @@
+import Foundation
+import Logging
+import StateJournal
+
+/// What one step of a ``ReplicaFollower`` did.
+public struct FollowReport: Sendable, Hashable {
+    /// The replica generation the local store holds after the step (`nil` before the first).
+    public var generation: UInt64?
+    /// Whether the step applied a generation (or brought in the first one).
+    public var applied: Bool
+    /// The last epoch the local store holds after the step, as its generation states it.
+    public var lastEpoch: UInt64?
+    /// Objects fetched in the step.
+    public var objectsFetched: Int
+    /// Payload bytes fetched in the step.
+    public var bytesFetched: Int64
+    /// Whether the step listed the replica's generations (see ``ReplicaFollower``).
+    public var listed: Bool
+}
+
+/// Keeps a local store up to date with a replica as its shipper writes new generations: a live,
+/// read-only copy of a store in another place.
+///
+/// ## Starting
+///
+/// When the directory is missing or empty, the newest usable generation is brought in as
+/// ``ReplicaRestorer`` restores one (and verified the same way). When it holds a store already, the
+/// store must be the replica's (``ReplicationError/Code/otherStore`` otherwise), and the follower
+/// continues from it, fetching only the objects whose bytes it does not have: the local files are
+/// compared with the checksums the generation recorded, locally.
+///
+/// ## Polling, and when the follower lists
+///
+/// A shipper numbers the generations it writes one after another, so after generation `k` the
+/// follower asks only for generation `k + 1` (one GET; "not found" means nothing new). It lists
+/// the replica's generations (a LIST request, which costs more and sees more) only:
+///
+/// - when it starts;
+/// - when its last successful poll is older than ``Options/absenceBeforeListing`` (two minutes by
+///   default): it was away (suspended, offline), and retention may have deleted `k + 1`;
+/// - when `k + 1` has been missing for ``Options/quietBeforeListing`` (a minute by default): a
+///   shipper that lost its place may have numbered past it;
+/// - after `k + 1` turned out unusable (damaged, forged, not sealed by the key).
+///
+/// After a listing it applies the newest usable generation, whatever number it has. A shipper's
+/// retention keeps a generation that a newer one covers for ten minutes at least, so a follower
+/// that polls more often than ``Options/absenceBeforeListing`` always finds the next one, and
+/// lists about once a minute only while the replica does not change.
+///
+/// Polls come every ``Options/activePollInterval`` while a generation arrived in the last ten
+/// seconds, every ``Options/pollInterval`` otherwise.
+///
+/// ## Applying a generation
+///
+/// Readers (``JournalReader``, a read-only ``Journal``, `statejournal log`) can read the directory
+/// all the while: new files are downloaded under staged names, synced and renamed into place; the
+/// live segment grows by appending the bytes beyond its local length; a file whose bytes differ
+/// from the generation's (a segment the shipper shipped again after a power cut) is downloaded whole
+/// and replaces it. Every object is checked against the SHA-256 its generation recorded, and the
+/// files are checked as a store (framing, checksums and commits of the segments after the newest
+/// checkpoint, and a new checkpoint whole) before the manifest is replaced atomically; then the
+/// files the generation no longer names are removed. A generation that fails a check is not
+/// applied, and the store is left as it was.
+///
+/// The bucket is hostile input, as for a restore: names are derived from validated fields, files
+/// are reached through the directory's descriptor, never through a symlink, and no object is read
+/// past the size its generation declares.
+///
+/// The follower holds the store's writer lock while it follows, so that no ``Journal`` opens the
+/// directory for writing; read-only opens work. ``close()`` releases it.
+public actor ReplicaFollower: Sendable {
+    /// How a follower works.
+    public struct Options: Sendable {
+        /// How often it polls while the replica has not changed for ten seconds. Defaults to one second.
+        public var pollInterval: Duration
+        /// How often it polls while generations arrived in the last ten seconds. Defaults to 250 ms.
+        public var activePollInterval: Duration
+        /// How old the last successful poll may be before the follower lists the replica instead of
+        /// asking for the next generation. Defaults to two minutes; keep it well below the ten minutes
+        /// a shipper keeps covered generations.
+        public var absenceBeforeListing: Duration
+        /// How long the next generation may be missing before the follower lists the replica once
+        /// (and again after as long). Defaults to one minute.
+        public var quietBeforeListing: Duration
+        /// The keys of an encrypted replica.
+        public var keyring: ReplicationKeyring?
+        /// Where the follower logs: each generation it applies (info), failures it retries (warning).
+        public var logger: Logger
+
+        /// Creates options; every parameter has a default.
+        public init(
+            pollInterval: Duration = .seconds(1), activePollInterval: Duration = .milliseconds(250),
+            absenceBeforeListing: Duration = .seconds(120), quietBeforeListing: Duration = .seconds(60),
+            keyring: ReplicationKeyring? = nil,
+            logger: Logger = Logger(label: "StateJournalReplication", factory: { _ in SwiftLogNoOpLogHandler() })
+        ) {
+            self.pollInterval = pollInterval
+            self.activePollInterval = activePollInterval
+            self.absenceBeforeListing = absenceBeforeListing
+            self.quietBeforeListing = quietBeforeListing
+            self.keyring = keyring
+            self.logger = logger
+        }
+    }
+
+    /// Where the replica lives.
+    public nonisolated let location: S3Location
+    /// The directory of the local store.
+    public nonisolated let directory: URL
+    /// How the follower works.
+    public nonisolated let options: Options
+    private nonisolated let client: S3Client
+    private var replica: Replica
+    private var identity: ReplicaIdentity?
+    private var folder: FollowerDirectory?
+    private var lock: StoreWriterLock?
+    /// The generation the local store holds, and what is known of its files.
+    private var appliedGeneration: UInt64?
+    private var appliedLastEpoch: UInt64?
+    private var files = FollowedFiles(local: nil)
+    private var mustList = true
+    private var lastSuccessfulPoll: ContinuousClock.Instant?
+    private var nextMissingSince: ContinuousClock.Instant?
+    private var lastArrival: ContinuousClock.Instant?
+    /// Generations found unusable, never fetched again.
+    private var unusable: Set<UInt64> = []
+    private var appliedObserver: (@Sendable (FollowReport) -> Void)?
+
+    /// The HTTP requests the follower has sent, retries included.
+    public nonisolated var requestsSent: Int { client.requestsSent }
+    /// The listings the follower has sent.
+    public nonisolated var listRequestsSent: Int { client.listRequestsSent }
+
+    /// Creates a follower; nothing is read, written or locked before ``followOnce()`` or ``run()``.
+    public init(
+        from location: S3Location, into directory: URL, configuration: S3Configuration, options: Options = Options()
+    ) {
+        self.location = location
+        self.directory = directory
+        self.options = options
+        client = S3Client(configuration: configuration)
+        replica = Replica(client: client, location: location, keyring: options.keyring)
+    }
+
+    /// Releases the store's writer lock and the directory; the next ``followOnce()`` starts again
+    /// as a new follower would (listing, and comparing the local files).
+    public func close() {
+        lock?.release()
+        lock = nil
+        folder = nil
+        identity = nil
+        appliedGeneration = nil
+        mustList = true
+    }
+
+    /// Follows until the task is cancelled, then returns: a generation being applied when the
+    /// cancellation comes is abandoned, leaving the store as it was, and the writer lock is released.
+    ///
+    /// Failures that retrying may fix (an unavailable server, a damaged generation, nothing shipped
+    /// yet) are logged and retried at the next poll; the others (another store's directory or
+    /// prefix, refused credentials, a missing bucket or key, a writer holding the store) end it
+    /// with their ``ReplicationError``.
+    public func run() async throws {
+        defer { close() }
+        while !Task.isCancelled {
+            do {
+                let report = try await followOnce()
+                if report.applied {
+                    appliedObserver?(report)
+                    options.logger.info(
+                        "applied generation \(report.generation ?? 0) through epoch \(report.lastEpoch.map(String.init) ?? "none")",
+                        metadata: [
+                            "objects": "\(report.objectsFetched)", "bytes": "\(report.bytesFetched)",
+                            "store": "\(directory.path)", "replica": "\(location)",
+                        ])
+                }
+            } catch let error as ReplicationError where error.code == .cancelled {
+                break
+            } catch let error as ReplicationError
+                where Self.isRetried(error) || (error.code == .missingKey && identity != nil)
+            {
+                // Once following, a generation under a key id the keyring lacks is one anyone could
+                // have written: passed over like a damaged one.
+                if Task.isCancelled { break }
+                options.logger.warning("following failed, retrying: \(error.message)")
+            }
+            do {
+                try await Task.sleep(for: pollInterval)
+            } catch {
+                break
+            }
+        }
+    }
+
+    /// Tells `observer` about every generation ``run()`` applies, just after it is applied (the
+    /// figures measure the follower's lag with it).
+    func observeApplied(_ observer: @escaping @Sendable (FollowReport) -> Void) {
+        appliedObserver = observer
+    }
+
+    /// The pause before the next poll.
+    var pollInterval: Duration {
+        if let lastArrival, ContinuousClock.now - lastArrival < .seconds(10) { return options.activePollInterval }
+        return options.pollInterval
+    }
+
+    static func isRetried(_ error: ReplicationError) -> Bool {
+        [.unavailable, .unexpectedResponse, .tooSlow, .damagedObject, .unauthenticated, .wrongKey, .nothingShipped]
+            .contains(error.code) || (error.code == .store && !(error.cause is JournalError))
+    }
+
+    /// Brings the local store up to the replica's next generation, when there is one: the first
+    /// call starts the follower (takes the writer lock, restores into an empty directory or checks
+    /// the store there), the next ones poll as the type's documentation says.
+    ///
+    /// - Throws: ``ReplicationError``: ``ReplicationError/Code/otherStore`` when the directory holds
+    ///   another store, ``ReplicationError/Code/targetNotEmpty`` when it holds something that is not
+    ///   a store, ``ReplicationError/Code/store`` when a writer holds it or it cannot be written,
+    ///   ``ReplicationError/Code/damagedObject`` (and the key errors) for a generation that fails its
+    ///   checks (it is not applied, and is passed over from then on),
+    ///   ``ReplicationError/Code/nothingShipped``, ``ReplicationError/Code/cancelled``, or the
+    ///   client's errors.
+    @discardableResult
+    public func followOnce() async throws -> FollowReport {
+        if identity == nil { return try await start() }
+        guard let identity else { throw ReplicationError(.cancelled, "The follower was closed.") }
+        let now = ContinuousClock.now
+        if let lastSuccessfulPoll, now - lastSuccessfulPoll > options.absenceBeforeListing { mustList = true }
+        if let nextMissingSince, now - nextMissingSince > options.quietBeforeListing { mustList = true }
+        var report = FollowReport(
+            generation: appliedGeneration, applied: false, lastEpoch: appliedLastEpoch, objectsFetched: 0,
+            bytesFetched: 0, listed: false)
+        let bound = replica.bound(to: identity)
+        if mustList {
+            report.listed = true
+            let numbers = try await bound.generationNumbers()
+            nextMissingSince = nil
+            var passedOver = 0
+            for number in numbers.reversed() where number > (appliedGeneration ?? 0) && !unusable.contains(number) {
+                guard passedOver <= ReplicaLimits.maximumGenerationsPassedOver else { break }
+                do {
+                    guard let generation = try await bound.generation(number, of: identity.storeID) else { continue }
+                    try await apply(generation, report: &report)
+                    break
+                } catch let error as ReplicationError where ReplicaRestorer.isDamage(error) || error.code == .missingKey
+                {
+                    unusable.insert(number)
+                    passedOver += 1
+                    options.logger.warning(
+                        "generation \(number) of \(location) is passed over: \(error.message)",
+                        metadata: ["replica": "\(location)"])
+                }
+            }
+            // Listed again only by the rules above once this listing has been acted on (a failure to
+            // fetch or apply what it found lists again at the next poll).
+            mustList = false
+            lastSuccessfulPoll = ContinuousClock.now
+            return report
+        }
+        // The shipper numbers its generations above those it found unusable: skip them.
+        var next = (appliedGeneration ?? 0) + 1
+        while unusable.contains(next) { next += 1 }
+        let generation: ReplicaGeneration?
+        do {
+            generation = try await bound.generation(next, of: identity.storeID)
+        } catch let error as ReplicationError where ReplicaRestorer.isDamage(error) || error.code == .missingKey {
+            unusable.insert(next)
+            mustList = true
+            throw error
+        }
+        guard let generation else {
+            if nextMissingSince == nil { nextMissingSince = now }
+            lastSuccessfulPoll = ContinuousClock.now
+            return report
+        }
+        do {
+            try await apply(generation, report: &report)
+        } catch let error as ReplicationError where ReplicaRestorer.isDamage(error) {
+            unusable.insert(next)
+            mustList = true
+            throw error
+        }
+        lastSuccessfulPoll = ContinuousClock.now
+        return report
+    }
+
+    /// Applies `generation` over the local files and records it as the one held.
+    private func apply(_ generation: ReplicaGeneration, report: inout FollowReport) async throws {
+        guard let folder, let identity else { return }
+        var counts = AppliedCounts()
+        let applying = FollowerApply(
+            replica: replica.bound(to: identity), directory: folder, generation: generation,
+            isCancelled: { Task.isCancelled })
+        files = try await applying.run(over: files, counts: &counts)
+        appliedGeneration = generation.generation
+        appliedLastEpoch = generation.lastEpoch
+        nextMissingSince = nil
+        lastArrival = ContinuousClock.now
+        report.generation = generation.generation
+        report.lastEpoch = generation.lastEpoch
+        report.applied = true
+        report.objectsFetched += counts.objects
+        report.bytesFetched += counts.bytes
+    }
+
+    /// Opens and locks the directory, and brings in the first generation or checks the store there.
+    private func start() async throws -> FollowReport {
+        guard let found = try await replica.identity() else {
+            throw ReplicationError(.nothingShipped, "\(location) holds no StateJournal replica yet.")
+        }
+        if found.encrypted == true && replica.keyring == nil {
+            throw ReplicationError(
+                .missingKey, "\(location) is encrypted (its replica.json says so); give its key to follow it.")
+        }
+        let folder = try FollowerDirectory(opening: directory)
+        let lock: StoreWriterLock
+        do {
+            lock = try StoreWriterLock(directory: directory)
+        } catch let error as JournalError {
+            throw ReplicationError(
+                .store,
+                "\(directory.path) cannot be followed into: \(error.message) A follower is the store's only writer; stop the other one, or follow into another directory.",
+                cause: error)
+        }
+        do {
+            try folder.removeStaged()
+            let names = try folder.names().filter { $0 != "LOCK" }
+            var report: FollowReport
+            if names.isEmpty {
+                report = try await restoreFirst(found)
+            } else {
+                try adopt(names, replicating: found)
+                report = FollowReport(
+                    generation: nil, applied: false, lastEpoch: nil, objectsFetched: 0, bytesFetched: 0, listed: false)
+            }
+            self.folder = folder
+            self.lock = lock
+            identity = found
+            if report.applied { return report }
+            let listed = try await followOnce()
+            report.applied = listed.applied
+            report.generation = listed.generation
+            report.lastEpoch = listed.lastEpoch
+            report.objectsFetched += listed.objectsFetched
+            report.bytesFetched += listed.bytesFetched
+            report.listed = true
+            return report
+        } catch {
+            if self.lock !== lock { lock.release() }
+            throw error
+        }
+    }
+
+    /// Checks that the store in the directory is the replica's, and starts from its files.
+    private func adopt(_ names: [String], replicating identity: ReplicaIdentity) throws {
+        guard names.contains("MANIFEST") else {
+            throw ReplicationError(
+                .targetNotEmpty,
+                "\(directory.path) holds files but no store; a follower keeps a store in a new or empty directory, or in one that holds this replica's store."
+            )
+        }
+        let set: StoreFileSet
+        do {
+            set = try JournalReader(at: directory).fileSet()
+        } catch let error as JournalError where error.code == .damaged {
+            // A damaged copy: its files are compared with the replica's whole, and what differs is
+            // downloaded again.
+            do {
+                set = try StoreFileSet.storedFiles(in: directory)
+            } catch let error as JournalError {
+                throw ReplicationError(
+                    .store, "The store in \(directory.path) cannot be read: \(error.message)", cause: error)
+            }
+            options.logger.warning(
+                "the store in \(directory.path) is damaged (\(error.message)); its files are compared with the replica's",
+                metadata: ["store": "\(directory.path)"])
+        } catch let error as JournalError {
+            throw ReplicationError(
+                .store, "The store in \(directory.path) cannot be read: \(error.message)", cause: error)
+        }
+        guard set.storeID == identity.storeID else {
+            throw ReplicationError(
+                .otherStore,
+                """
+                \(directory.path) holds the store \(set.storeID), but \(location) is the replica of another store \
+                (\(identity.storeID)). Follow into a new or empty directory, or into \
+                a copy of this replica's store.
+                """)
+        }
+        files = FollowedFiles(local: set)
+        appliedGeneration = nil
+        mustList = true
+    }
+
+    /// Restores the newest usable generation into the empty directory.
+    private func restoreFirst(_ found: ReplicaIdentity) async throws -> FollowReport {
+        let bound = replica.bound(to: found)
+        let output = try RestoreDirectory(preparing: directory, ignoring: ["LOCK"])
+        let restored: RestoreReport
+        do {
+            restored = try await ReplicaRestorer(replica: replica).restore(into: output, target: .latest)
+        } catch let error as ReplicationError where error.code == .noSuchEpoch {
+            // Generations of a store that has committed nothing yet: nothing to follow yet.
+            output.removeEverythingCreated()
+            throw ReplicationError(
+                .nothingShipped, "\(location) holds no epoch yet: nothing has been committed in its store.",
+                cause: error)
+        } catch {
+            output.removeEverythingCreated()
+            throw error
+        }
+        if restored.damage.isEmpty, let generation = try await bound.generation(restored.generation, of: found.storeID)
+        {
+            files = FollowedFiles(applied: generation)
+        } else {
+            let set = try? JournalReader(at: directory).fileSet()
+            files = FollowedFiles(local: set)
+            mustList = true
+        }
+        appliedGeneration = restored.generation
+        appliedLastEpoch = restored.epoch.epoch
+        lastArrival = ContinuousClock.now
+        lastSuccessfulPoll = ContinuousClock.now
+        mustList = !restored.damage.isEmpty
+        return FollowReport(
+            generation: restored.generation, applied: true, lastEpoch: restored.epoch.epoch,
+            objectsFetched: restored.objectsDownloaded, bytesFetched: restored.bytesDownloaded, listed: true)
+    }
+}
