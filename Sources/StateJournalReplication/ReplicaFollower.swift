@@ -116,6 +116,8 @@ public actor ReplicaFollower: Sendable {
     private var lock: StoreWriterLock?
     /// The generation the local store holds, and what is known of its files.
     private var appliedGeneration: UInt64?
+    /// The generation applied last, when it was read whole: its term starts fence later numbers.
+    private var appliedDocument: ReplicaGeneration?
     private var appliedLastEpoch: UInt64?
     private var files = FollowedFiles(local: nil)
     private var mustList = true
@@ -273,6 +275,16 @@ public actor ReplicaFollower: Sendable {
             lastSuccessfulPoll = ContinuousClock.now
             return report
         }
+        if let appliedDocument, generation.isFencedOut(by: appliedDocument) {
+            // Written by a shipper of an older term after the current term began (a late write
+            // where retention had deleted the number): never applied.
+            unusable.insert(next)
+            options.logger.warning(
+                "generation \(next) of \(location) is of term \(generation.term ?? 0), older than the term that began at generation \(appliedDocument.terms?.last?.generation ?? 0): passed over",
+                metadata: ["replica": "\(location)"])
+            lastSuccessfulPoll = ContinuousClock.now
+            return report
+        }
         do {
             try await apply(generation, report: &report)
         } catch let error as ReplicationError where ReplicaRestorer.isDamage(error) {
@@ -293,6 +305,7 @@ public actor ReplicaFollower: Sendable {
             isCancelled: { Task.isCancelled })
         files = try await applying.run(over: files, counts: &counts)
         appliedGeneration = generation.generation
+        appliedDocument = generation
         appliedLastEpoch = generation.lastEpoch
         nextMissingSince = nil
         lastArrival = ContinuousClock.now
@@ -412,6 +425,7 @@ public actor ReplicaFollower: Sendable {
         if restored.damage.isEmpty, let generation = try await bound.generation(restored.generation, of: found.storeID)
         {
             files = FollowedFiles(applied: generation)
+            appliedDocument = generation
         } else {
             let set = try? JournalReader(at: directory).fileSet()
             files = FollowedFiles(local: set)

@@ -417,6 +417,45 @@ extension GatewayTests {
             try newStore.close()
         }
 
+        @Test func aFollowerPassesOverAGenerationOfAnOlderTermNumberedAfterTheCurrentTermBegan() async throws {
+            let gateway = try Gateway.required()
+            let client = gateway.client()
+            let location = S3Location(bucket: try await gateway.freshBucket(client), prefix: "follow-fenced")
+            let directory = try temporaryDirectory("lease-follow")
+            defer { try? FileManager.default.removeItem(at: directory) }
+            let storeURL = directory.appendingPathComponent("store")
+            let journal = try Journal.open(at: storeURL)
+            try commit(journal, count: 3)
+            try await ReplicationShipper(
+                store: storeURL, to: location, configuration: gateway.configuration(), options: leaseOptions(host: "a")
+            ).shipOnce()
+            let termOne = try #require(try await storedGenerations(location, gateway: gateway).last)
+            let accepted = try commit(journal, count: 2)
+            try await ReplicationShipper(
+                store: storeURL, to: location, configuration: gateway.configuration(),
+                options: leaseOptions(takesOver: true, host: "b")
+            ).shipOnce()
+            let copy = directory.appendingPathComponent("copy")
+            let follower = ReplicaFollower(from: location, into: copy, configuration: gateway.configuration())
+            let started = try await follower.followOnce()
+            #expect(started.lastEpoch == accepted.last)
+            // A generation of term 1 at the next number, naming term 1's files.
+            var stale = termOne
+            stale.generation = try #require(started.generation) + 1
+            let name = ReplicaLayout.generation(stale.generation)
+            try await client.put(
+                bucket: location.bucket, key: location.prefix + name,
+                body: try ObjectEnvelope.seal(
+                    try ReplicaGeneration.encode(stale), name: name, keyring: nil, storeID: nil, replicaID: nil,
+                    chunkBytes: ReplicaLimits.sealedChunkBytes))
+            let before = try JournalReader(at: copy).state()
+            let polled = try await follower.followOnce()
+            #expect(!polled.applied && polled.lastEpoch == accepted.last)
+            #expect(try JournalReader(at: copy).state().entries == before.entries)
+            await follower.close()
+            try journal.close()
+        }
+
         @Test func theReplicateCommandExitsWithTheFencedStatusWhenAnotherShipperTakesOver() async throws {
             let gateway = try Gateway.required()
             let bucket = try await gateway.freshBucket()
