@@ -144,6 +144,19 @@ public actor ReplicaFollower: Sendable {
         replica = Replica(client: client, location: location, keyring: options.keyring)
     }
 
+    /// Whether the follower has started (it holds the directory).
+    var isStarted: Bool { identity != nil }
+    /// The replica, bound to its identity once started.
+    var boundReplica: Replica { identity.map { replica.bound(to: $0) } ?? replica }
+    /// The term of the generation applied last (`0` before leases).
+    var appliedTerm: UInt64 { appliedDocument?.term ?? 0 }
+    /// The last epoch the local store holds from the replica.
+    var appliedEpoch: UInt64? { appliedLastEpoch }
+    /// Where and how requests are sent.
+    nonisolated var configuration: S3Configuration { client.configuration }
+    /// Makes the next ``followOnce()`` list the generations.
+    func requireListing() { mustList = true }
+
     /// Releases the store's writer lock and the directory; the next ``followOnce()`` starts again
     /// as a new follower would (listing, and comparing the local files).
     public func close() {

@@ -129,12 +129,21 @@ public actor ReplicationShipper {
         store: URL, to location: S3Location, configuration: S3Configuration,
         options: ReplicationOptions = ReplicationOptions()
     ) {
+        self.init(store: store, to: location, configuration: configuration, options: options, lease: nil)
+    }
+
+    /// Creates a shipper that holds `lease` already (a promoted follower's), or takes one.
+    init(
+        store: URL, to location: S3Location, configuration: S3Configuration, options: ReplicationOptions,
+        lease: LeaseKeeper?
+    ) {
         self.store = store
         self.location = location
         self.options = options
         client = S3Client(configuration: configuration)
         self.replica = Replica(client: client, location: location, keyring: options.keyring)
         replica.sealedChunkBytes = options.sealedChunkBytes
+        self.lease = lease
     }
 
     /// Ships until the task is cancelled, keeping the replica about ``ReplicationOptions/interval``
@@ -347,22 +356,35 @@ public actor ReplicationShipper {
             let identity = try await replica.claim(storeID: set.storeID)
             claimedStoreID = set.storeID
             replica = replica.bound(to: identity)
-            lease = LeaseKeeper(
+            lease =
+                lease
+                ?? LeaseKeeper(
                 replica: replica, duration: options.leaseDuration,
                 holder: LeaseKeeper.holderID(store: store, host: options.leaseHost), logger: options.logger)
             try await loadLatest()
         }
-        let term = try await holdLease(storeLastEpoch: set.lastEpoch?.epoch)
         let holder = lease!.holder
-        if let latest, latest.term != term, let holderOfLatest = latest.holder, holderOfLatest != holder {
-            // The first pass of a term that follows another host's: the store must continue the
-            // replica's history, or shipping it would replace epochs that host shipped.
-            do {
-                try checkContinues(latest, set: set)
-            } catch {
-                // Given up, so that a shipper of the replica's own history can take over at once.
-                await lease?.release()
-                throw error
+        let wasHolding = await lease!.isValid
+        if !wasHolding, let latest, let holderOfLatest = latest.holder, holderOfLatest != holder {
+            // Another host shipped last: a store that does not continue its history (a fenced
+            // primary started again, a copy that diverged or lags) must never ship, so it says so
+            // now rather than wait for the lease.
+            try checkContinues(latest, set: set)
+        }
+        let term = try await holdLease(storeLastEpoch: set.lastEpoch?.epoch)
+        if !wasHolding {
+            // Newly held: the previous holder may have shipped while this shipper waited.
+            try await loadLatest()
+            if let latest, latest.term != term, let holderOfLatest = latest.holder, holderOfLatest != holder {
+                // The first pass of a term that follows another host's: the store must continue
+                // the replica's history, or shipping it would replace epochs that host shipped.
+                do {
+                    try checkContinues(latest, set: set)
+                } catch {
+                    // Given up, so that a shipper of the replica's own history can take over at once.
+                    await lease?.release()
+                    throw error
+                }
             }
         }
         var report = ShipmentReport(

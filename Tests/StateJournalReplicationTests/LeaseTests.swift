@@ -488,3 +488,58 @@ extension GatewayTests {
         }
     }
 }
+
+extension GatewayTests {
+    /// A follower that becomes the primary.
+    @Suite struct PromotionTests {
+        @Test func aFollowerPromotedAfterItsPrimaryIsKilledContinuesTheEpochSequenceInTheNextTerm() async throws {
+            let gateway = try Gateway.required()
+            let bucket = try await gateway.freshBucket()
+            let location = S3Location(bucket: bucket, prefix: "promoted")
+            let directory = try temporaryDirectory("promotion")
+            defer { try? FileManager.default.removeItem(at: directory) }
+            let primaryURL = directory.appendingPathComponent("primary")
+            let primaryStore = try Journal.open(at: primaryURL, options: JournalOptions(durability: .everyCommit))
+            try commit(primaryStore, count: 5)
+            let primary = try startTool(
+                ["replicate", primaryURL.path, "--to", "s3://\(bucket)/promoted", "--interval", "0.2", "--lease-seconds", "2"],
+                environment: gateway.childEnvironment, logs: directory, name: "primary")
+            let standbyURL = directory.appendingPathComponent("standby")
+            let follower = ReplicaFollower(from: location, into: standbyURL, configuration: gateway.configuration())
+            let shipped = try commit(primaryStore, count: 4, marker: "shipped")
+            try await eventually("the follower holds the primary's last commit") {
+                (try? await follower.followOnce().lastEpoch) == shipped.last
+            }
+            // The primary dies; its host keeps one commit it never shipped.
+            kill(primary.processIdentifier, SIGKILL)
+            _ = await waitForExit(primary)
+            let unshipped = try commit(primaryStore, count: 1, marker: "never shipped")
+            try primaryStore.close()
+
+            let (shipper, report) = try await follower.promote(shipping: leaseOptions(host: "standby"))
+            #expect(report.term == 2 && report.previousTerm == 1 && !report.forced)
+            #expect(report.lastEpoch == shipped.last)
+            let promoted = try Journal.open(at: standbyURL)
+            let continued = try commit(promoted, count: 3, marker: "promoted")
+            #expect(continued.first == shipped.last! + 1)
+            try await shipper.shipOnce()
+            let generations = try await storedGenerations(location, gateway: gateway)
+            #expect(generations.last?.term == 2 && generations.last?.lastEpoch == continued.last)
+            let restored = directory.appendingPathComponent("restored")
+            let restore = try await ReplicaRestorer(from: location, configuration: gateway.configuration())
+                .restore(into: restored)
+            #expect(restore.epoch.epoch == continued.last)
+            let epochs = try StoreInspector(at: restored).log().map(\.epoch)
+            #expect(epochs == Array(epochs.first!...continued.last!), "one gapless sequence across the terms")
+            #expect(try JournalReader(at: restored).state().entries == promoted.state().entries)
+
+            // The old primary comes back on its host: it refuses, naming what it would replace.
+            let comeback = try await runTool(
+                ["replicate", primaryURL.path, "--to", "s3://\(bucket)/promoted", "--interval", "0.2", "--lease-seconds", "2"],
+                environment: gateway.childEnvironment)
+            #expect(comeback.status == 76, "\(comeback.error)")
+            #expect(unshipped.last == shipped.last! + 1)
+            try promoted.close()
+        }
+    }
+}

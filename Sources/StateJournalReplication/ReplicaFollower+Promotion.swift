@@ -1,0 +1,96 @@
+import Foundation
+import StateJournal
+
+/// What a promotion did: the term it took and the history it continues.
+public struct PromotionReport: Sendable, Hashable {
+    /// The term the promoted store ships in.
+    public var term: UInt64
+    /// The term before it, `0` when the replica had none.
+    public var previousTerm: UInt64
+    /// The last epoch the replica held when the term was taken, which the promoted store holds too:
+    /// what the previous primary committed after it, if anything, is the loss window.
+    public var lastEpoch: UInt64?
+    /// Whether the lease was taken over from a live holder (``ReplicationOptions/takesOverImmediately``)
+    /// rather than given up or expired.
+    public var forced: Bool
+}
+
+extension ReplicaFollower {
+    /// Makes the followed store the replica's primary: takes the replica's lease, waiting and
+    /// following while another shipper holds it (until it gives the lease up, or its lease has gone
+    /// unrenewed for its duration and a fifth, or at once with
+    /// ``ReplicationOptions/takesOverImmediately``), then applies every generation the replica
+    /// holds by then, stops following, and returns a shipper of the store that holds the lease,
+    /// with what the promotion did.
+    ///
+    /// Run the returned shipper (``ReplicationShipper/run()``, or a ``ReplicationService``) and
+    /// open the store for writing once this returns: its first pass starts the new term in the
+    /// replica, and the previous primary, should it still be running, is fenced at its next pass.
+    /// The epochs the previous primary committed but never shipped are not in the promoted store:
+    /// ``PromotionReport/lastEpoch`` is where the promoted history leaves it.
+    ///
+    /// - Parameter options: how the returned shipper ships; its lease duration, host and
+    ///   ``ReplicationOptions/takesOverImmediately`` govern the takeover.
+    /// - Throws: ``ReplicationError/Code/cancelled`` when cancelled while waiting, or the errors of
+    ///   ``followOnce()``.
+    public func promote(shipping options: ReplicationOptions = ReplicationOptions()) async throws -> (
+        shipper: ReplicationShipper, report: PromotionReport
+    ) {
+        if !isStarted { try await followOnce() }
+        let keeper = LeaseKeeper(
+            replica: boundReplica, duration: options.leaseDuration,
+            holder: LeaseKeeper.holderID(store: directory, host: options.leaseHost), logger: options.logger)
+        var previousTerm: UInt64 = 0
+        var waitingSaid = false
+        while true {
+            if Task.isCancelled {
+                throw ReplicationError(.cancelled, "Cancelled while waiting for the lease of \(location).")
+            }
+            let (held, other) = try await keeper.tryAcquire(
+                chainTerm: appliedTerm, force: options.takesOverImmediately)
+            if held { break }
+            if let other {
+                previousTerm = other.term
+                if !waitingSaid {
+                    waitingSaid = true
+                    self.options.logger.notice(
+                        "another shipper (term \(other.term)) holds the lease of \(location); following until it gives it up or it expires"
+                    )
+                }
+            }
+            // Following while waiting keeps the takeover short.
+            do {
+                try await followOnce()
+            } catch let error as ReplicationError where Self.isRetried(error) {
+                self.options.logger.warning("following failed, retrying: \(error.message)")
+            }
+            do {
+                try await Task.sleep(for: min(options.leaseDuration / 4, .seconds(1)))
+            } catch {
+                throw ReplicationError(.cancelled, "Cancelled while waiting for the lease of \(location).")
+            }
+        }
+        // Held: whatever the previous primary shipped before the term began is applied, so that
+        // the new term continues it. A generation it lands from now on gets a number after this
+        // term's start, where nobody reads it.
+        requireListing()
+        for _ in 0..<1000 {
+            let report = try await followOnce()
+            if !report.applied && !report.listed { break }
+        }
+        let term = await keeper.term ?? 0
+        previousTerm = max(previousTerm, appliedTerm)
+        let lastEpoch = appliedEpoch
+        close()
+        self.options.logger.notice(
+            "promoted \(directory.path) to the primary of \(location) in term \(term); the replica held epochs through \(lastEpoch.map(String.init) ?? "none"), and whatever the previous primary committed after them is not in this store"
+        )
+        let shipper = ReplicationShipper(
+            store: directory, to: location, configuration: configuration, options: options, lease: keeper)
+        return (
+            shipper,
+            PromotionReport(
+                term: term, previousTerm: previousTerm, lastEpoch: lastEpoch, forced: options.takesOverImmediately)
+        )
+    }
+}
