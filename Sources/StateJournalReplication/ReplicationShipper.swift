@@ -359,8 +359,8 @@ public actor ReplicationShipper {
             lease =
                 lease
                 ?? LeaseKeeper(
-                replica: replica, duration: options.leaseDuration,
-                holder: LeaseKeeper.holderID(store: store, host: options.leaseHost), logger: options.logger)
+                    replica: replica, duration: options.leaseDuration,
+                    holder: LeaseKeeper.holderID(store: store, host: options.leaseHost), logger: options.logger)
             try await loadLatest()
         }
         let holder = lease!.holder

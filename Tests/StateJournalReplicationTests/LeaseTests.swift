@@ -502,7 +502,10 @@ extension GatewayTests {
             let primaryStore = try Journal.open(at: primaryURL, options: JournalOptions(durability: .everyCommit))
             try commit(primaryStore, count: 5)
             let primary = try startTool(
-                ["replicate", primaryURL.path, "--to", "s3://\(bucket)/promoted", "--interval", "0.2", "--lease-seconds", "2"],
+                [
+                    "replicate", primaryURL.path, "--to", "s3://\(bucket)/promoted", "--interval", "0.2",
+                    "--lease-seconds", "2",
+                ],
                 environment: gateway.childEnvironment, logs: directory, name: "primary")
             let standbyURL = directory.appendingPathComponent("standby")
             let follower = ReplicaFollower(from: location, into: standbyURL, configuration: gateway.configuration())
@@ -535,11 +538,51 @@ extension GatewayTests {
 
             // The old primary comes back on its host: it refuses, naming what it would replace.
             let comeback = try await runTool(
-                ["replicate", primaryURL.path, "--to", "s3://\(bucket)/promoted", "--interval", "0.2", "--lease-seconds", "2"],
+                [
+                    "replicate", primaryURL.path, "--to", "s3://\(bucket)/promoted", "--interval", "0.2",
+                    "--lease-seconds", "2",
+                ],
                 environment: gateway.childEnvironment)
             #expect(comeback.status == 76, "\(comeback.error)")
             #expect(unshipped.last == shipped.last! + 1)
             try promoted.close()
+        }
+
+        @Test func aStandbyRunningFollowWithFailoverTakesOverWhenThePrimaryIsKilled() async throws {
+            let gateway = try Gateway.required()
+            let bucket = try await gateway.freshBucket()
+            let location = S3Location(bucket: bucket, prefix: "standby")
+            let directory = try temporaryDirectory("failover")
+            defer { try? FileManager.default.removeItem(at: directory) }
+            let primaryURL = directory.appendingPathComponent("primary")
+            let primaryStore = try Journal.open(at: primaryURL)
+            let shipped = try commit(primaryStore, count: 6)
+            try primaryStore.close()
+            let replica = "s3://\(bucket)/standby"
+            let primary = try startTool(
+                ["replicate", primaryURL.path, "--to", replica, "--interval", "0.2", "--lease-seconds", "2"],
+                environment: gateway.childEnvironment, logs: directory, name: "primary")
+            try await eventually("the primary shipped") {
+                try await storedGenerations(location, gateway: gateway).last?.lastEpoch == shipped.last
+            }
+            let standbyURL = directory.appendingPathComponent("standby")
+            let standby = try startTool(
+                ["follow", replica, "--into", standbyURL.path, "--failover", "--lease-seconds", "2"],
+                environment: gateway.childEnvironment, logs: directory, name: "standby")
+            try await Task.sleep(for: .seconds(3))
+            // While the primary lives, the standby only follows.
+            #expect(try await storedGenerations(location, gateway: gateway).allSatisfy { $0.term == 1 })
+            kill(primary.processIdentifier, SIGKILL)
+            _ = await waitForExit(primary)
+            try await eventually(timeout: .seconds(30), "the standby started term 2") {
+                try await storedGenerations(location, gateway: gateway).last?.term == 2
+            }
+            kill(standby.processIdentifier, SIGTERM)
+            #expect(await waitForExit(standby) == 0)
+            let log = try String(contentsOf: directory.appendingPathComponent("standby.err"), encoding: .utf8)
+            #expect(log.contains("is the primary of"), "\(log)")
+            let newest = try #require(try await storedGenerations(location, gateway: gateway).last)
+            #expect(newest.lastEpoch == shipped.last && newest.terms?.map(\.term) == [1, 2])
         }
     }
 }

@@ -15,7 +15,10 @@ struct FollowCommand: ParsableCommand {
             generation every --interval seconds (every quarter second while generations keep coming) and applies it in \
             place: readers (`log`, `show`, `history`, `timeline`, a read-only open) can read the directory all the while. \
             It holds the store's writer lock, so nothing opens the directory for writing. On SIGTERM or SIGINT it \
-            abandons a generation it is applying, leaving the store as it was, and exits 0.
+            abandons a generation it is applying, leaving the store as it was, and exits 0. With --failover it is the \
+            standby of a primary: when the primary gives the replica's lease up or its lease expires, it takes the \
+            lease in the next term, applies what the primary shipped before, and ships the store from then on (exit 76 \
+            when another shipper later takes over from it).
             """)
 
     @Argument(help: "The replica: s3://BUCKET/PREFIX.")
@@ -28,7 +31,22 @@ struct FollowCommand: ParsableCommand {
     @Option(help: "Seconds between polls while the replica does not change.")
     var interval: Double = 1
 
+    @Flag(
+        help:
+            "Take over as the primary when the replica's lease is given up or expires, then ship the store like replicate."
+    )
+    var failover = false
+
+    @Option(help: "Seconds the lease lasts unrenewed once this host ships (with --failover).")
+    var leaseSeconds: Double = 10
+
     @OptionGroup var storage: ObjectStorageOptions
+
+    func validate() throws {
+        guard leaseSeconds >= 0.5, leaseSeconds <= 3600 else {
+            throw ValidationError("--lease-seconds must be between 0.5 and 3600.")
+        }
+    }
 
     func run() throws {
         let location: S3Location
@@ -48,12 +66,93 @@ struct FollowCommand: ParsableCommand {
         let options = ReplicaFollower.Options(
             pollInterval: slow, activePollInterval: min(slow, .milliseconds(250)), keyring: keyring, logger: logger)
         let directory = URL(fileURLWithPath: into)
-        try runReplication { [logger] in
+        var shipping = ReplicationOptions(keyring: keyring, logger: logger)
+        shipping.leaseDuration = .milliseconds(Int64(leaseSeconds * 1000))
+        let failover = failover
+        try runReplication { [logger, shipping] in
             logger.info("following \(location) at \(configuration.endpoint) into \(directory.path)")
             let follower = ReplicaFollower(
                 from: location, into: directory, configuration: configuration, options: options)
-            try await follower.run()
-            logger.info("stopped; \(directory.path) holds the last generation applied")
+            guard failover else {
+                try await follower.run()
+                logger.info("stopped; \(directory.path) holds the last generation applied")
+                return
+            }
+            try await promoteAndShip(follower, shipping: shipping, logger: logger)
+        }
+    }
+}
+
+/// Promotes `follower` (waiting, following, while another shipper holds the lease) and ships its
+/// store until SIGTERM or SIGINT.
+func promoteAndShip(_ follower: ReplicaFollower, shipping: ReplicationOptions, logger: Logger) async throws {
+    let (shipper, report) = try await follower.promote(shipping: shipping)
+    logger.notice(
+        "\(follower.directory.path) is the primary of \(follower.location) in term \(report.term) (after term \(report.previousTerm)\(report.forced ? ", taken over by force" : "")); the replica's history continues from epoch \(report.lastEpoch.map(String.init) ?? "none")"
+    )
+    try await shipper.run()
+    logger.info("stopped; the replica holds every epoch committed before the signal")
+}
+
+struct PromoteCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "promote",
+        abstract: "Make a follower's store the primary of its replica, then ship it until SIGTERM or SIGINT.",
+        discussion: """
+            Stop `statejournal follow` on the directory first. The command brings the store up to the replica, takes \
+            the replica's lease in the next term once the primary has given it up or its lease has expired (following \
+            meanwhile), or at once with --take-over: the operator's decision that the primary is gone, which fences it \
+            at its next pass. Then it ships the store like `replicate`; open the store for writing once it says it is \
+            the primary. Epochs the old primary committed after the last one it shipped are not in the promoted store.
+            """)
+
+    @Argument(help: "The replica: s3://BUCKET/PREFIX.")
+    var replica: String
+
+    @Option(help: "The follower's store directory.", completion: .directory)
+    var into: String
+
+    @Flag(help: "Take the lease at once, even while the primary holds it.")
+    var takeOver = false
+
+    @Option(help: "Seconds the lease lasts unrenewed.")
+    var leaseSeconds: Double = 10
+
+    @Option(help: "Seconds the replica may fall behind the store once shipping.")
+    var interval: Double = 1
+
+    @OptionGroup var storage: ObjectStorageOptions
+
+    func validate() throws {
+        guard leaseSeconds >= 0.5, leaseSeconds <= 3600 else {
+            throw ValidationError("--lease-seconds must be between 0.5 and 3600.")
+        }
+    }
+
+    func run() throws {
+        let location: S3Location
+        let configuration: S3Configuration
+        let keyring: ReplicationKeyring?
+        do {
+            location = try S3Location(parsing: replica)
+            configuration = try storage.configuration()
+            keyring = try storage.keyring()
+        } catch let error as ReplicationError {
+            throw ValidationError(error.message)
+        }
+        var logger = Logger(
+            label: "statejournal.promote", factory: { label in StreamLogHandler.standardError(label: label) })
+        logger.logLevel = .info
+        var shipping = ReplicationOptions(
+            interval: .milliseconds(Int64(max(interval, 0.01) * 1000)), keyring: keyring, logger: logger)
+        shipping.leaseDuration = .milliseconds(Int64(leaseSeconds * 1000))
+        shipping.takesOverImmediately = takeOver
+        let directory = URL(fileURLWithPath: into)
+        try runReplication { [logger, shipping] in
+            let follower = ReplicaFollower(
+                from: location, into: directory, configuration: configuration,
+                options: ReplicaFollower.Options(keyring: keyring, logger: logger))
+            try await promoteAndShip(follower, shipping: shipping, logger: logger)
         }
     }
 }
