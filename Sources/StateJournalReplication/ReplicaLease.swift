@@ -84,11 +84,21 @@ extension Replica {
     /// The lease as it is in the bucket: its document, or `nil` when it is damaged, not sealed by
     /// the keyring or not a lease at all (`damage` says why), and its ETag; `nil` when there is none.
     func leaseAsStored() async throws -> (document: LeaseDocument?, etag: String, damage: ReplicationError?)? {
-        guard
-            let found = try await client.getWithETag(
-                bucket: location.bucket, key: fullKey(LeaseDocument.name),
-                maximumBytes: ObjectEnvelope.maximumBytes(payload: ReplicaLimits.maximumIdentityBytes))
-        else { return nil }
+        let found: (body: [UInt8], etag: String)
+        do {
+            guard
+                let read = try await client.getWithETag(
+                    bucket: location.bucket, key: fullKey(LeaseDocument.name),
+                    maximumBytes: ObjectEnvelope.maximumBytes(payload: ReplicaLimits.maximumIdentityBytes))
+            else { return nil }
+            found = read
+        } catch let error as ReplicationError where error.code == .damagedObject {
+            // Larger than any lease: not read, and replaced like any other damaged lease.
+            guard let etag = try await client.etag(bucket: location.bucket, key: fullKey(LeaseDocument.name)) else {
+                return nil
+            }
+            return (nil, etag, error)
+        }
         do {
             let payload = try ObjectEnvelope.open(
                 found.body, name: LeaseDocument.name, keyring: keyring, acceptsPlaintext: false, storeID: storeID,

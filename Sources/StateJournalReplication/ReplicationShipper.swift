@@ -245,33 +245,47 @@ public actor ReplicationShipper {
         }
     }
 
-    /// Checks that the store holds the newest epoch `latest` reaches, committed at the same
-    /// millisecond: that it continues the history another host shipped rather than one of its own
-    /// from before that host took over (a fenced shipper started again), or lagging behind it.
-    ///
-    /// - Throws: ``ReplicationError/Code/fenced`` when it does not.
-    private func checkContinues(_ latest: ReplicaGeneration, set: StoreFileSet) throws {
-        guard let epoch = latest.lastEpoch, let committed = latest.lastEpochMilliseconds else { return }
-        let local: EpochInfo?
+    /// The store's files now.
+    private func readFileSet() throws -> StoreFileSet {
         do {
-            local = try reader?.history().first { $0.epoch == epoch }
+            if reader == nil { reader = try JournalReader(at: store) }
+            return try reader!.fileSet()
         } catch let error as JournalError {
             throw ReplicationError(.store, "Could not read the store at \(store.path): \(error.message)", cause: error)
         }
-        let localMilliseconds = local.map { UInt64(($0.timestamp.timeIntervalSince1970 * 1000).rounded()) }
-        guard localMilliseconds != committed else { return }
-        let what =
-            local == nil
-            ? (set.lastEpoch.map { $0.epoch < epoch } ?? true
-                ? "this store ends before it (at epoch \(set.lastEpoch.map { String($0.epoch) } ?? "none"))"
-                : "this store no longer retains it, so it cannot be shown to hold the same history")
-            : "this store's epoch \(epoch) was committed at another time: the two histories diverged"
+    }
+
+    /// Checks that the store does not contradict the history `latest` holds: it must reach the
+    /// newest epoch `latest` does, and hold that epoch as committed at the same millisecond when it
+    /// still retains it. A fenced primary started again, or a copy that diverged, holds that epoch
+    /// committed at another time (or ends before it); a store restored or followed from the
+    /// replica holds it as shipped, or has compacted it into a checkpoint since, which shows no
+    /// contradiction and is accepted.
+    ///
+    /// - Throws: ``ReplicationError/Code/fenced`` when it contradicts it.
+    private func checkContinues(_ latest: ReplicaGeneration, set: StoreFileSet) throws {
+        guard let epoch = latest.lastEpoch, let committed = latest.lastEpochMilliseconds else { return }
+        let what: String
+        if let last = set.lastEpoch?.epoch, last >= epoch {
+            let local: EpochInfo?
+            do {
+                local = try reader?.history().first { $0.epoch == epoch }
+            } catch let error as JournalError {
+                throw ReplicationError(
+                    .store, "Could not read the store at \(store.path): \(error.message)", cause: error)
+            }
+            guard let local else { return }
+            guard UInt64((local.timestamp.timeIntervalSince1970 * 1000).rounded()) != committed else { return }
+            what = "this store's epoch \(epoch) was committed at another time: the two histories diverged"
+        } else {
+            what = "this store ends before it (at epoch \(set.lastEpoch.map { String($0.epoch) } ?? "none"))"
+        }
         throw ReplicationError(
             .fenced,
             """
             \(location) holds epochs through \(epoch) shipped by another host, and \(what). Shipping this store \
-            would replace that history, so this shipper stopped. Follow or restore the replica into a new directory \
-            and move this store aside, keeping its epochs for whoever decides what they were worth.
+            would replace that history, so this shipper does not ship it. Follow or restore the replica into a new \
+            directory, and move this store aside, keeping its epochs for whoever decides what they were worth.
             """)
     }
 
@@ -283,7 +297,7 @@ public actor ReplicationShipper {
             let from = shippedEpoch + 1
             window =
                 from <= last
-                ? " This store's epochs \(from)…\(last) are not in the replica and will not be shipped from here: they are the loss window."
+                ? " This store's epochs \(from)…\(last) are not in the replica: they are the loss window, kept in this store only."
                 : " Every epoch of this store is in the replica."
         }
         return ReplicationError(
@@ -345,13 +359,7 @@ public actor ReplicationShipper {
                 generation: latest?.generation, wroteGeneration: false, lastEpoch: latest?.lastEpoch,
                 objectsUploaded: 0, bytesUploaded: 0)
         }
-        let set: StoreFileSet
-        do {
-            if reader == nil { reader = try JournalReader(at: store) }
-            set = try reader!.fileSet()
-        } catch let error as JournalError {
-            throw ReplicationError(.store, "Could not read the store at \(store.path): \(error.message)", cause: error)
-        }
+        var set = try readFileSet()
         if claimedStoreID != set.storeID {
             let identity = try await replica.claim(storeID: set.storeID)
             claimedStoreID = set.storeID
@@ -373,8 +381,10 @@ public actor ReplicationShipper {
         }
         let term = try await holdLease(storeLastEpoch: set.lastEpoch?.epoch)
         if !wasHolding {
-            // Newly held: the previous holder may have shipped while this shipper waited.
+            // Newly held: the previous holder may have shipped, and the store moved on, while this
+            // shipper waited.
             try await loadLatest()
+            set = try readFileSet()
             if let latest, latest.term != term, let holderOfLatest = latest.holder, holderOfLatest != holder {
                 // The first pass of a term that follows another host's: the store must continue
                 // the replica's history, or shipping it would replace epochs that host shipped.

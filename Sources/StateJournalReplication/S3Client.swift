@@ -122,6 +122,13 @@ public final class S3Client: Sendable {
         return (response.body, response.headers["etag"].map(Self.unquoted) ?? "")
     }
 
+    /// An object's ETag (unquoted), read with `HEAD`; `nil` when there is no such object.
+    func etag(bucket: String, key: String) async throws -> String? {
+        let response = try await send("HEAD", bucket: bucket, key: key, accept: [200, 404])
+        guard response.status == 200 else { return nil }
+        return response.headers["etag"].map(Self.unquoted) ?? ""
+    }
+
     static func unquoted(_ etag: String) -> String {
         var text = etag.trimmingCharacters(in: .whitespaces)
         if text.hasPrefix("W/") { text.removeFirst(2) }

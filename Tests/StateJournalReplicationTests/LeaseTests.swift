@@ -249,7 +249,8 @@ extension GatewayTests {
                 store: storeURL, to: location, configuration: gateway.configuration(),
                 options: leaseOptions(host: "first")
             ).shipOnce()
-            for garbage in ["not a lease", #"{"format":"statejournal-replica-lease","version":1}"#] {
+            let oversized = String(repeating: "x", count: 100_000)
+            for garbage in ["not a lease", #"{"format":"statejournal-replica-lease","version":1}"#, oversized] {
                 try await client.put(
                     bucket: location.bucket, key: location.prefix + LeaseDocument.name, body: Array(garbage.utf8))
                 let later = try commit(journal, count: 1)
@@ -263,7 +264,7 @@ extension GatewayTests {
                 #expect(lease.document != nil)
             }
             let generations = try await storedGenerations(location, gateway: gateway)
-            #expect(generations.map(\.term) == [1, 2, 3])
+            #expect(generations.map(\.term) == [1, 2, 3, 4])
             #expect(generations.first?.lastEpoch == epochs.last)
             try journal.close()
         }
@@ -583,6 +584,45 @@ extension GatewayTests {
             #expect(log.contains("is the primary of"), "\(log)")
             let newest = try #require(try await storedGenerations(location, gateway: gateway).last)
             #expect(newest.lastEpoch == shipped.last && newest.terms?.map(\.term) == [1, 2])
+        }
+
+        @Test func aStoreRestoredFromTheReplicaAndCompactedSinceTakesOverWhenThePrimaryDied() async throws {
+            let gateway = try Gateway.required()
+            let bucket = try await gateway.freshBucket()
+            let location = S3Location(bucket: bucket, prefix: "restored-primary")
+            let directory = try temporaryDirectory("restored-primary")
+            defer { try? FileManager.default.removeItem(at: directory) }
+            let primaryURL = directory.appendingPathComponent("primary")
+            let primaryStore = try Journal.open(at: primaryURL)
+            try commit(primaryStore, count: 6)
+            try primaryStore.close()
+            let primary = try startTool(
+                [
+                    "replicate", primaryURL.path, "--to", "s3://\(bucket)/restored-primary", "--interval", "0.2",
+                    "--lease-seconds", "2",
+                ],
+                environment: gateway.childEnvironment, logs: directory, name: "primary")
+            try await eventually("the primary shipped") {
+                try await !storedGenerations(location, gateway: gateway).isEmpty
+            }
+            kill(primary.processIdentifier, SIGKILL)
+            _ = await waitForExit(primary)
+            // Another host restores the replica, and its app writes and compacts before it ships.
+            let restoredURL = directory.appendingPathComponent("restored")
+            let restored = try await ReplicaRestorer(from: location, configuration: gateway.configuration())
+                .restore(into: restoredURL)
+            let app = try Journal.open(at: restoredURL)
+            try commit(app, count: 4, marker: "after the restore")
+            _ = try app.compact()
+            let last = try commit(app, count: 2, marker: "after the compaction")
+            #expect(try app.history().first!.epoch > restored.epoch.epoch)
+            let report = try await ReplicationShipper(
+                store: restoredURL, to: location, configuration: gateway.configuration(),
+                options: leaseOptions(host: "restoring host")
+            ).shipOnce()
+            #expect(report.lastEpoch == last.last)
+            #expect(try await storedGenerations(location, gateway: gateway).last?.term == 2)
+            try app.close()
         }
     }
 }

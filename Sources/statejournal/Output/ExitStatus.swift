@@ -33,9 +33,10 @@ enum ExitStatus: Int32, CaseIterable {
     /// EX_TEMPFAIL: a writer holds the store's lock (`compact`, `soak`); try again once it closed
     /// the store.
     case locked = 75
-    /// EX_PROTOCOL: `replicate` was fenced: another shipper took over the replica's lease in a newer
-    /// term, so the epochs this store committed after its last shipped generation will not reach
-    /// the replica. Stop taking writes into the store; do not restart it as a shipper blindly.
+    /// EX_PROTOCOL: `replicate` (or `promote`, `follow --failover`) was fenced: another shipper took
+    /// over the replica's lease in a newer term, so the epochs this store committed after its last
+    /// shipped generation are not in the replica; or the store does not continue the history
+    /// another host shipped (it diverged, or ends before it), so it is not shipped.
     case fenced = 76
     /// EX_NOPERM: permission to read or write the store was denied.
     case noPermission = 77
@@ -70,7 +71,7 @@ enum ExitStatus: Int32, CaseIterable {
         case .cannotCreate: "rewind cannot create its new store"
         case .ioError: "a read, write or sync failed, or standard output went away"
         case .locked: "a writer holds the store's lock; try again later"
-        case .fenced: "replicate was fenced: another shipper took over the replica's lease"
+        case .fenced: "replicate was fenced (another shipper took over), or its store does not continue the replica"
         case .noPermission: "permission denied"
         case .interrupted: "restore stopped by SIGTERM or SIGINT; it removed what it wrote"
         }
