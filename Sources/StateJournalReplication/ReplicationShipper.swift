@@ -206,7 +206,7 @@ public actor ReplicationShipper {
     ///
     /// - Throws: ``ReplicationError/Code/fenced`` when another shipper took it over,
     ///   ``ReplicationError/Code/cancelled`` when cancelled while waiting.
-    private func holdLease(storeLastEpoch: UInt64?) async throws -> UInt64 {
+    private func holdLease(storeLastEpoch: UInt64?) async throws -> (term: UInt64, waited: Bool) {
         guard let lease else {
             throw ReplicationError(.unexpectedResponse, "The replica at \(location) is not claimed yet.")
         }
@@ -215,9 +215,10 @@ public actor ReplicationShipper {
             if case .fenced(let other) = await lease.renewIfDue() {
                 throw fenced(by: other, storeLastEpoch: storeLastEpoch)
             }
-            return term
+            return (term, false)
         }
         var waitingSaid = false
+        var waited = false
         while true {
             if Task.isCancelled {
                 throw ReplicationError(.cancelled, "Cancelled while waiting for the lease of \(location).")
@@ -226,8 +227,9 @@ public actor ReplicationShipper {
             let (held, other) = try await lease.tryAcquire(chainTerm: highestTerm, force: force)
             if held, let term = await lease.term {
                 forcedOnce = true
-                return term
+                return (term, waited)
             }
+            waited = true
             if let fencedBy = await lease.fencedBy { throw fenced(by: fencedBy, storeLastEpoch: storeLastEpoch) }
             if !waitingSaid, let other {
                 waitingSaid = true
@@ -360,7 +362,9 @@ public actor ReplicationShipper {
                 objectsUploaded: 0, bytesUploaded: 0)
         }
         var set = try readFileSet()
+        var chainReadThisPass = false
         if claimedStoreID != set.storeID {
+            chainReadThisPass = true
             let identity = try await replica.claim(storeID: set.storeID)
             claimedStoreID = set.storeID
             replica = replica.bound(to: identity)
@@ -379,12 +383,14 @@ public actor ReplicationShipper {
             // now rather than wait for the lease.
             try checkContinues(latest, set: set)
         }
-        let term = try await holdLease(storeLastEpoch: set.lastEpoch?.epoch)
+        let (term, waited) = try await holdLease(storeLastEpoch: set.lastEpoch?.epoch)
         if !wasHolding {
             // Newly held: the previous holder may have shipped, and the store moved on, while this
             // shipper waited.
-            try await loadLatest()
-            set = try readFileSet()
+            if waited || !chainReadThisPass {
+                try await loadLatest()
+                set = try readFileSet()
+            }
             if let latest, latest.term != term, let holderOfLatest = latest.holder, holderOfLatest != holder {
                 // The first pass of a term that follows another host's: the store must continue
                 // the replica's history, or shipping it would replace epochs that host shipped.
