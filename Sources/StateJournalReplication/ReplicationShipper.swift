@@ -442,7 +442,14 @@ public actor ReplicationShipper {
             starts.append(ReplicaGeneration.TermStart(term: term, generation: next.generation))
         }
         next.terms = Array(starts.suffix(ReplicaGeneration.rememberedTerms))
-        // A shipper whose lease is running out writes no generation: another may take over soon.
+        // A shipper whose lease ran out during the pass (a slow upload, a starved renewal) renews
+        // it first: a renewal proves nobody took it. One that cannot writes no generation, since
+        // another may take over soon.
+        if let lease, !(await lease.isValid), await lease.fencedBy == nil {
+            if case .fenced(let other) = await lease.renew() {
+                throw fenced(by: other, storeLastEpoch: set.lastEpoch?.epoch)
+            }
+        }
         guard let lease, await lease.isValid else {
             options.logger.warning(
                 "the lease of \(location) ran out before generation \(next.generation) was written; not writing it")
