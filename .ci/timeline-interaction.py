@@ -21,12 +21,18 @@ page then shows is compared with what the model embedded in the page says it mus
      written as \\u{...} escapes; clicking it shows the catch-up epoch, "After an outage" and the reason,
      escaped the same way, and no path the catch-up pass wrote again listed as removed.
 
-With --outages, only step 5 runs, and the page must show at least one outage.
+  6. every replication term's start (a marker epoch: no entries, statejournal.event=replicaTermBegan)
+     has its band: the term strip under the markers row changes shade at the marker's column and a
+     line marks it; hovering over the strip gives a tooltip naming the term and the epoch it continues
+     from; clicking the marker's column shows the epoch and the sentence that says what was lost.
+
+With --outages, only step 5 runs, and the page must show at least one outage. With --terms, only
+step 6 runs, and the page must show at least one term's start.
 
 After every step the page must have recorded no error (<body data-errors>). Screenshots of each step are
 written to the artefacts directory.
 
-Usage: timeline-interaction.py CHROMIUM PAGE.html ARTEFACTS-DIRECTORY NAME [--outages]
+Usage: timeline-interaction.py CHROMIUM PAGE.html ARTEFACTS-DIRECTORY NAME [--outages | --terms]
 """
 import base64
 import datetime
@@ -334,6 +340,67 @@ def check_outages(browser, model, name, check, page_state, problems):
                       start_x, catch_up_x, want))
 
 
+TERM_STRIP = (34, 40)  # as in timeline.js
+
+
+def check_terms(browser, model, name, check, page_state, problems):
+    """Step 6: the bands of the replication terms, their tooltips and the markers' details."""
+    epochs = model.m["epochs"]
+    numbers, counts = epochs["n"], epochs["c"]
+    metadata = [epochs["metadata"][k] or {} for k in epochs["m"]]
+    count = len(numbers)
+    starts = [row for row, md in enumerate(metadata)
+              if md.get("statejournal.event") == "replicaTermBegan" and counts[row] == 0]
+    if not starts:
+        raise Failure("the page's store has no marker epoch of a replication term's start")
+    browser.evaluate("(() => { const c = document.getElementById('epochs-canvas'); c.scrollIntoView({block: 'center'}); return true; })()")
+    browser.settle()
+    canvas = browser.evaluate(
+        "(() => { const c = document.getElementById('epochs-canvas'); const r = c.getBoundingClientRect();"
+        " return {left: r.left, top: r.top, width: c.clientWidth}; })()")
+    width = canvas["width"] - GUTTER - RIGHT
+    x_of = lambda row: GUTTER + (row + 0.5) / count * width
+    # The strip's colour along its middle row of pixels, column by column (teal: green and blue well above red).
+    strip = browser.evaluate(
+        "(() => { const c = document.getElementById('epochs-canvas'); const s = c.width / c.clientWidth;"
+        " const d = c.getContext('2d').getImageData(0, Math.round(%d * s), c.width, 1).data; const out = [];"
+        " for (let x = 0; x < c.clientWidth; x++) { const i = 4 * Math.round(x * s);"
+        "   out.push(d[i + 1] - d[i] > 20 && d[i + 2] - d[i] > 20 ? d[i] : -1); }"
+        " return out; })()" % ((TERM_STRIP[0] + TERM_STRIP[1]) // 2))
+    for row in starts:
+        since = len(problems)
+        term, previous = metadata[row].get("statejournal.term"), metadata[row].get("statejournal.previousTerm")
+        x = x_of(row)
+        before, after = int(x_of(row - 1)), int(x_of(row) + 2)
+        check(0 <= before < len(strip) and strip[before] >= 0 and 0 <= after < len(strip) and strip[after] >= 0,
+              "term %s (marker epoch %d): the term strip is not drawn on both sides of x %.1f" % (term, numbers[row], x))
+        if strip[before] >= 0 and strip[after] >= 0:
+            check(strip[before] != strip[after], "term %s (marker epoch %d): the strip keeps one shade across the"
+                  " term's start at x %.1f" % (term, numbers[row], x))
+        browser.call("Input.dispatchMouseEvent", type="mouseMoved", x=canvas["left"] + x_of(row + 0.4),
+                     y=canvas["top"] + (TERM_STRIP[0] + TERM_STRIP[1]) / 2, button="none", clickCount=0)
+        browser.settle()
+        title = browser.evaluate("document.getElementById('epochs-canvas').title")
+        page_state("term-%s-hover" % term)
+        check("Replication term %s began" % term in title, "hovering over term %s's strip: the tooltip is %r" % (
+            term, title))
+        continues = metadata[row].get("statejournal.continuesFrom")
+        check(continues is None or "epochs through %s of term %s" % (continues, previous) in title,
+              "hovering over term %s's strip: the tooltip %r does not say it continues from epoch %s of term %s" % (
+                  term, title, continues, previous))
+        browser.click(canvas["left"] + x, canvas["top"] + 80)
+        page_state("term-%s-clicked" % term)
+        headings = browser.evaluate("Array.from(document.querySelectorAll('#detail-body h3'), h => h.textContent)")
+        detail = browser.evaluate("document.getElementById('detail-body').textContent")
+        check(headings and headings[0].startswith("Epoch %s " % fmt(numbers[row])),
+              "clicking term %s's marker: the details show %r" % (term, headings))
+        check("Replication term %s began" % term in detail, "clicking term %s's marker: the details do not name the"
+              " term's start" % term)
+        if len(problems) == since:
+            print("%s: term %s begins at marker epoch %d (after epoch %s of term %s): its band, tooltip and details"
+                  " say so" % (name, term, numbers[row], continues, previous))
+
+
 def main():
     chromium, page, artefacts, name = sys.argv[1:5]
     sys.stdout.reconfigure(line_buffering=True)  # in order with the messages of .ci/timeline-browser
@@ -385,6 +452,8 @@ def main():
         outages_only = "--outages" in sys.argv[5:]
         if outages_only:
             check_outages(browser, model, name, check, page_state, problems)
+        elif "--terms" in sys.argv[5:]:
+            check_terms(browser, model, name, check, page_state, problems)
         else:
             # 1. An epoch's bar: the epoch where the most paths changed (the latest of those).
             since = len(problems)

@@ -13,6 +13,19 @@ public struct PromotionReport: Sendable, Hashable {
     /// Whether the lease was taken over from a live holder (``ReplicationOptions/takesOverImmediately``)
     /// rather than given up or expired.
     public var forced: Bool
+    /// The epoch that marks the term's start in the promoted store
+    /// (``StateJournal/EventMarkerKind/replicaTermBegan``), one after ``lastEpoch``; `nil` when the
+    /// replica held no store to continue.
+    public var markerEpoch: UInt64?
+
+    /// Creates a report of a promotion.
+    public init(term: UInt64, previousTerm: UInt64, lastEpoch: UInt64?, forced: Bool, markerEpoch: UInt64? = nil) {
+        self.term = term
+        self.previousTerm = previousTerm
+        self.lastEpoch = lastEpoch
+        self.forced = forced
+        self.markerEpoch = markerEpoch
+    }
 }
 
 extension ReplicaFollower {
@@ -82,6 +95,15 @@ extension ReplicaFollower {
         previousTerm = max(previousTerm, appliedTerm)
         let lastEpoch = appliedEpoch
         close()
+        let marker: UInt64?
+        do {
+            marker = try Self.commitTermMarker(
+                in: directory, term: term, previousTerm: previousTerm, continuesFrom: lastEpoch,
+                takenOver: options.takesOverImmediately)
+        } catch {
+            await keeper.release()
+            throw error
+        }
         self.options.logger.notice(
             "promoted \(directory.path) to the primary of \(location) in term \(term); the replica held epochs through \(lastEpoch.map(String.init) ?? "none"), and whatever the previous primary committed after them is not in this store"
         )
@@ -90,7 +112,39 @@ extension ReplicaFollower {
         return (
             shipper,
             PromotionReport(
-                term: term, previousTerm: previousTerm, lastEpoch: lastEpoch, forced: options.takesOverImmediately)
+                term: term, previousTerm: previousTerm, lastEpoch: lastEpoch, forced: options.takesOverImmediately,
+                markerEpoch: marker)
         )
+    }
+
+    /// Commits the epoch that marks the term's start in the promoted store (see
+    /// ``EventMarkerKind/replicaTermBegan``), so that its history shows where the previous primary's
+    /// epochs end and this store's begin; the shipper's first pass ships it. Nothing is committed
+    /// when the replica held no store yet.
+    ///
+    /// - Returns: The marker's epoch, or `nil` when there was no store.
+    static func commitTermMarker(
+        in directory: URL, term: UInt64, previousTerm: UInt64, continuesFrom: UInt64?, takenOver: Bool
+    ) throws -> UInt64? {
+        guard continuesFrom != nil else { return nil }
+        do {
+            let journal = try Journal.open(at: directory)
+            defer { try? journal.close() }
+            // The marker carries the metadata of the epoch it follows (the app's bundle version, its
+            // scene...), so that once compaction folds that epoch, the marker still says what
+            // wrote the state it holds.
+            var metadata = journal.lastCommitted?.metadata ?? [:]
+            metadata[EventMarkerKey.event] = EventMarkerKind.replicaTermBegan.rawValue
+            metadata[EventMarkerKey.term] = String(term)
+            metadata[EventMarkerKey.previousTerm] = String(previousTerm)
+            metadata[EventMarkerKey.takenOver] = takenOver ? "1" : "0"
+            metadata[EventMarkerKey.continuesFrom] = continuesFrom.map(String.init)
+            return try journal.commit([], metadata: metadata).epoch
+        } catch let error as JournalError {
+            throw ReplicationError(
+                .store,
+                "The promoted store at \(directory.path) could not record the start of term \(term): \(error.message) The lease was given up again; mend the store (statejournal verify) and promote it again.",
+                cause: error)
+        }
     }
 }

@@ -263,13 +263,15 @@ extension RestorationManager {
             let allHistory = try journal.history()
             // Only the scene's own epochs count: its passes, its markers, and the discards that removed
             // it. In a store that never had scenes, that is every epoch.
-            let history = allHistory.filter { CrashLoopGuard.concerns($0, scene: scene) }
-            if history.count < allHistory.count { hasNamedScenes = true }
+            // Markers of events (a replication term's start) change nothing and belong to no scene.
+            let passes = allHistory.filter { !$0.isEventMarker }
+            let history = passes.filter { CrashLoopGuard.concerns($0, scene: scene) }
+            if history.count < passes.count { hasNamedScenes = true }
             var choice =
                 epoch.map { CrashLoopGuard.Choice(stateEpoch: $0, readEpoch: $0, reason: .requestedEpoch($0)) }
                 ?? CrashLoopGuard.choose(
                     history: history, recoveredAfterCrash: !journal.recoveryReport.isClean,
-                    retained: history.count < allHistory.count ? Set(allHistory.map(\.epoch)) : nil,
+                    retained: history.count < passes.count ? Set(allHistory.map(\.epoch)) : nil,
                     recorded: scene.flatMap { sceneAttempts[$0] })
             // Compaction folded every epoch of the scene: its state is the one every retained epoch holds,
             // named by the oldest (the checkpoint's), which stays the same until the next compaction.
@@ -319,8 +321,13 @@ extension RestorationManager {
 
     /// The archive keys of the state restored: the epoch's own, or, when the state is read through a
     /// restoration marker because compaction folded `restoring`, the ones the marker copied from it.
+    ///
+    /// An event marker (a replication term's start) carries the metadata of the epoch before it; read
+    /// through it, the state is that epoch's, so a restoration marker's copy is read as the marker.
     private static func savedMetadata(of info: EpochInfo, restoring: UInt64) -> [String: String] {
-        guard info.epoch != restoring else { return info.metadata }
+        let copiesRestorationMarker =
+            info.isEventMarker && CrashLoopGuard.kind(of: info).map { !$0.changesState } == true
+        guard info.epoch != restoring || copiesRestorationMarker else { return info.metadata }
         var metadata = info.metadata
         metadata[EpochMetadataKey.bundleVersion] = info.metadata[EpochMetadataKey.restoredBundleVersion]
         metadata[EpochMetadataKey.interfaceIdiom] = info.metadata[EpochMetadataKey.restoredInterfaceIdiom]

@@ -523,9 +523,10 @@ extension GatewayTests {
             let (shipper, report) = try await follower.promote(shipping: leaseOptions(host: "standby"))
             #expect(report.term == 2 && report.previousTerm == 1 && !report.forced)
             #expect(report.lastEpoch == shipped.last)
+            #expect(report.markerEpoch == shipped.last! + 1, "the term's first epoch marks its start")
             let promoted = try Journal.open(at: standbyURL)
             let continued = try commit(promoted, count: 3, marker: "promoted")
-            #expect(continued.first == shipped.last! + 1)
+            #expect(continued.first == shipped.last! + 2)
             try await shipper.shipOnce()
             let generations = try await storedGenerations(location, gateway: gateway)
             #expect(generations.last?.term == 2 && generations.last?.lastEpoch == continued.last)
@@ -536,6 +537,12 @@ extension GatewayTests {
             let epochs = try StoreInspector(at: restored).log().map(\.epoch)
             #expect(epochs == Array(epochs.first!...continued.last!), "one gapless sequence across the terms")
             #expect(try JournalReader(at: restored).state().entries == promoted.state().entries)
+            // The restored history shows where term 1's epochs end and term 2's begin.
+            let marker = try #require(try StoreInspector(at: restored).log().first { $0.epoch == report.markerEpoch })
+            #expect(marker.eventMarkerKind == .replicaTermBegan && marker.entryCount == 0)
+            #expect(marker.metadata[EventMarkerKey.term] == "2" && marker.metadata[EventMarkerKey.previousTerm] == "1")
+            #expect(marker.metadata[EventMarkerKey.continuesFrom] == String(shipped.last!))
+            #expect(marker.metadata[EventMarkerKey.takenOver] == "0")
 
             // The old primary comes back on its host: it refuses, naming what it would replace.
             let comeback = try await runTool(
@@ -583,7 +590,8 @@ extension GatewayTests {
             let log = try String(contentsOf: directory.appendingPathComponent("standby.err"), encoding: .utf8)
             #expect(log.contains("is the primary of"), "\(log)")
             let newest = try #require(try await storedGenerations(location, gateway: gateway).last)
-            #expect(newest.lastEpoch == shipped.last && newest.terms?.map(\.term) == [1, 2])
+            #expect(newest.lastEpoch == shipped.last! + 1, "the term began with its marker epoch")
+            #expect(newest.terms?.map(\.term) == [1, 2])
         }
 
         @Test func aStoreRestoredFromTheReplicaAndCompactedSinceTakesOverWhenThePrimaryDied() async throws {

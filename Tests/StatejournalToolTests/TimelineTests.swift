@@ -117,6 +117,38 @@ struct TimelineTests {
         #expect(paths["firstVersion"] as? [Int] == [0, 0, 2, 3])
     }
 
+    @Test func aTermMarkerIsDrawnAsATermStartNotAsTheEpochWhoseMetadataItCopies() throws {
+        let directory = TemporaryDirectory()
+        let store = directory.appending("store")
+        let journal = try Journal.open(at: URL(fileURLWithPath: store), options: JournalOptions(durability: .none))
+        try journal.commit([.put(RestorationPath("Main"), [1])], metadata: ["kind": "preservation"])
+        // The previous primary's last epoch: a catch-up pass after an outage, then a restoration that began.
+        try journal.commit(
+            [.removeAll, .put(RestorationPath("Main"), [2])],
+            metadata: ["kind": "preservation", "outageStarted": "2026-01-01T00:00:00.000Z"])
+        let began = ["kind": "restorationBegan", "restoringEpoch": "2"]
+        try journal.commit([], metadata: began)
+        // What a promotion commits: a copy of the previous epoch's metadata with the term's own.
+        var marker = began
+        marker[EventMarkerKey.event] = EventMarkerKind.replicaTermBegan.rawValue
+        marker[EventMarkerKey.term] = "2"
+        marker[EventMarkerKey.previousTerm] = "1"
+        marker[EventMarkerKey.continuesFrom] = "3"
+        marker[EventMarkerKey.takenOver] = "0"
+        try journal.commit([], metadata: marker)
+        try journal.commit([.put(RestorationPath("Main"), [3])], metadata: ["kind": "preservation"])
+        try journal.close()
+        let (page, model) = try timeline(store)
+        #expect(kinds(model) == ["pass", "pass", "restorationBegan", "term", "pass"])
+        let markers = model["markers"] as! [[String: Any]]
+        let term = try #require(markers.first { $0["type"] as? String == "termBegan" })
+        #expect(term["row"] as? Int == 3)
+        #expect((term["text"] as? String)?.contains("epochs through 3 of term 1") == true)
+        // One launch: the marker's copied restorationBegan does not begin another.
+        #expect((model["launches"] as! [[String: Any]]).count == 1)
+        #expect(page.contains("replication term began"))
+    }
+
     @Test func aPassThatClearsTheStoreAndWritesAPathAgainShowsItChangedNotRemoved() throws {
         let directory = TemporaryDirectory()
         let store = directory.appending("store")

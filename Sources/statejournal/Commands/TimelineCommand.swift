@@ -59,10 +59,14 @@ struct TimelineFixtureCommand: ParsableCommand {
     @Option(help: "Record an outage with this reason, ended by a catch-up pass a fifth of the way from the end.")
     var outageReason: String?
 
+    @Option(help: "Begin this many replication terms at even intervals, each with its marker epoch.")
+    var terms = 0
+
     func run() throws {
         try reportingErrors {
             let progress = Progress()
-            let fixture = TimelineFixture(objects: objects, epochs: epochs, seed: seed, outageReason: outageReason)
+            let fixture = TimelineFixture(
+                objects: objects, epochs: epochs, seed: seed, outageReason: outageReason, terms: terms)
             let retained = try fixture.write(
                 to: URL(fileURLWithPath: directory), progress: progress.update)
             progress.finish()

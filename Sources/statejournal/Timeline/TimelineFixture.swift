@@ -11,11 +11,15 @@ import StateRestoration
 /// With `outageReason`, a fifth of the way from the end, the pass after an outage: its metadata
 /// says, as a catch-up pass's does, that the store was unavailable from just after the epoch three
 /// before it, for that reason (which may hold any text, control characters included).
+///
+/// With `terms` above zero, that many replication terms begin at even intervals: each a marker epoch
+/// as a promotion commits it, the even ones taken over by force.
 struct TimelineFixture {
     var objects: Int
     var epochs: Int
     var seed: UInt64
     var outageReason: String? = nil
+    var terms = 0
 
     /// Writes the store; returns how many epochs it retains.
     func write(to directory: URL, progress: (String) -> Void) throws -> Int {
@@ -63,8 +67,23 @@ struct TimelineFixture {
         var compactedTwice = false
         let catchUpEpoch = lastEpoch - UInt64(epochs / 5)
         var outageStarted: Date?
+        let termStarts = Set(
+            (0..<max(0, terms)).map { k in firstCompaction + UInt64(epochs * (k + 1) / (terms + 1)) + 1 })
+        var termsBegun = 0
         while last < lastEpoch {
             let epoch = last + 1
+            if termStarts.contains(epoch) && epoch != catchUpEpoch {
+                // What a promotion commits: the previous epoch's metadata, and the term's.
+                termsBegun += 1
+                var metadata = pass
+                metadata[EventMarkerKey.event] = EventMarkerKind.replicaTermBegan.rawValue
+                metadata[EventMarkerKey.term] = String(termsBegun + 1)
+                metadata[EventMarkerKey.previousTerm] = String(termsBegun)
+                metadata[EventMarkerKey.continuesFrom] = String(last)
+                metadata[EventMarkerKey.takenOver] = termsBegun % 2 == 0 ? "1" : "0"
+                last = try journal.commit([], metadata: metadata).epoch
+                continue
+            }
             if epoch % 97 == 0 { progress("epoch \(epoch) of \(lastEpoch)") }
             if epoch > firstCompaction && epoch % 700 == 0 && epoch + 4 < lastEpoch {
                 launches += 1

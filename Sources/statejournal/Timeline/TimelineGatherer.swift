@@ -44,11 +44,14 @@ struct TimelineGatherer {
             epochs.m.append(metadataRow)
             let kind = Self.kind(of: info, isCheckpoint: row == 0 && info.epoch == checkpointEpoch)
             epochs.k.append(EpochKind.allCases.firstIndex(of: kind)!)
-            if let source = info.metadata[Key.rewoundFrom] {
+            if let source = info.metadata[Key.rewoundFrom], !info.isEventMarker {
                 markers.append(.init(type: "rewound", row: row, text: "A store rewound from \(source) starts here."))
             }
+            if info.eventMarkerKind == .replicaTermBegan {
+                markers.append(.init(type: "termBegan", row: row, text: Self.termText(info)))
+            }
             Self.followLaunches(info, row: row, kind: kind, launches: &launches, markers: &markers)
-            Self.noteClosedScenes(info, row: row, changes: changes, markers: &markers)
+            if !info.isEventMarker { Self.noteClosedScenes(info, row: row, changes: changes, markers: &markers) }
 
             // One event per path and epoch, what the epoch left: a catch-up pass clears the store
             // and writes every live object again, and its paths were changed, not removed.
@@ -127,6 +130,8 @@ struct TimelineGatherer {
     /// The colour an epoch gets.
     static func kind(of info: EpochInfo, isCheckpoint: Bool) -> EpochKind {
         if isCheckpoint { return .checkpoint }
+        // A marker copies the metadata of the epoch before it: its own kind comes first.
+        if info.eventMarkerKind == .replicaTermBegan { return .term }
         if info.metadata[Key.rewoundFrom] != nil { return .rewind }
         switch info.metadata[Key.kind].flatMap(RestorationEpochKind.init(rawValue:)) {
         case .preservation: return .pass
@@ -148,6 +153,18 @@ struct TimelineGatherer {
             .init(
                 type: "sceneDiscarded", row: row,
                 text: "Window \(names) closed: its \(changes.count) saved paths were removed."))
+    }
+
+    /// What a term marker says, in a sentence: where the previous primary's history ends.
+    static func termText(_ info: EpochInfo) -> String {
+        let term = info.metadata[EventMarkerKey.term] ?? "?"
+        let previous = info.metadata[EventMarkerKey.previousTerm] ?? "?"
+        let how = info.metadata[EventMarkerKey.takenOver] == "1" ? "taken over by the operator's decision" : "promoted"
+        guard let last = info.metadata[EventMarkerKey.continuesFrom] else {
+            return "Replication term \(term) began here (\(how))."
+        }
+        return "Replication term \(term) began here (\(how)): the replica held epochs through \(last) of term "
+            + "\(previous); whatever term \(previous)'s primary committed after them is not in this store."
     }
 
     /// Pairs restoration markers into launches, and flags crash-loop fallbacks and recoveries.

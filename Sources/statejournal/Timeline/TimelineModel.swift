@@ -94,7 +94,7 @@ struct TimelineModel: Codable {
 
     /// Something to flag on the time axis.
     struct Marker: Codable {
-        /// `crashLoopFallback`, `recovered`, `unfinished`, `rewound`, `unsyncedTail`,
+        /// `crashLoopFallback`, `recovered`, `unfinished`, `rewound`, `termBegan`, `unsyncedTail`,
         /// `uncommittedTail` or `damage`.
         var type: String
         /// The row it belongs to (the last row for the store's tail).
@@ -149,4 +149,6 @@ enum EpochKind: String, CaseIterable {
     case discard
     /// The first epoch of a store `statejournal rewind` wrote.
     case rewind
+    /// The marker of a replication term's start on a promoted store.
+    case term
 }

@@ -8,7 +8,7 @@ const N = P.name.length;
 const KINDS = M.kinds;
 const KIND_LABEL = { pass: 'preservation pass', commit: 'commit (no kind)', checkpoint: 'checkpoint',
   restorationBegan: 'restoration began', restorationCompleted: 'restoration completed', discard: 'discard',
-  rewind: 'rewind' };
+  rewind: 'rewind', term: 'replication term began' };
 const css = getComputedStyle(document.documentElement);
 const KIND_COLOR = KINDS.map(k => css.getPropertyValue('--' + k).trim() || '#888');
 const MARKER = {
@@ -16,6 +16,7 @@ const MARKER = {
   recovered: { color: '#ff7f0e', label: 'recovered after a crash', shape: 'tri' },
   unfinished: { color: '#8c1c13', label: 'restoration never completed', shape: 'x' },
   rewound: { color: '#d6616b', label: 'rewound store', shape: 'tri' },
+  termBegan: { color: '#0f8b8d', label: 'replication term began', shape: 'tri' },
   unsyncedTail: { color: '#7b4fc9', label: 'unsynced tail (power cut)', shape: 'square' },
   uncommittedTail: { color: '#8b94a3', label: 'uncommitted tail', shape: 'square' },
   damage: { color: '#111111', label: 'damage', shape: 'square' },
@@ -197,7 +198,8 @@ const OUTAGE_MIN_PX = 6;
 const outages = [];
 for (let r = 0; r < E; r++) {
   const md = meta(r);
-  if (!md.outageStarted) continue;
+  // A term marker carries a copy of the metadata of the epoch before it, not an outage of its own.
+  if (!md.outageStarted || kindOf(r) === 'term') continue;
   const started = Date.parse(md.outageStarted);
   if (!Number.isFinite(started)) continue;
   let from = r;
@@ -208,6 +210,37 @@ function outageAt(row) { return outages.find(o => o.to === row); }
 function outageText(o) {
   return 'Store unavailable from ' + iso(o.started) + ' (' + o.reason + ') until the catch-up pass at epoch ' +
     fmt(M.epochs.n[o.to]) + ', ' + duration(M.epochs.t[o.to] - o.started) + ' later';
+}
+
+// ---- replication terms -----------------------------------------------------------------
+// A promoted store's history holds a marker epoch where each replication term began: its band runs
+// from the marker to the epoch before the next one, and the epochs before the first marker are the
+// previous term's, as the replica held them. Hovering over the strip names the term and where the
+// previous primary's history ends.
+const TERM_STRIP = [34, 40];
+const terms = [];
+for (let r = 0; r < E; r++) {
+  if (kindOf(r) !== 'term') continue;
+  const md = meta(r), marker = M.markers.find(m => m.row === r && m.type === 'termBegan');
+  if (!terms.length && r > 0 && md['statejournal.previousTerm'] && md['statejournal.previousTerm'] !== '0')
+    terms.push({ from: 0, to: r - 1, term: printable(md['statejournal.previousTerm']), text: 'Replication term ' +
+      printable(md['statejournal.previousTerm']) + ', as the replica held it when term ' + printable(md['statejournal.term'] || '?') + ' began' });
+  if (terms.length) terms[terms.length - 1].to = Math.min(terms[terms.length - 1].to, r - 1);
+  terms.push({ from: r, to: E - 1, term: printable(md['statejournal.term'] || '?'), text: marker ? marker.text : 'Replication term began' });
+}
+function termUnder(canvas, x, y) {
+  if (y < TERM_STRIP[0] - 2 || y > TERM_STRIP[1] + 2) return null; const row = nearestRow(canvas, x);
+  return terms.find(t => row >= t.from && row <= t.to) || null;
+}
+function drawTerms(g, canvas, bottom) {
+  terms.forEach((t, k) => {
+    const x0 = Math.max(GUTTER, xOf(canvas, t.from - 0.5)), x1 = Math.min(canvas.clientWidth - RIGHT, xOf(canvas, t.to + 0.5));
+    if (x1 <= x0) return;
+    g.fillStyle = k % 2 ? 'rgba(15,139,141,0.55)' : 'rgba(15,139,141,0.25)'; g.fillRect(x0, TERM_STRIP[0], x1 - x0, TERM_STRIP[1] - TERM_STRIP[0]);
+    if (t.from > 0) { g.strokeStyle = 'rgba(15,139,141,0.9)'; g.lineWidth = 1.5; g.beginPath(); g.moveTo(Math.round(x0) + .5, 4); g.lineTo(Math.round(x0) + .5, bottom); g.stroke(); g.lineWidth = 1; }
+    if (x1 - x0 > 50) { g.fillStyle = '#0b5f60'; g.textAlign = 'left'; g.save(); g.beginPath(); g.rect(x0, TERM_STRIP[1], x1 - x0 - 2, 12); g.clip();
+      g.fillText('term ' + t.term, x0 + 4, TERM_STRIP[1] + 6); g.restore(); }
+  });
 }
 
 // ---- the view ------------------------------------------------------------------------
@@ -268,6 +301,7 @@ function drawEpochs() {
   const markerY = 30, barTop = 42, barBottom = h - 36, pw = plotWidth(canvas);
   drawBands(g, canvas, 4, barBottom, true);
   drawOutages(g, canvas, 4, barBottom);
+  drawTerms(g, canvas, barBottom);
   let maxB = 10; for (let r = 0; r < E; r++) if (M.epochs.b[r] > maxB) maxB = M.epochs.b[r];
   const lmax = Math.log10(maxB), lmin = 1;
   const yOf = b => barBottom - (Math.log10(Math.max(b, 10)) - lmin) / Math.max(0.001, lmax - lmin) * (barBottom - barTop) - 2;
@@ -277,7 +311,7 @@ function drawEpochs() {
     g.fillText(bytes(Math.pow(10, p)).replace('.0 ', ' '), GUTTER - 8, y); }
   g.fillStyle = '#5d6778'; g.textAlign = 'left'; g.fillText('markers', 12, markerY); g.fillText('bytes written', 12, (barTop + barBottom) / 2);
   // Bars: one per pixel column when epochs outnumber pixels, the biggest and rarest kind shown.
-  const priority = [1, 0, 3, 6, 6, 5, 7];
+  const priority = [1, 0, 3, 6, 6, 5, 7, 7];
   const lo = Math.max(0, Math.floor(view.lo)), hi = Math.min(E - 1, Math.ceil(view.hi));
   const perPx = (view.hi - view.lo) / pw;
   if (perPx <= 0.5) {
@@ -516,8 +550,9 @@ function nearestRow(canvas, x) { const r = Math.round(view.lo + (x - GUTTER) / p
 // Over an outage's band, a canvas's tooltip says when the store was unavailable and why.
 for (const id of ['epochs-canvas', 'size-canvas', 'lanes-canvas']) {
   const canvas = $(id);
-  canvas.addEventListener('mousemove', ev => { const o = outageUnder(canvas, ev.clientX - canvas.getBoundingClientRect().left);
-    const title = o ? outageText(o) : ''; if (canvas.title !== title) canvas.title = title; });
+  canvas.addEventListener('mousemove', ev => { const rect = canvas.getBoundingClientRect(); const x = ev.clientX - rect.left;
+    const o = outageUnder(canvas, x); const t = !o && id === 'epochs-canvas' && E ? termUnder(canvas, x, ev.clientY - rect.top) : null;
+    const title = o ? outageText(o) : t ? t.text : ''; if (canvas.title !== title) canvas.title = title; });
 }
 attach($('epochs-canvas'), (x, y) => { if (x < GUTTER || !E) return;
   if (y < 18) { const row = nearestRow($('epochs-canvas'), x); const b = bands.find(band => row >= band.from && row <= band.to);
