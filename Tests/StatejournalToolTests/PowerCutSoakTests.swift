@@ -59,7 +59,8 @@ import Testing
             #expect(kept >= durable, "\(label): the image keeps epoch \(kept)")
 
             let soak = try ToolRunner.run([
-                "soak", image, "--seconds", "0.3", "--durability", durability, "--objects", String(Self.objects),
+                "soak", image, "--seconds", "0.3", "--at-least", "5", "--durability", durability, "--objects",
+                String(Self.objects),
             ])
             #expect(soak.status == 0, "\(label): \(soak.standardError)")
             let committed = soak.standardOutput.split(separator: "\n").compactMap {

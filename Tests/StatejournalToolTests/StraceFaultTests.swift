@@ -67,8 +67,9 @@ struct StraceFaultTests {
         process.arguments = [
             "-f", "-o", trace, "-e", "trace=\(fault.call)",
             "-e", "inject=\(fault.call):error=\(fault.error):when=\(fault.when)",
-            ToolRunner.binary.path, "soak", store, "--seconds", "1.5", "--objects", "30", "--durability",
-            fault.durability,
+            // Enough commits for the call to be reached however loaded the machine is.
+            ToolRunner.binary.path, "soak", store, "--seconds", "1.5", "--at-least", "700", "--objects", "30",
+            "--durability", fault.durability,
         ]
         let output = Pipe()
         let error = Pipe()

@@ -20,6 +20,13 @@ struct SoakCommand: ParsableCommand {
     @Option(help: "How long to write, in seconds.")
     var seconds: Double = 10
 
+    @Option(
+        help: """
+            Keep writing past --seconds until this run has committed at least this many epochs, so that a \
+            slow or loaded machine still writes as much as a test needs (not with --restoration).
+            """)
+    var atLeast: Int = 0
+
     @Option(help: "How many objects the simulated app has.")
     var objects: Int = 100
 
@@ -53,6 +60,10 @@ struct SoakCommand: ParsableCommand {
             throw ValidationError("--durability must be everyCommit, interval or none, not \"\(durability)\".")
         }
         guard objects >= 1 else { throw ValidationError("--objects must be at least 1.") }
+        guard (0...10_000_000).contains(atLeast) else {
+            throw ValidationError("--at-least must be between 0 and 10000000.")
+        }
+        guard atLeast == 0 || !restoration else { throw ValidationError("--at-least does not apply to --restoration.") }
     }
 
     func run() throws {
@@ -99,7 +110,8 @@ struct SoakCommand: ParsableCommand {
             let journal = try Journal.open(at: url, options: options)
             var epoch = (journal.lastCommitted?.epoch ?? 0) + 1
             let deadline = Date(timeIntervalSinceNow: seconds)
-            while Date() < deadline {
+            var committed = 0
+            while Date() < deadline || committed < atLeast {
                 let info = try journal.commit(
                     workload.changes(at: epoch), metadata: ["soak.seed": String(seed), "soak.objects": String(objects)])
                 guard info.epoch == epoch else {
@@ -121,6 +133,7 @@ struct SoakCommand: ParsableCommand {
                 }
                 if epoch % 97 == 0 { try keepHistory ? journal.checkpoint() : journal.compact() }
                 epoch += 1
+                committed += 1
             }
             try journal.close()
         }
