@@ -66,7 +66,7 @@ public struct RestoreReport: Sendable, Hashable {
 public struct ReplicaRestorer: Sendable {
     /// Where the replica lives.
     public let location: S3Location
-    private let replica: Replica
+    let replica: Replica
     /// Verifies the restored store (tests slow it down).
     var verifier: @Sendable (URL) -> StoreVerification = { StoreInspector.verifyFraming($0) }
 

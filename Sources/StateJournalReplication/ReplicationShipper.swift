@@ -38,6 +38,11 @@ public struct ReplicationOptions: Sendable {
     /// waiting for it to be released or to expire: the operator's decision that the other shipper
     /// is gone (or must stop). The other shipper is fenced at its next pass. Defaults to `false`.
     public var takesOverImmediately = false
+
+    /// How often ``ReplicationShipper/run()`` logs, at `info`, what shipping cost since the last
+    /// time (requests by kind, bytes, generations, the lag of the newest commit shipped) and
+    /// reports it as metrics. Defaults to a minute.
+    public var statisticsInterval: Duration = .seconds(60)
     /// The host the lease's holder id is derived from, instead of this machine's (tests stand two
     /// hosts up in one process).
     var leaseHost: String?
@@ -97,6 +102,13 @@ public actor ReplicationShipper {
 
     /// The HTTP requests the shipper has sent, retries included.
     public nonisolated var requestsSent: Int { client.requestsSent }
+
+    /// The requests the shipper has sent, by kind (its lease's included), and the bytes they carried.
+    public nonisolated var requestCounts: S3RequestCounts { client.requestCounts }
+
+    /// For each generation written since the last statistics, how long after its newest commit
+    /// returned it was in the bucket, in milliseconds (at most ``ShippingStatistics/maximumLags``).
+    var lagsSinceStatistics: [Int64] = []
     private var reader: JournalReader?
     private var claimedStoreID: String?
     private var latest: ReplicaGeneration?
@@ -161,6 +173,8 @@ public actor ReplicationShipper {
     /// missing bucket) end the run with their error.
     public func run() async throws {
         var schedule = PassSchedule(interval: options.interval)
+        var statistics = ShippingStatistics(
+            started: .now, counts: client.requestCounts, generations: generationsWritten)
         while !Task.isCancelled {
             let started = ContinuousClock.now
             let outcome: PassOutcome
@@ -168,6 +182,9 @@ public actor ReplicationShipper {
                 outcome = try await shipOnceLogged()
             } catch let error as ReplicationError where error.code == .cancelled {
                 break
+            }
+            if started - statistics.started >= options.statisticsInterval {
+                statistics = reportStatistics(since: statistics)
             }
             let pause = schedule.pause(afterPassThat: outcome, took: ContinuousClock.now - started)
             do {
@@ -480,6 +497,10 @@ public actor ReplicationShipper {
         await lease.noteGeneration(next.generation)
         shippedEpoch = next.lastEpoch
         generationsWritten += 1
+        if let committed = next.lastEpochMilliseconds, lagsSinceStatistics.count < ShippingStatistics.maximumLags {
+            let now = Int64(Date().timeIntervalSince1970 * 1000)
+            lagsSinceStatistics.append(max(0, now - Int64(clamping: committed)))
+        }
         latest = next
         highestGeneration = next.generation
         shippedFingerprint = fingerprint

@@ -43,6 +43,9 @@ public final class S3Client: Sendable {
     /// The listings (`ListObjectsV2` pages) this client has sent, retries included.
     public var listRequestsSent: Int { counter.lists }
 
+    /// The requests this client has sent, by kind, retries included, and the bytes they carried.
+    public var requestCounts: S3RequestCounts { counter.counts }
+
     /// Parts of a multipart upload, except the last, are this large (S3's smallest is 5 MiB).
     public static let multipartPartSize = 8 << 20
 
@@ -380,7 +383,7 @@ public final class S3Client: Sendable {
             request.setValue(value, forHTTPHeaderField: name)
         }
         if !body.isEmpty || method == "PUT" || method == "POST" { request.httpBody = Data(body) }
-        counter.increment(listing: query.contains { $0.0 == "list-type" })
+        counter.record(method: method, listing: query.contains { $0.0 == "list-type" }, bytesSent: body.count)
         let http: HTTPURLResponse
         let data: Data
         switch try await transfers.send(request, on: session, limit: limit) {
@@ -404,6 +407,7 @@ public final class S3Client: Sendable {
                 "\(bucket)/\(printable(key ?? "")) is larger than the \(limit) bytes it may have; it was not read.",
                 key: key)
         }
+        counter.received(data.count)
         var responseHeaders: [String: String] = [:]
         for (name, value) in http.allHeaderFields {
             if let name = name as? String, let value = value as? String { responseHeaders[name.lowercased()] = value }
@@ -447,14 +451,12 @@ enum S3XML {
 
 private final class RequestCounter: @unchecked Sendable {
     private let lock = NSLock()
-    private var count = 0
-    private var listCount = 0
-    func increment(listing: Bool) {
-        lock.withLock {
-            count += 1
-            if listing { listCount += 1 }
-        }
+    private var recorded = S3RequestCounts()
+    func record(method: String, listing: Bool, bytesSent: Int) {
+        lock.withLock { recorded.record(method: method, listing: listing, bytesSent: bytesSent) }
     }
-    var value: Int { lock.withLock { count } }
-    var lists: Int { lock.withLock { listCount } }
+    func received(_ bytes: Int) { lock.withLock { recorded.bytesReceived += Int64(bytes) } }
+    var value: Int { lock.withLock { recorded.total } }
+    var lists: Int { lock.withLock { recorded.lists } }
+    var counts: S3RequestCounts { lock.withLock { recorded } }
 }

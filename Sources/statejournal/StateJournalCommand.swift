@@ -11,7 +11,7 @@ struct StateJournalCommand: ParsableCommand {
             VerifyCommand.self,
             CompactCommand.self, RewindCommand.self, SoakCommand.self, BenchCommand.self, TimelineCommand.self,
             TimelineFixtureCommand.self, ReplicateCommand.self, RestoreCommand.self, FollowCommand.self,
-            PromoteCommand.self,
+            PromoteCommand.self, ReplicaCommand.self,
         ]
     )
 }

@@ -29,6 +29,16 @@ struct ObjectStorageOptions: ParsableArguments {
         try S3Configuration.fromEnvironment(endpoint: endpoint, region: region)
     }
 
+    /// The replica named by `text` (`s3://BUCKET/PREFIX`), the configuration and the keyring, or a
+    /// usage error saying what is wrong with them.
+    func replicaAccess(_ text: String) throws -> (S3Location, S3Configuration, ReplicationKeyring?) {
+        do {
+            return (try S3Location(parsing: text), try configuration(), try keyring())
+        } catch let error as ReplicationError {
+            throw ValidationError(error.message)
+        }
+    }
+
     func keyring() throws -> ReplicationKeyring? {
         if let keyFile { return try ReplicationKeyring(contentsOfFile: keyFile) }
         if let text = ProcessInfo.processInfo.environment["STATEJOURNAL_REPLICATION_KEY"], !text.isEmpty {
