@@ -68,6 +68,14 @@ struct Replica: Sendable {
         try await client.delete(bucket: location.bucket, key: fullKey(name))
     }
 
+    /// Deletes the objects named (under the prefix) in as few requests as the server allows, and
+    /// returns the names it could not delete.
+    func delete(_ names: [String]) async throws -> Set<String> {
+        guard !names.isEmpty else { return [] }
+        let failed = try await client.delete(bucket: location.bucket, keys: names.map(fullKey))
+        return Set(failed.map { String($0.key.dropFirst(location.prefix.count)) })
+    }
+
     /// The names (under the prefix) of the objects whose names start with `folder`.
     func list(_ folder: String = "") async throws -> [S3Object] {
         try await client.list(bucket: location.bucket, prefix: fullKey(folder)).map {

@@ -553,14 +553,28 @@ public actor ReplicationShipper {
             if isNewest || (!covered && !expired) { kept.append(generation) } else { dropped.append(generation) }
         }
         let referenced = Set(kept.flatMap { $0.files.flatMap { $0.objects.map(\.key) } })
+        // In batches: the generations first, so that none names an object already deleted, then the
+        // objects only they named. A generation the server did not delete keeps its objects.
+        let failedGenerations = try await replica.delete(dropped.map { ReplicaLayout.generation($0.generation) })
+        var stillNamed = referenced
         for generation in dropped {
-            try await replica.delete(ReplicaLayout.generation(generation.generation))
-            knownGenerations[generation.generation] = nil
+            if failedGenerations.contains(ReplicaLayout.generation(generation.generation)) {
+                for file in generation.files { for object in file.objects { stillNamed.insert(object.key) } }
+            } else {
+                knownGenerations[generation.generation] = nil
+            }
         }
         let garbage = Set(dropped.flatMap { $0.files.flatMap { $0.objects.map(\.key) } }).union(unnamedUploads)
-            .subtracting(referenced)
+            .subtracting(stillNamed)
         unnamedUploads = []
-        for key in garbage.sorted() { try await replica.delete(key) }
+        let failedObjects = try await replica.delete(garbage.sorted())
+        if !failedGenerations.isEmpty || !failedObjects.isEmpty {
+            options.logger.warning(
+                """
+                retention could not delete \(failedGenerations.count) generations and \(failedObjects.count) objects \
+                of \(location); the next retention pass tries the generations again
+                """)
+        }
     }
 
     /// Continues from the newest generation of this store that is usable: one written by another

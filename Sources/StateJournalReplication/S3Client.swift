@@ -206,6 +206,46 @@ public final class S3Client: Sendable {
         _ = try await send("DELETE", bucket: bucket, key: key, accept: [200, 204, 404])
     }
 
+    /// The most keys one `DeleteObjects` request names (S3's limit).
+    public static let maximumKeysPerDelete = 1000
+
+    /// Deletes objects, up to ``maximumKeysPerDelete`` in one request (`DeleteObjects`, a `POST`),
+    /// and returns the keys the server could not delete, with its reason; deleting one that is not
+    /// there succeeds. A server that does not offer `DeleteObjects` gets one `DELETE` per key.
+    public func delete(bucket: String, keys: [String]) async throws -> [(key: String, reason: String)] {
+        var failed: [(key: String, reason: String)] = []
+        var start = keys.startIndex
+        while start < keys.endIndex {
+            let end = min(start + Self.maximumKeysPerDelete, keys.endIndex)
+            let batch = Array(keys[start..<end])
+            start = end
+            guard batch.count > 1 else {
+                for key in batch { try await delete(bucket: bucket, key: key) }
+                continue
+            }
+            var body = "<?xml version=\"1.0\" encoding=\"UTF-8\"?><Delete><Quiet>true</Quiet>"
+            for key in batch { body += "<Object><Key>\(S3XML.escape(key))</Key></Object>" }
+            body += "</Delete>"
+            let bytes = Array(body.utf8)
+            let md5 = Data(Insecure.MD5.hash(data: bytes)).base64EncodedString()
+            let response = try await send(
+                "POST", bucket: bucket, key: nil, query: [("delete", "")],
+                headers: ["content-md5": md5, "content-type": "application/xml"], body: bytes,
+                accept: [200, 400, 405, 501])
+            guard response.status == 200 else {
+                // Not offered (NotImplemented, MethodNotAllowed): one request per key.
+                for key in batch { try await delete(bucket: bucket, key: key) }
+                continue
+            }
+            let asked = Set(batch)
+            for error in S3XML.elements("Error", in: response.body) {
+                guard let key = S3XML.firstValue(of: "Key", in: error), asked.contains(key) else { continue }
+                failed.append((key, S3XML.firstValue(of: "Code", in: error) ?? "an error"))
+            }
+        }
+        return failed
+    }
+
     /// Writes a large object in parts of ``multipartPartSize`` bytes (a single PUT when it is
     /// smaller), aborting the upload when a part fails. A multipart upload always replaces an
     /// existing object: S3-compatible servers ignore `If-None-Match` on its completion.

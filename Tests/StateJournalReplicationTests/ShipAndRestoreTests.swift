@@ -326,17 +326,24 @@ extension GatewayTests {
             #expect(old.epoch.epoch == beforeCompaction[1].epoch)
 
             // No retention: only the newest generation and what it names are left.
-            var pruningOptions = ReplicationOptions(retention: .zero, retentionCheckInterval: .zero)
+            // (Applied by hand below, not by the pass, to count its requests.)
+            var pruningOptions = ReplicationOptions(retention: .zero, retentionCheckInterval: .seconds(3600))
             pruningOptions.coveredGenerationsKept = .zero
             let pruning = ReplicationShipper(
                 store: storeURL, to: location, configuration: gateway.configuration(), options: pruningOptions)
             try commit(journal, count: 2)
             try await pruning.shipOnce()
+            let before = pruning.requestCounts
+            let listedBefore = try await client.list(bucket: location.bucket, prefix: location.prefix)
             try await pruning.applyRetention()
             let left = try await client.list(bucket: location.bucket, prefix: location.prefix).map {
                 String($0.key.dropFirst(location.prefix.count))
             }
             #expect(left.filter { $0.hasPrefix("generations/") }.count == 1)
+            // The deletes go in batches: one request for the generations, one for the objects.
+            let spent = pruning.requestCounts.since(before)
+            #expect(listedBefore.count - left.count >= 4, "generations and objects were deleted")
+            #expect(spent.deletes == 0 && spent.posts == 2, "\(spent)")
             let restorer = ReplicaRestorer(from: location, configuration: gateway.configuration())
             let report = try await restorer.restore(into: directory.appendingPathComponent("new"))
             #expect(try report.epoch.epoch == journal.history().last!.epoch)
