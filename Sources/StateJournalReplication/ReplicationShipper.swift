@@ -46,6 +46,9 @@ public struct ReplicationOptions: Sendable {
     /// How long a generation that a newer one covers is kept all the same: ten minutes, so that a
     /// ``ReplicaFollower`` that polls for the generation after its own finds it (tests shorten it).
     var coveredGenerationsKept: Duration = .seconds(600)
+    /// The clock the lease is timed on: its renewals, its expiry, and the waits for another
+    /// shipper's. A `ContinuousClock`; tests pass a clock they advance by hand.
+    var leaseClock: any Clock<Duration> = ContinuousClock()
 
     /// Creates options; every parameter has a default.
     public init(
@@ -115,6 +118,7 @@ public actor ReplicationShipper {
     private var liveSegment: String?
     private var shippedFingerprint: [Int64]?
     private var generationObserver: (@Sendable (ShipmentReport) -> Void)?
+    private var generationWork: (@Sendable () async -> Void)?
     /// The shipper's hold on the replica's lease, once the replica is claimed.
     private var lease: LeaseKeeper?
     /// Whether ``ReplicationOptions/takesOverImmediately`` was used: only the first claim forces.
@@ -240,7 +244,7 @@ public actor ReplicationShipper {
                     """)
             }
             do {
-                try await Task.sleep(for: min(options.leaseDuration / 4, .seconds(1)))
+                try await options.leaseClock.sleep(for: min(options.leaseDuration / 4, .seconds(1)))
             } catch {
                 throw ReplicationError(.cancelled, "Cancelled while waiting for the lease of \(location).")
             }
@@ -317,6 +321,12 @@ public actor ReplicationShipper {
         generationObserver = observer
     }
 
+    /// Runs `work` in every pass that writes a generation, after its uploads and before the lease
+    /// is checked and the generation written (tests stand in for a slow upload with it).
+    func beforeWritingGeneration(_ work: @escaping @Sendable () async -> Void) {
+        generationWork = work
+    }
+
     private func shipOnceLogged(final: Bool = false) async throws -> PassOutcome {
         do {
             let report = try await shipOnce()
@@ -372,7 +382,8 @@ public actor ReplicationShipper {
                 lease
                 ?? LeaseKeeper(
                     replica: replica, duration: options.leaseDuration,
-                    holder: LeaseKeeper.holderID(store: store, host: options.leaseHost), logger: options.logger)
+                    holder: LeaseKeeper.holderID(store: store, host: options.leaseHost), logger: options.logger,
+                    clock: options.leaseClock)
             try await loadLatest()
         }
         let holder = lease!.holder
@@ -442,6 +453,7 @@ public actor ReplicationShipper {
             starts.append(ReplicaGeneration.TermStart(term: term, generation: next.generation))
         }
         next.terms = Array(starts.suffix(ReplicaGeneration.rememberedTerms))
+        await generationWork?()
         // A shipper whose lease ran out during the pass (a slow upload, a starved renewal) renews
         // it first: a renewal proves nobody took it. One that cannot writes no generation, since
         // another may take over soon.
