@@ -486,7 +486,10 @@ public actor ReplicationShipper {
                             writtenMilliseconds: 0),
                     storeLastEpoch: set.lastEpoch?.epoch)
             }
-            options.logger.notice("generation \(next.generation) was written by another shipper; continuing from it")
+            if latest?.generation == next.generation {
+                options.logger.notice(
+                    "generation \(next.generation) was written by another shipper; continuing from it")
+            }
             return report
         }
         await lease.noteGeneration(next.generation)
@@ -556,18 +559,33 @@ public actor ReplicationShipper {
 
     /// Continues from the newest generation of this store that is usable: one written by another
     /// shipper is read as hostile input, and one that is damaged, sealed by no key of the keyring or
-    /// not this store's is passed over (and never used to decide what retention deletes).
+    /// not this store's is passed over (and never used to decide what retention deletes). So is one
+    /// of an older term numbered at or after the start of a newer term this shipper knows of, as
+    /// restores and followers pass it over: it was written by a shipper fenced out by then.
     private func loadLatest() async throws {
+        // The generation of the newest term this shipper read or wrote: it says where that term began.
+        let authority = (knownGenerations.values + (latest.map { [$0] } ?? [])).max {
+            ($0.term ?? 0, $0.generation) < ($1.term ?? 0, $1.generation)
+        }
         latest = nil
         let numbers = try await replica.generationNumbers()
         highestGeneration = numbers.last ?? 0
         var passedOver = 0
         for number in numbers.reversed() {
             if let generation = try await usableGeneration(number) {
-                highestTerm = max(highestTerm, generation.term ?? 0)
-                latest = generation
-                knownGenerations[number] = generation
-                return
+                if let authority, generation.isFencedOut(by: authority) {
+                    options.logger.warning(
+                        """
+                        generation \(number) of \(location) is passed over: it is of term \(generation.term ?? 0), \
+                        numbered at or after the start of term \(authority.term ?? 0)
+                        """,
+                        metadata: ["replica": "\(location)"])
+                } else {
+                    highestTerm = max(highestTerm, generation.term ?? 0)
+                    latest = generation
+                    knownGenerations[number] = generation
+                    return
+                }
             }
             // Someone who can write the bucket can add generations faster than they can be read:
             // beyond this many, the shipper starts over with a generation that names everything.

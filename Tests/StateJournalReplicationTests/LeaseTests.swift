@@ -457,6 +457,56 @@ extension GatewayTests {
             try journal.close()
         }
 
+        @Test func aShipperPassesOverAGenerationOfAnOlderTermAtTheNextNumberInsteadOfContinuingFromIt()
+            async throws
+        {
+            let gateway = try Gateway.required()
+            let client = gateway.client()
+            let location = S3Location(bucket: try await gateway.freshBucket(client), prefix: "forged-next")
+            let directory = try temporaryDirectory("lease-forged-next")
+            defer { try? FileManager.default.removeItem(at: directory) }
+            let storeURL = directory.appendingPathComponent("store")
+            let journal = try Journal.open(at: storeURL)
+            try commit(journal, count: 3)
+            try await ReplicationShipper(
+                store: storeURL, to: location, configuration: gateway.configuration(), options: leaseOptions(host: "a")
+            ).shipOnce()
+            let termOne = try #require(try await storedGenerations(location, gateway: gateway).last)
+            try commit(journal, count: 2)
+            let successor = ReplicationShipper(
+                store: storeURL, to: location, configuration: gateway.configuration(),
+                options: leaseOptions(takesOver: true, host: "b"))
+            let started = try await successor.shipOnce()
+            let termTwoStart = try #require(started.generation)
+            // A generation of term 1 at the next free number, naming term 1's files.
+            var forged = termOne
+            forged.generation = termTwoStart + 1
+            let name = ReplicaLayout.generation(forged.generation)
+            try await client.put(
+                bucket: location.bucket, key: location.prefix + name,
+                body: try ObjectEnvelope.seal(
+                    try ReplicaGeneration.encode(forged), name: name, keyring: nil, storeID: nil, replicaID: nil,
+                    chunkBytes: ReplicaLimits.sealedChunkBytes))
+            let last = try commit(journal, count: 2, marker: "after the forgery")
+            var report = try await successor.shipOnce()
+            if !report.wroteGeneration { report = try await successor.shipOnce() }
+            #expect(report.wroteGeneration && report.lastEpoch == last.last)
+            let generations = try await storedGenerations(location, gateway: gateway)
+            let newest = try #require(generations.last)
+            // The newest generation builds on the successor's own: term 2 still starts where it
+            // began, so the forged generation stays fenced out for every reader.
+            #expect(newest.term == 2)
+            #expect(newest.terms?.map(\.term) == [1, 2])
+            #expect(newest.terms?.last?.generation == termTwoStart)
+            #expect(forged.isFencedOut(by: newest))
+            let restored = directory.appendingPathComponent("restored")
+            let restore = try await ReplicaRestorer(from: location, configuration: gateway.configuration())
+                .restore(into: restored)
+            #expect(restore.epoch.epoch == last.last)
+            #expect(try JournalReader(at: restored).state().entries == journal.state().entries)
+            try journal.close()
+        }
+
         @Test func theReplicateCommandExitsWithTheFencedStatusWhenAnotherShipperTakesOver() async throws {
             let gateway = try Gateway.required()
             let bucket = try await gateway.freshBucket()
