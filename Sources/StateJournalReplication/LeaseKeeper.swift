@@ -67,15 +67,27 @@ actor LeaseKeeper {
     /// it here, so that a shipper started again after a crash takes over from its earlier run at
     /// once (fencing it, should it still be running) instead of waiting for its lease to expire,
     /// while a shipper on any other host, or of a store at another path, waits.
-    static func holderID(store: URL, host: String? = nil) -> String {
-        let machine =
-            host
-            ?? ((try? String(contentsOfFile: "/etc/machine-id", encoding: .utf8))?
-                .trimmingCharacters(in: .whitespacesAndNewlines) ?? "")
-            + "/" + ProcessInfo.processInfo.hostName
+    ///
+    /// The host is this machine's id, read from `machineIDPath`, and its host name.
+    static func holderID(store: URL, host: String? = nil, machineIDPath: String = "/etc/machine-id") -> String {
+        let machine = host ?? machineID(at: machineIDPath) + "/" + ProcessInfo.processInfo.hostName
         let path = store.standardizedFileURL.resolvingSymlinksInPath().path
         return String(
             ReplicaLayout.sha256Hex(Array("statejournal-lease-holder\u{0}\(machine)\u{0}\(path)".utf8)).prefix(32))
+    }
+
+    /// The longest machine id read: a file longer than this is not one, and is ignored.
+    static let maximumMachineIDBytes = 4096
+
+    /// The machine id in the file at `path`, trimmed; empty when the file cannot be read, is longer
+    /// than ``maximumMachineIDBytes`` (at most that many bytes and one more are read) or is not text.
+    static func machineID(at path: String) -> String {
+        guard let handle = FileHandle(forReadingAtPath: path) else { return "" }
+        defer { try? handle.close() }
+        guard let data = try? handle.read(upToCount: maximumMachineIDBytes + 1),
+            data.count <= maximumMachineIDBytes, let text = String(data: data, encoding: .utf8)
+        else { return "" }
+        return text.trimmingCharacters(in: .whitespacesAndNewlines)
     }
 
     private func startRenewing() {

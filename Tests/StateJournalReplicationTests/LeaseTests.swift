@@ -111,6 +111,26 @@ func eventually(
     }
 }
 
+@Suite struct LeaseHolderTests {
+    @Test func aMachineIDFileLargerThanFourKiBOrUnreadableIsIgnored() throws {
+        let directory = try temporaryDirectory("machine-id")
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let store = directory.appendingPathComponent("store")
+        let small = directory.appendingPathComponent("small").path
+        let large = directory.appendingPathComponent("large").path
+        let missing = directory.appendingPathComponent("missing").path
+        try Data("0123abcd\n".utf8).write(to: URL(fileURLWithPath: small))
+        try Data(("0123abcd" + String(repeating: "a", count: 4096)).utf8).write(to: URL(fileURLWithPath: large))
+        #expect(LeaseKeeper.machineID(at: small) == "0123abcd")
+        #expect(LeaseKeeper.machineID(at: large) == "")
+        #expect(LeaseKeeper.machineID(at: missing) == "")
+        #expect(LeaseKeeper.machineID(at: directory.path) == "")
+        let withoutID = LeaseKeeper.holderID(store: store, machineIDPath: missing)
+        #expect(LeaseKeeper.holderID(store: store, machineIDPath: large) == withoutID)
+        #expect(LeaseKeeper.holderID(store: store, machineIDPath: small) != withoutID)
+    }
+}
+
 extension GatewayTests {
     /// One shipper at a time writes a replica: the lease, its terms, and the fence.
     @Suite struct LeaseTests {
