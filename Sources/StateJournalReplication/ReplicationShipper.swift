@@ -477,7 +477,14 @@ public actor ReplicationShipper {
             if let winner = latest, let winnerTerm = winner.term,
                 winnerTerm > term || (winnerTerm == term && winner.holder != holder)
             {
-                let other = await lease.fencedBy
+                // The lease names the shipper that took over, and its host, when it is in that term
+                // or a newer one by now.
+                var other = await lease.fencedBy
+                if other == nil, let (current, _) = try? await replica.lease(), current.term >= winnerTerm,
+                    current.holder != holder
+                {
+                    other = current
+                }
                 throw fenced(
                     by: other
                         ?? LeaseDocument(

@@ -527,6 +527,38 @@ extension GatewayTests {
             try journal.close()
         }
 
+        @Test func aShipperFencedWhenItsGenerationNumberIsTakenNamesTheHostAndTermOfTheShipperThatTookOver()
+            async throws
+        {
+            let gateway = try Gateway.required()
+            let location = S3Location(bucket: try await gateway.freshBucket(), prefix: "fenced-named")
+            let directory = try temporaryDirectory("lease-fenced-named")
+            defer { try? FileManager.default.removeItem(at: directory) }
+            let storeURL = directory.appendingPathComponent("store")
+            let journal = try Journal.open(at: storeURL)
+            try commit(journal, count: 3)
+            // Its lease never runs out and it never renews: it learns of the takeover only from the
+            // generation number it meant to write being taken (a 412 on the create-only write).
+            var oldOptions = leaseOptions(lease: .seconds(10), host: "old")
+            oldOptions.leaseClock = StarvedClock()
+            let old = ReplicationShipper(
+                store: storeURL, to: location, configuration: gateway.configuration(), options: oldOptions)
+            try await old.shipOnce()
+            try commit(journal, count: 2)
+            try await ReplicationShipper(
+                store: storeURL, to: location, configuration: gateway.configuration(),
+                options: leaseOptions(takesOver: true, host: "new")
+            ).shipOnce()
+            try commit(journal, count: 1)
+            let error = await #expect(throws: ReplicationError.self) { try await old.shipOnce() }
+            #expect(error?.code == .fenced)
+            let message = error?.message ?? ""
+            #expect(message.contains("(\(ProcessInfo.processInfo.hostName)) took over"), "\(message)")
+            #expect(message.contains("in term 2"), "\(message)")
+            #expect(!message.contains("unknown host"), "\(message)")
+            try journal.close()
+        }
+
         @Test func theReplicateCommandExitsWithTheFencedStatusWhenAnotherShipperTakesOver() async throws {
             let gateway = try Gateway.required()
             let bucket = try await gateway.freshBucket()
