@@ -139,7 +139,14 @@ actor LeaseKeeper {
         if isValid { return (true, nil) }
         if fencedBy != nil { return (false, fencedBy) }
         guard let stored = try await replica.leaseAsStored() else {
-            return (try await claim(term: chainTerm + 1, replacing: nil), nil)
+            let taken = try await claim(term: chainTerm + 1, replacing: nil)
+            if taken, chainTerm > 0 {
+                // Generations of a term were written, so a lease was: it was deleted.
+                logger.notice(
+                    "took over the lease of \(replica.location) in term \(chainTerm + 1): it was missing, though generations of term \(chainTerm) were written"
+                )
+            }
+            return (taken, nil)
         }
         guard let found = stored.document else {
             // A lease no shipper could have written (damaged, or not sealed by the key): no holder
@@ -155,7 +162,14 @@ actor LeaseKeeper {
                 )
             }
             guard force || arrived - (observed?.at ?? arrived) >= duration + margin else { return (false, nil) }
-            return (try await claim(term: max(chainTerm, document?.term ?? 0) + 1, replacing: stored.etag), nil)
+            let term = max(chainTerm, document?.term ?? 0) + 1
+            let taken = try await claim(term: term, replacing: stored.etag)
+            if taken {
+                logger.notice(
+                    "took over the lease of \(replica.location) in term \(term), replacing one that could not be used (\(stored.damage?.message ?? "damaged"))"
+                )
+            }
+            return (taken, nil)
         }
         let foundETag = stored.etag
         if found.holder == holder, document == nil, !found.released {

@@ -1,5 +1,6 @@
 import Foundation
 import StateJournal
+import StateJournalTestSupport
 import Testing
 
 @testable import StateJournalReplication
@@ -556,6 +557,53 @@ extension GatewayTests {
             #expect(message.contains("(\(ProcessInfo.processInfo.hostName)) took over"), "\(message)")
             #expect(message.contains("in term 2"), "\(message)")
             #expect(!message.contains("unknown host"), "\(message)")
+            try journal.close()
+        }
+
+        @Test func aShipperThatReplacesADamagedOrDeletedLeaseSaysItTookOver() async throws {
+            let gateway = try Gateway.required()
+            let client = gateway.client()
+            let location = S3Location(bucket: try await gateway.freshBucket(client), prefix: "replaced")
+            let directory = try temporaryDirectory("lease-replaced")
+            defer { try? FileManager.default.removeItem(at: directory) }
+            let storeURL = directory.appendingPathComponent("store")
+            let journal = try Journal.open(at: storeURL)
+            try commit(journal, count: 3)
+            // Shippers whose renewers never run, so that only the test changes the lease.
+            func options(_ host: String, _ logs: CapturedLogs) -> ReplicationOptions {
+                var options = leaseOptions(takesOver: true, host: host)
+                options.leaseClock = StarvedClock()
+                options.logger = logs.logger
+                return options
+            }
+            let firstLogs = CapturedLogs()
+            try await ReplicationShipper(
+                store: storeURL, to: location, configuration: gateway.configuration(), options: options("a", firstLogs)
+            ).shipOnce()
+            // The first shipper of a replica takes a lease nobody held: no takeover.
+            #expect(firstLogs.all.filter { $0.message.contains("took over") }.isEmpty)
+            let leaseKey = location.prefix + LeaseDocument.name
+            try await client.put(bucket: location.bucket, key: leaseKey, body: Array("not a lease".utf8))
+            try commit(journal, count: 1)
+            let damagedLogs = CapturedLogs()
+            try await ReplicationShipper(
+                store: storeURL, to: location, configuration: gateway.configuration(),
+                options: options("b", damagedLogs)
+            ).shipOnce()
+            #expect(
+                damagedLogs.entries(.notice, containing: "took over the lease of \(location) in term 2, replacing one")
+                    .count == 1, "\(damagedLogs.all.map(\.message))")
+            try await client.delete(bucket: location.bucket, key: leaseKey)
+            try commit(journal, count: 1)
+            let deletedLogs = CapturedLogs()
+            try await ReplicationShipper(
+                store: storeURL, to: location, configuration: gateway.configuration(),
+                options: options("c", deletedLogs)
+            ).shipOnce()
+            #expect(
+                deletedLogs.entries(.notice, containing: "took over the lease of \(location) in term 3: it was missing")
+                    .count == 1, "\(deletedLogs.all.map(\.message))")
+            #expect(try await storedGenerations(location, gateway: gateway).map(\.term) == [1, 2, 3])
             try journal.close()
         }
 
