@@ -67,6 +67,58 @@ extension GatewayTests {
             try journal.close()
         }
 
+        @Test func aShipperOnAnotherHostTakesOverASilentLeaseOnlyOnceItStayedUnchangedForItsDurationAndAFifth()
+            async throws
+        {
+            let gateway = try Gateway.required()
+            let location = S3Location(bucket: try await gateway.freshBucket(), prefix: "silent")
+            let directory = try temporaryDirectory("lease-silent")
+            defer { try? FileManager.default.removeItem(at: directory) }
+            let storeURL = directory.appendingPathComponent("store")
+            let journal = try Journal.open(at: storeURL)
+            try commit(journal, count: 3)
+            // A primary that never renews (its renewer is starved), as if it were killed.
+            var primaryOptions = leaseOptions(lease: .seconds(10), host: "primary")
+            primaryOptions.leaseClock = StarvedClock()
+            try await ReplicationShipper(
+                store: storeURL, to: location, configuration: gateway.configuration(), options: primaryOptions
+            ).shipOnce()
+            let last = try commit(journal, count: 2)
+            let clock = ManualClock()
+            var standbyOptions = leaseOptions(lease: .seconds(10), host: "standby")
+            standbyOptions.leaseClock = clock
+            let standby = ReplicationShipper(
+                store: storeURL, to: location, configuration: gateway.configuration(), options: standbyOptions)
+            let taking = Task { try await standby.shipOnce() }
+            // Each time the standby waits (a second at a time), the clock moves on by a second.
+            var waited = Duration.zero
+            while await !standby.holdsLease {
+                let deadline = ContinuousClock.now + .seconds(30)
+                while clock.sleeperCount == 0, await !standby.holdsLease {
+                    guard ContinuousClock.now < deadline else {
+                        Issue.record("the standby neither waited nor took the lease")
+                        taking.cancel()
+                        return
+                    }
+                    try await Task.sleep(for: .milliseconds(5))
+                }
+                if await standby.holdsLease { break }
+                clock.advance(by: .seconds(1))
+                waited += .seconds(1)
+                #expect(waited <= .seconds(13), "the standby did not take the lease over")
+                if waited > .seconds(13) {
+                    taking.cancel()
+                    return
+                }
+            }
+            // It first saw the lease at 0 s: it took over at 12 s (ten, and a fifth more), not before.
+            #expect(waited == .seconds(12))
+            let report = try await taking.value
+            #expect(report.lastEpoch == last.last)
+            #expect(try await storedGenerations(location, gateway: gateway).map(\.term) == [1, 2])
+            try journal.close()
+        }
+
         @Test func aStoppedServiceGivesTheLeaseUpSoASecondShipperTakesOverWithoutWaitingForItToExpire()
             async throws
         {
