@@ -4,8 +4,9 @@ import Logging
 /// Takes, renews and gives up a replica's lease for one shipper, and says whether the shipper may
 /// write a generation now.
 ///
-/// Time is measured on this process's `ContinuousClock` only, which keeps counting while the
-/// process is stopped or the machine sleeps. A renewal counts from the moment its request was
+/// Time is measured on one clock of this process only, a `ContinuousClock` (which keeps counting
+/// while the process is stopped or the machine sleeps) unless a test passes a clock it advances by
+/// hand: the renewer sleeps on it, requests are given up on it, and expiry is judged on it. A renewal counts from the moment its request was
 /// sent, so the shipper stops writing generations (``isValid``) a margin before any other shipper
 /// may judge the lease expired: another shipper waits for the document to stay unchanged for the
 /// duration plus a margin, counted from when *its* response showing the document arrived, which
@@ -30,25 +31,33 @@ actor LeaseKeeper {
     /// The lease as this shipper last wrote it, and its ETag.
     private var document: LeaseDocument?
     private var etag: String?
-    private var validUntil: ContinuousClock.Instant?
-    private var lastRenewalSent: ContinuousClock.Instant?
+    /// The clock's time (see ``LeaseClock``) until which this shipper may write generations.
+    private var validUntil: Duration?
+    private var lastRenewalSent: Duration?
     private var renewing = false
     /// The lease of the shipper that took over, once one did.
     private(set) var fencedBy: LeaseDocument?
     /// Another holder's lease as last seen, and when the response showing it arrived.
-    private var observed: (etag: String, renewal: UInt64, at: ContinuousClock.Instant)?
+    private var observed: (etag: String, renewal: UInt64, at: Duration)?
     private var latestGeneration: UInt64?
     /// Renews the lease every eighth of its duration while it is held, beside whatever the shipper
     /// is doing, so that a long upload does not let it run out.
     private var renewer: Task<Void, Never>?
     private var warnedOfDamage = false
+    /// What the keeper measures time on and sleeps on.
+    private let clock: LeaseClock
 
-    /// A keeper for `replica`'s lease; `holder` is the shipper's holder id (see ``holderID(store:host:)``).
-    init(replica: Replica, duration: Duration, holder: String, logger: Logger) {
+    /// A keeper for `replica`'s lease; `holder` is the shipper's holder id (see
+    /// ``holderID(store:host:)``); time is measured on `clock`.
+    init(
+        replica: Replica, duration: Duration, holder: String, logger: Logger,
+        clock: any Clock<Duration> = ContinuousClock()
+    ) {
         self.replica = replica
         self.duration = duration
         self.logger = logger
         self.holder = holder
+        self.clock = LeaseClock(clock)
         host = ProcessInfo.processInfo.hostName
     }
 
@@ -58,23 +67,36 @@ actor LeaseKeeper {
     /// it here, so that a shipper started again after a crash takes over from its earlier run at
     /// once (fencing it, should it still be running) instead of waiting for its lease to expire,
     /// while a shipper on any other host, or of a store at another path, waits.
-    static func holderID(store: URL, host: String? = nil) -> String {
-        let machine =
-            host
-            ?? ((try? String(contentsOfFile: "/etc/machine-id", encoding: .utf8))?
-                .trimmingCharacters(in: .whitespacesAndNewlines) ?? "")
-            + "/" + ProcessInfo.processInfo.hostName
+    ///
+    /// The host is this machine's id, read from `machineIDPath`, and its host name.
+    static func holderID(store: URL, host: String? = nil, machineIDPath: String = "/etc/machine-id") -> String {
+        let machine = host ?? machineID(at: machineIDPath) + "/" + ProcessInfo.processInfo.hostName
         let path = store.standardizedFileURL.resolvingSymlinksInPath().path
         return String(
             ReplicaLayout.sha256Hex(Array("statejournal-lease-holder\u{0}\(machine)\u{0}\(path)".utf8)).prefix(32))
     }
 
+    /// The longest machine id read: a file longer than this is not one, and is ignored.
+    static let maximumMachineIDBytes = 4096
+
+    /// The machine id in the file at `path`, trimmed; empty when the file cannot be read, is longer
+    /// than ``maximumMachineIDBytes`` (at most that many bytes and one more are read) or is not text.
+    static func machineID(at path: String) -> String {
+        guard let handle = FileHandle(forReadingAtPath: path) else { return "" }
+        defer { try? handle.close() }
+        guard let data = try? handle.read(upToCount: maximumMachineIDBytes + 1),
+            data.count <= maximumMachineIDBytes, let text = String(data: data, encoding: .utf8)
+        else { return "" }
+        return text.trimmingCharacters(in: .whitespacesAndNewlines)
+    }
+
     private func startRenewing() {
         guard renewer == nil else { return }
         let period = duration / 8
+        let clock = self.clock
         renewer = Task { [weak self] in
             while !Task.isCancelled {
-                try? await Task.sleep(for: period)
+                try? await clock.sleep(period)
                 guard let self else { return }
                 switch await self.renewIfDue() {
                 case .fenced(let other):
@@ -102,7 +124,7 @@ actor LeaseKeeper {
     /// Whether this shipper holds the lease and may write a generation now.
     var isValid: Bool {
         guard fencedBy == nil, let validUntil else { return false }
-        return ContinuousClock.now < validUntil
+        return clock.now() < validUntil
     }
 
     /// Notes the newest generation this shipper wrote, for the next renewal to publish.
@@ -117,14 +139,21 @@ actor LeaseKeeper {
         if isValid { return (true, nil) }
         if fencedBy != nil { return (false, fencedBy) }
         guard let stored = try await replica.leaseAsStored() else {
-            return (try await claim(term: chainTerm + 1, replacing: nil), nil)
+            let taken = try await claim(term: chainTerm + 1, replacing: nil)
+            if taken, chainTerm > 0 {
+                // Generations of a term were written, so a lease was: it was deleted.
+                logger.notice(
+                    "took over the lease of \(replica.location) in term \(chainTerm + 1): it was missing, though generations of term \(chainTerm) were written"
+                )
+            }
+            return (taken, nil)
         }
         guard let found = stored.document else {
             // A lease no shipper could have written (damaged, or not sealed by the key): no holder
             // is known, so it is treated as one that went silent. Once it has stayed as it is for
             // a lease's duration and the margin, it is replaced, in a term above every one the
             // generations show.
-            let arrived = ContinuousClock.now
+            let arrived = clock.now()
             if observed?.etag != stored.etag { observed = (stored.etag, 0, arrived) }
             if !warnedOfDamage {
                 warnedOfDamage = true
@@ -133,7 +162,14 @@ actor LeaseKeeper {
                 )
             }
             guard force || arrived - (observed?.at ?? arrived) >= duration + margin else { return (false, nil) }
-            return (try await claim(term: max(chainTerm, document?.term ?? 0) + 1, replacing: stored.etag), nil)
+            let term = max(chainTerm, document?.term ?? 0) + 1
+            let taken = try await claim(term: term, replacing: stored.etag)
+            if taken {
+                logger.notice(
+                    "took over the lease of \(replica.location) in term \(term), replacing one that could not be used (\(stored.damage?.message ?? "damaged"))"
+                )
+            }
+            return (taken, nil)
         }
         let foundETag = stored.etag
         if found.holder == holder, document == nil, !found.released {
@@ -158,7 +194,7 @@ actor LeaseKeeper {
             fencedBy = found
             return (false, found)
         }
-        let arrived = ContinuousClock.now
+        let arrived = clock.now()
         if observed?.etag != foundETag || observed?.renewal != found.renewal {
             observed = (foundETag, found.renewal, arrived)
         }
@@ -175,7 +211,7 @@ actor LeaseKeeper {
     }
 
     private func claim(term: UInt64, replacing foundETag: String?) async throws -> Bool {
-        let sent = ContinuousClock.now
+        let sent = clock.now()
         let claimed = LeaseDocument(
             term: term, holder: holder, renewal: 0,
             durationMilliseconds: UInt64(
@@ -197,7 +233,7 @@ actor LeaseKeeper {
     /// Renews the lease when a quarter of its duration has passed since the last renewal.
     func renewIfDue() async -> Renewal? {
         guard document != nil, fencedBy == nil, !renewing else { return nil }
-        if let lastRenewalSent, ContinuousClock.now - lastRenewalSent < duration / 4 { return nil }
+        if let lastRenewalSent, clock.now() - lastRenewalSent < duration / 4 { return nil }
         return await renew()
     }
 
@@ -216,7 +252,7 @@ actor LeaseKeeper {
         var currentETag = etag
         do {
             for _ in 0..<2 {
-                let sent = ContinuousClock.now
+                let sent = clock.now()
                 if let newETag = try await write(next, ifMatching: currentETag) {
                     adopt(next, etag: newETag, sent: sent)
                     return .renewed
@@ -265,10 +301,11 @@ actor LeaseKeeper {
 
     private func deadline<Value: Sendable>(_ work: @escaping @Sendable () async throws -> Value) async throws -> Value {
         let limit = min(duration / 4, .seconds(2))
+        let clock = self.clock
         return try await withThrowingTaskGroup(of: Value?.self) { group in
             group.addTask { try await work() }
             group.addTask {
-                try await Task.sleep(for: limit)
+                try await clock.sleep(limit)
                 return nil
             }
             defer { group.cancelAll() }
@@ -280,7 +317,7 @@ actor LeaseKeeper {
         }
     }
 
-    private func adopt(_ written: LeaseDocument, etag newETag: String, sent: ContinuousClock.Instant) {
+    private func adopt(_ written: LeaseDocument, etag newETag: String, sent: Duration) {
         document = written
         etag = newETag
         lastRenewalSent = sent
@@ -305,4 +342,20 @@ actor LeaseKeeper {
     }
 
     private static func wallClock() -> UInt64 { UInt64(max(0, Date().timeIntervalSince1970 * 1000)) }
+}
+
+/// The clock a ``LeaseKeeper`` measures time on, read as the time elapsed since the keeper was made
+/// (any clock's instants come down to that), and slept on.
+struct LeaseClock: Sendable {
+    /// The time elapsed on the clock since this was made.
+    let now: @Sendable () -> Duration
+    /// Sleeps for a duration on the clock; throws when the task is cancelled.
+    let sleep: @Sendable (Duration) async throws -> Void
+
+    /// Reads and sleeps on `clock`.
+    init<C: Clock<Duration>>(_ clock: C) {
+        let start = clock.now
+        now = { start.duration(to: clock.now) }
+        sleep = { try await clock.sleep(until: clock.now.advanced(by: $0), tolerance: nil) }
+    }
 }

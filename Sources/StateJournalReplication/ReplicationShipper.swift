@@ -51,6 +51,9 @@ public struct ReplicationOptions: Sendable {
     /// How long a generation that a newer one covers is kept all the same: ten minutes, so that a
     /// ``ReplicaFollower`` that polls for the generation after its own finds it (tests shorten it).
     var coveredGenerationsKept: Duration = .seconds(600)
+    /// The clock the lease is timed on: its renewals, its expiry, and the waits for another
+    /// shipper's. A `ContinuousClock`; tests pass a clock they advance by hand.
+    var leaseClock: any Clock<Duration> = ContinuousClock()
 
     /// Creates options; every parameter has a default.
     public init(
@@ -127,6 +130,7 @@ public actor ReplicationShipper {
     private var liveSegment: String?
     private var shippedFingerprint: [Int64]?
     private var generationObserver: (@Sendable (ShipmentReport) -> Void)?
+    private var generationWork: (@Sendable () async -> Void)?
     /// The shipper's hold on the replica's lease, once the replica is claimed.
     private var lease: LeaseKeeper?
     /// Whether ``ReplicationOptions/takesOverImmediately`` was used: only the first claim forces.
@@ -257,7 +261,7 @@ public actor ReplicationShipper {
                     """)
             }
             do {
-                try await Task.sleep(for: min(options.leaseDuration / 4, .seconds(1)))
+                try await options.leaseClock.sleep(for: min(options.leaseDuration / 4, .seconds(1)))
             } catch {
                 throw ReplicationError(.cancelled, "Cancelled while waiting for the lease of \(location).")
             }
@@ -334,6 +338,12 @@ public actor ReplicationShipper {
         generationObserver = observer
     }
 
+    /// Runs `work` in every pass that writes a generation, after its uploads and before the lease
+    /// is checked and the generation written (tests stand in for a slow upload with it).
+    func beforeWritingGeneration(_ work: @escaping @Sendable () async -> Void) {
+        generationWork = work
+    }
+
     private func shipOnceLogged(final: Bool = false) async throws -> PassOutcome {
         do {
             let report = try await shipOnce()
@@ -389,7 +399,8 @@ public actor ReplicationShipper {
                 lease
                 ?? LeaseKeeper(
                     replica: replica, duration: options.leaseDuration,
-                    holder: LeaseKeeper.holderID(store: store, host: options.leaseHost), logger: options.logger)
+                    holder: LeaseKeeper.holderID(store: store, host: options.leaseHost), logger: options.logger,
+                    clock: options.leaseClock)
             try await loadLatest()
         }
         let holder = lease!.holder
@@ -459,6 +470,7 @@ public actor ReplicationShipper {
             starts.append(ReplicaGeneration.TermStart(term: term, generation: next.generation))
         }
         next.terms = Array(starts.suffix(ReplicaGeneration.rememberedTerms))
+        await generationWork?()
         // A shipper whose lease ran out during the pass (a slow upload, a starved renewal) renews
         // it first: a renewal proves nobody took it. One that cannot writes no generation, since
         // another may take over soon.
@@ -482,7 +494,14 @@ public actor ReplicationShipper {
             if let winner = latest, let winnerTerm = winner.term,
                 winnerTerm > term || (winnerTerm == term && winner.holder != holder)
             {
-                let other = await lease.fencedBy
+                // The lease names the shipper that took over, and its host, when it is in that term
+                // or a newer one by now.
+                var other = await lease.fencedBy
+                if other == nil, let (current, _) = try? await replica.lease(), current.term >= winnerTerm,
+                    current.holder != holder
+                {
+                    other = current
+                }
                 throw fenced(
                     by: other
                         ?? LeaseDocument(
@@ -491,7 +510,10 @@ public actor ReplicationShipper {
                             writtenMilliseconds: 0),
                     storeLastEpoch: set.lastEpoch?.epoch)
             }
-            options.logger.notice("generation \(next.generation) was written by another shipper; continuing from it")
+            if latest?.generation == next.generation {
+                options.logger.notice(
+                    "generation \(next.generation) was written by another shipper; continuing from it")
+            }
             return report
         }
         await lease.noteGeneration(next.generation)
@@ -579,18 +601,33 @@ public actor ReplicationShipper {
 
     /// Continues from the newest generation of this store that is usable: one written by another
     /// shipper is read as hostile input, and one that is damaged, sealed by no key of the keyring or
-    /// not this store's is passed over (and never used to decide what retention deletes).
+    /// not this store's is passed over (and never used to decide what retention deletes). So is one
+    /// of an older term numbered at or after the start of a newer term this shipper knows of, as
+    /// restores and followers pass it over: it was written by a shipper fenced out by then.
     private func loadLatest() async throws {
+        // The generation of the newest term this shipper read or wrote: it says where that term began.
+        let authority = (knownGenerations.values + (latest.map { [$0] } ?? [])).max {
+            ($0.term ?? 0, $0.generation) < ($1.term ?? 0, $1.generation)
+        }
         latest = nil
         let numbers = try await replica.generationNumbers()
         highestGeneration = numbers.last ?? 0
         var passedOver = 0
         for number in numbers.reversed() {
             if let generation = try await usableGeneration(number) {
-                highestTerm = max(highestTerm, generation.term ?? 0)
-                latest = generation
-                knownGenerations[number] = generation
-                return
+                if let authority, generation.isFencedOut(by: authority) {
+                    options.logger.warning(
+                        """
+                        generation \(number) of \(location) is passed over: it is of term \(generation.term ?? 0), \
+                        numbered at or after the start of term \(authority.term ?? 0)
+                        """,
+                        metadata: ["replica": "\(location)"])
+                } else {
+                    highestTerm = max(highestTerm, generation.term ?? 0)
+                    latest = generation
+                    knownGenerations[number] = generation
+                    return
+                }
             }
             // Someone who can write the bucket can add generations faster than they can be read:
             // beyond this many, the shipper starts over with a generation that names everything.

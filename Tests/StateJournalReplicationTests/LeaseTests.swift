@@ -1,5 +1,6 @@
 import Foundation
 import StateJournal
+import StateJournalTestSupport
 import Testing
 
 @testable import StateJournalReplication
@@ -108,6 +109,26 @@ func eventually(
             #expect(error?.code == .damagedObject)
         }
         #expect(throws: ReplicationError.self) { try LeaseDocument.decode(Array("{}".utf8), key: "lease.json") }
+    }
+}
+
+@Suite struct LeaseHolderTests {
+    @Test func aMachineIDFileLargerThanFourKiBOrUnreadableIsIgnored() throws {
+        let directory = try temporaryDirectory("machine-id")
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let store = directory.appendingPathComponent("store")
+        let small = directory.appendingPathComponent("small").path
+        let large = directory.appendingPathComponent("large").path
+        let missing = directory.appendingPathComponent("missing").path
+        try Data("0123abcd\n".utf8).write(to: URL(fileURLWithPath: small))
+        try Data(("0123abcd" + String(repeating: "a", count: 4096)).utf8).write(to: URL(fileURLWithPath: large))
+        #expect(LeaseKeeper.machineID(at: small) == "0123abcd")
+        #expect(LeaseKeeper.machineID(at: large) == "")
+        #expect(LeaseKeeper.machineID(at: missing) == "")
+        #expect(LeaseKeeper.machineID(at: directory.path) == "")
+        let withoutID = LeaseKeeper.holderID(store: store, machineIDPath: missing)
+        #expect(LeaseKeeper.holderID(store: store, machineIDPath: large) == withoutID)
+        #expect(LeaseKeeper.holderID(store: store, machineIDPath: small) != withoutID)
     }
 }
 
@@ -454,6 +475,135 @@ extension GatewayTests {
             #expect(!polled.applied && polled.lastEpoch == accepted.last)
             #expect(try JournalReader(at: copy).state().entries == before.entries)
             await follower.close()
+            try journal.close()
+        }
+
+        @Test func aShipperPassesOverAGenerationOfAnOlderTermAtTheNextNumberInsteadOfContinuingFromIt()
+            async throws
+        {
+            let gateway = try Gateway.required()
+            let client = gateway.client()
+            let location = S3Location(bucket: try await gateway.freshBucket(client), prefix: "forged-next")
+            let directory = try temporaryDirectory("lease-forged-next")
+            defer { try? FileManager.default.removeItem(at: directory) }
+            let storeURL = directory.appendingPathComponent("store")
+            let journal = try Journal.open(at: storeURL)
+            try commit(journal, count: 3)
+            try await ReplicationShipper(
+                store: storeURL, to: location, configuration: gateway.configuration(), options: leaseOptions(host: "a")
+            ).shipOnce()
+            let termOne = try #require(try await storedGenerations(location, gateway: gateway).last)
+            try commit(journal, count: 2)
+            let successor = ReplicationShipper(
+                store: storeURL, to: location, configuration: gateway.configuration(),
+                options: leaseOptions(takesOver: true, host: "b"))
+            let started = try await successor.shipOnce()
+            let termTwoStart = try #require(started.generation)
+            // A generation of term 1 at the next free number, naming term 1's files.
+            var forged = termOne
+            forged.generation = termTwoStart + 1
+            let name = ReplicaLayout.generation(forged.generation)
+            try await client.put(
+                bucket: location.bucket, key: location.prefix + name,
+                body: try ObjectEnvelope.seal(
+                    try ReplicaGeneration.encode(forged), name: name, keyring: nil, storeID: nil, replicaID: nil,
+                    chunkBytes: ReplicaLimits.sealedChunkBytes))
+            let last = try commit(journal, count: 2, marker: "after the forgery")
+            var report = try await successor.shipOnce()
+            if !report.wroteGeneration { report = try await successor.shipOnce() }
+            #expect(report.wroteGeneration && report.lastEpoch == last.last)
+            let generations = try await storedGenerations(location, gateway: gateway)
+            let newest = try #require(generations.last)
+            // The newest generation builds on the successor's own: term 2 still starts where it
+            // began, so the forged generation stays fenced out for every reader.
+            #expect(newest.term == 2)
+            #expect(newest.terms?.map(\.term) == [1, 2])
+            #expect(newest.terms?.last?.generation == termTwoStart)
+            #expect(forged.isFencedOut(by: newest))
+            let restored = directory.appendingPathComponent("restored")
+            let restore = try await ReplicaRestorer(from: location, configuration: gateway.configuration())
+                .restore(into: restored)
+            #expect(restore.epoch.epoch == last.last)
+            #expect(try JournalReader(at: restored).state().entries == journal.state().entries)
+            try journal.close()
+        }
+
+        @Test func aShipperFencedWhenItsGenerationNumberIsTakenNamesTheHostAndTermOfTheShipperThatTookOver()
+            async throws
+        {
+            let gateway = try Gateway.required()
+            let location = S3Location(bucket: try await gateway.freshBucket(), prefix: "fenced-named")
+            let directory = try temporaryDirectory("lease-fenced-named")
+            defer { try? FileManager.default.removeItem(at: directory) }
+            let storeURL = directory.appendingPathComponent("store")
+            let journal = try Journal.open(at: storeURL)
+            try commit(journal, count: 3)
+            // Its lease never runs out and it never renews: it learns of the takeover only from the
+            // generation number it meant to write being taken (a 412 on the create-only write).
+            var oldOptions = leaseOptions(lease: .seconds(10), host: "old")
+            oldOptions.leaseClock = StarvedClock()
+            let old = ReplicationShipper(
+                store: storeURL, to: location, configuration: gateway.configuration(), options: oldOptions)
+            try await old.shipOnce()
+            try commit(journal, count: 2)
+            try await ReplicationShipper(
+                store: storeURL, to: location, configuration: gateway.configuration(),
+                options: leaseOptions(takesOver: true, host: "new")
+            ).shipOnce()
+            try commit(journal, count: 1)
+            let error = await #expect(throws: ReplicationError.self) { try await old.shipOnce() }
+            #expect(error?.code == .fenced)
+            let message = error?.message ?? ""
+            #expect(message.contains("(\(ProcessInfo.processInfo.hostName)) took over"), "\(message)")
+            #expect(message.contains("in term 2"), "\(message)")
+            #expect(!message.contains("unknown host"), "\(message)")
+            try journal.close()
+        }
+
+        @Test func aShipperThatReplacesADamagedOrDeletedLeaseSaysItTookOver() async throws {
+            let gateway = try Gateway.required()
+            let client = gateway.client()
+            let location = S3Location(bucket: try await gateway.freshBucket(client), prefix: "replaced")
+            let directory = try temporaryDirectory("lease-replaced")
+            defer { try? FileManager.default.removeItem(at: directory) }
+            let storeURL = directory.appendingPathComponent("store")
+            let journal = try Journal.open(at: storeURL)
+            try commit(journal, count: 3)
+            // Shippers whose renewers never run, so that only the test changes the lease.
+            func options(_ host: String, _ logs: CapturedLogs) -> ReplicationOptions {
+                var options = leaseOptions(takesOver: true, host: host)
+                options.leaseClock = StarvedClock()
+                options.logger = logs.logger
+                return options
+            }
+            let firstLogs = CapturedLogs()
+            try await ReplicationShipper(
+                store: storeURL, to: location, configuration: gateway.configuration(), options: options("a", firstLogs)
+            ).shipOnce()
+            // The first shipper of a replica takes a lease nobody held: no takeover.
+            #expect(firstLogs.all.filter { $0.message.contains("took over") }.isEmpty)
+            let leaseKey = location.prefix + LeaseDocument.name
+            try await client.put(bucket: location.bucket, key: leaseKey, body: Array("not a lease".utf8))
+            try commit(journal, count: 1)
+            let damagedLogs = CapturedLogs()
+            try await ReplicationShipper(
+                store: storeURL, to: location, configuration: gateway.configuration(),
+                options: options("b", damagedLogs)
+            ).shipOnce()
+            #expect(
+                damagedLogs.entries(.notice, containing: "took over the lease of \(location) in term 2, replacing one")
+                    .count == 1, "\(damagedLogs.all.map(\.message))")
+            try await client.delete(bucket: location.bucket, key: leaseKey)
+            try commit(journal, count: 1)
+            let deletedLogs = CapturedLogs()
+            try await ReplicationShipper(
+                store: storeURL, to: location, configuration: gateway.configuration(),
+                options: options("c", deletedLogs)
+            ).shipOnce()
+            #expect(
+                deletedLogs.entries(.notice, containing: "took over the lease of \(location) in term 3: it was missing")
+                    .count == 1, "\(deletedLogs.all.map(\.message))")
+            #expect(try await storedGenerations(location, gateway: gateway).map(\.term) == [1, 2, 3])
             try journal.close()
         }
 
