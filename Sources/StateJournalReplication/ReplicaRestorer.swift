@@ -158,6 +158,8 @@ public struct ReplicaRestorer: Sendable {
         var newestLastEpoch: UInt64?
         var authority: ReplicaGeneration?
         var passedOver = 0
+        // The epochs the generations read reach, newest first, for a message when none holds the one asked for.
+        var reached: (newest: ClosedRange<UInt64>, oldest: ClosedRange<UInt64>)?
         // Newest generation first: it reaches every epoch the store retained when it was written;
         // older ones reach epochs that compaction dropped since.
         for number in numbers.reversed() {
@@ -193,12 +195,31 @@ public struct ReplicaRestorer: Sendable {
             // shipper that had already lost its lease (a newer term began at or before its number)
             // is never restored from.
             if let authority, generation.isFencedOut(by: authority) { continue }
-            authority = authority ?? generation
+            if authority == nil {
+                // The newest generation read is the authority on terms, unless the one below it
+                // shows it was written by a shipper that had already lost its lease (a stale write
+                // landing at the newest number): that one is then the authority.
+                if let below = try await self.generation(below: number, in: numbers, identity: identity),
+                    generation.isFencedOut(by: below)
+                {
+                    authority = below
+                    continue
+                }
+                authority = generation
+            }
             guard let range = generation.epochRange else { continue }
-            if case .epoch(let epoch) = target, !range.contains(epoch) {
+            reached = (reached?.newest ?? range, range)
+            if case .epoch(let epoch) = target, !range.contains(epoch), let reached {
+                let span = "\(min(reached.oldest.lowerBound, reached.newest.lowerBound))…\(reached.newest.upperBound)"
                 lastError = ReplicationError(
                     .noSuchEpoch,
-                    "Epoch \(epoch) is not in the replica (the newest generation reaches epochs \(range)).")
+                    span == "\(reached.newest)"
+                        ? "Epoch \(epoch) is not in the replica: its newest generation reaches epochs \(reached.newest)."
+                        : """
+                        Epoch \(epoch) is not in the replica: its generations reach epochs \(span) (the newest \
+                        \(reached.newest)), and none holds epoch \(epoch) as an epoch of its own: the store folded \
+                        it into a checkpoint before it was shipped, or retention dropped the generations that held it.
+                        """)
                 continue
             }
             do {
@@ -231,6 +252,19 @@ public struct ReplicaRestorer: Sendable {
         if let firstDamageError { throw firstDamageError }
         throw lastError
             ?? ReplicationError(.noSuchEpoch, "No generation of \(location) reaches the requested epoch or time.")
+    }
+
+    /// The generation numbered just below `number` among `numbers`, or `nil` when there is none or
+    /// it cannot be used.
+    private func generation(below number: UInt64, in numbers: [UInt64], identity: ReplicaIdentity) async throws
+        -> ReplicaGeneration?
+    {
+        guard let index = numbers.lastIndex(where: { $0 < number }) else { return nil }
+        do {
+            return try await replica.bound(to: identity).generation(numbers[index], of: identity.storeID)
+        } catch let error as ReplicationError where Self.passesOver(error) {
+            return nil
+        }
     }
 
     /// Whether `error` says that an object of the bucket cannot be trusted (damaged, sealed by no

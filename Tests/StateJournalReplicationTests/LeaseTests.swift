@@ -379,6 +379,19 @@ extension GatewayTests {
             #expect(
                 try JournalReader(at: atDiverged).state().entries
                     != JournalReader(at: oldURL).state(through: accepted.last!).entries)
+
+            // The same stale generation at the newest number, above every generation of term 2: a
+            // restore passes over it for the newest generation of the newer term below it.
+            stale.generation = newestNow.generation + 1
+            let topName = ReplicaLayout.generation(stale.generation)
+            try await client.put(
+                bucket: location.bucket, key: location.prefix + topName,
+                body: try ObjectEnvelope.seal(
+                    try ReplicaGeneration.encode(stale), name: topName, keyring: nil, storeID: nil, replicaID: nil,
+                    chunkBytes: ReplicaLimits.sealedChunkBytes))
+            let overTop = try await restorer.restore(into: directory.appendingPathComponent("over-top"))
+            #expect(overTop.generation == newestNow.generation, "not the stale generation \(stale.generation)")
+            #expect(overTop.epoch.epoch == more.last)
             try oldStore.close()
             try newStore.close()
         }

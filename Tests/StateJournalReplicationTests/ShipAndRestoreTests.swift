@@ -138,6 +138,31 @@ extension GatewayTests {
             try journal.close()
         }
 
+        @Test func anEpochFoldedBeforeItWasShippedIsNoSuchEpochNamingWhatTheGenerationsReach() async throws {
+            let gateway = try Gateway.required()
+            let location = S3Location(bucket: try await gateway.freshBucket(), prefix: "folded")
+            let directory = try temporaryDirectory()
+            defer { try? FileManager.default.removeItem(at: directory) }
+            let storeURL = directory.appendingPathComponent("store")
+            let journal = try Journal.open(at: storeURL)
+            let shipper = ReplicationShipper(store: storeURL, to: location, configuration: gateway.configuration())
+            let first = try commit(journal, count: 3)
+            try await shipper.shipOnce()
+            let folded = try commit(journal, count: 3)
+            _ = try journal.compact()
+            let last = try commit(journal, count: 1)
+            try await shipper.shipOnce()
+            let error = await #expect(throws: ReplicationError.self) {
+                try await ReplicaRestorer(from: location, configuration: gateway.configuration())
+                    .restore(into: directory.appendingPathComponent("r"), target: .epoch(folded[1]))
+            }
+            #expect(error?.code == .noSuchEpoch)
+            let newest = folded.last!...last.last!
+            #expect(error?.message.contains("reach epochs \(first[0])…\(last.last!) (the newest \(newest))") == true)
+            #expect(error?.message.contains("folded it into a checkpoint") == true, "\(error?.message ?? "")")
+            try journal.close()
+        }
+
         @Test func aShipperOfAnotherStoreAtTheSamePrefixRefuses() async throws {
             let gateway = try Gateway.required()
             let location = S3Location(bucket: try await gateway.freshBucket(), prefix: "shared")
