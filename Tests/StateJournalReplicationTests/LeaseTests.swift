@@ -757,6 +757,37 @@ extension GatewayTests {
             #expect(newest.terms?.map(\.term) == [1, 2])
         }
 
+        @Test func aStandbyStoppedWhileThePrimaryHoldsTheLeaseExitsZeroWithoutAnError() async throws {
+            let gateway = try Gateway.required()
+            let bucket = try await gateway.freshBucket()
+            let directory = try temporaryDirectory("standby-stop")
+            defer { try? FileManager.default.removeItem(at: directory) }
+            let primaryURL = directory.appendingPathComponent("primary")
+            let primaryStore = try Journal.open(at: primaryURL)
+            try commit(primaryStore, count: 3)
+            try primaryStore.close()
+            let replica = "s3://\(bucket)/standing-by"
+            let primary = try startTool(
+                ["replicate", primaryURL.path, "--to", replica, "--interval", "0.2", "--lease-seconds", "5"],
+                environment: gateway.childEnvironment, logs: directory, name: "primary")
+            defer { kill(primary.processIdentifier, SIGKILL) }
+            let location = S3Location(bucket: bucket, prefix: "standing-by")
+            try await eventually("the primary holds the lease and shipped") {
+                try await !storedGenerations(location, gateway: gateway).isEmpty
+            }
+            let standby = try startTool(
+                ["follow", replica, "--into", directory.appendingPathComponent("standby").path, "--failover"],
+                environment: gateway.childEnvironment, logs: directory, name: "standby")
+            let log = directory.appendingPathComponent("standby.err")
+            try await eventually(timeout: .seconds(30), "the standby waits for the primary's lease") {
+                ((try? String(contentsOf: log, encoding: .utf8)) ?? "").contains("holds the lease")
+            }
+            kill(standby.processIdentifier, SIGTERM)
+            #expect(await waitForExit(standby) == 0)
+            let said = try String(contentsOf: log, encoding: .utf8)
+            #expect(said.contains("stopped while standing by") && !said.contains("Cancelled"), "\(said)")
+        }
+
         @Test func aStoreRestoredFromTheReplicaAndCompactedSinceTakesOverWhenThePrimaryDied() async throws {
             let gateway = try Gateway.required()
             let bucket = try await gateway.freshBucket()

@@ -86,7 +86,15 @@ struct FollowCommand: ParsableCommand {
 /// Promotes `follower` (waiting, following, while another shipper holds the lease) and ships its
 /// store until SIGTERM or SIGINT.
 func promoteAndShip(_ follower: ReplicaFollower, shipping: ReplicationOptions, logger: Logger) async throws {
-    let (shipper, report) = try await follower.promote(shipping: shipping)
+    let shipper: ReplicationShipper
+    let report: PromotionReport
+    do {
+        (shipper, report) = try await follower.promote(shipping: shipping)
+    } catch let error as ReplicationError where error.code == .cancelled {
+        // A standby stopped by its service manager: nothing failed.
+        logger.info("stopped while standing by; \(follower.directory.path) holds the last generation applied")
+        return
+    }
     logger.notice(
         "\(follower.directory.path) is the primary of \(follower.location) in term \(report.term) (after term \(report.previousTerm)\(report.forced ? ", taken over by force" : "")); the replica's history continues from epoch \(report.lastEpoch.map(String.init) ?? "none")"
     )
