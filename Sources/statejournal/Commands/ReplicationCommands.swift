@@ -48,6 +48,15 @@ struct ObjectStorageOptions: ParsableArguments {
     }
 }
 
+extension Logger {
+    /// A logger that writes to standard error at `info` and above: what the replication commands log.
+    static func standardError(_ label: String) -> Logger {
+        var logger = Logger(label: label, factory: { label in StreamLogHandler.standardError(label: label) })
+        logger.logLevel = .info
+        return logger
+    }
+}
+
 /// Runs async replication work from a synchronous command: turns a `ReplicationError` or a
 /// `JournalError` into one sentence on standard error and exit status 1 (2 when the directory holds
 /// no store), and cancels the work on SIGTERM or SIGINT.
@@ -170,19 +179,8 @@ struct ReplicateCommand: ParsableCommand {
     }
 
     func run() throws {
-        let location: S3Location
-        let configuration: S3Configuration
-        let keyring: ReplicationKeyring?
-        do {
-            location = try S3Location(parsing: to)
-            configuration = try storage.configuration()
-            keyring = try storage.keyring()
-        } catch let error as ReplicationError {
-            throw ValidationError(error.message)
-        }
-        var logger = Logger(
-            label: "statejournal.replicate", factory: { label in StreamLogHandler.standardError(label: label) })
-        logger.logLevel = .info
+        let (location, configuration, keyring) = try storage.replicaAccess(to)
+        let logger = Logger.standardError("statejournal.replicate")
         var options = ReplicationOptions(
             interval: .milliseconds(Int64(max(interval, 0.01) * 1000)),
             retention: .seconds(Int64(retentionHours * 3600)), keyring: keyring, logger: logger)
@@ -240,16 +238,7 @@ struct RestoreCommand: ParsableCommand {
     }
 
     func run() throws {
-        let location: S3Location
-        let configuration: S3Configuration
-        let keyring: ReplicationKeyring?
-        do {
-            location = try S3Location(parsing: replica)
-            configuration = try storage.configuration()
-            keyring = try storage.keyring()
-        } catch let error as ReplicationError {
-            throw ValidationError(error.message)
-        }
+        let (location, configuration, keyring) = try storage.replicaAccess(replica)
         let target: RestoreTarget =
             try epoch.map { .epoch($0) } ?? at.map { .time(try parseTime($0, option: "--at")) } ?? .latest
         let directory = URL(fileURLWithPath: into)
