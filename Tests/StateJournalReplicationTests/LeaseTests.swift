@@ -359,13 +359,7 @@ extension GatewayTests {
             stale.files[0].objects = [
                 ReplicaGeneration.Object(key: piece, start: 0, end: Int64(oldBytes.count), sha256: hash, level: 0)
             ]
-            let holeKey = location.prefix + ReplicaLayout.generation(hole.generation)
-            try await client.delete(bucket: location.bucket, key: holeKey)
-            try await client.put(
-                bucket: location.bucket, key: holeKey,
-                body: try ObjectEnvelope.seal(
-                    try ReplicaGeneration.encode(stale), name: ReplicaLayout.generation(hole.generation), keyring: nil,
-                    storeID: nil, replicaID: nil, chunkBytes: ReplicaLimits.sealedChunkBytes))
+            try await plantGeneration(stale, at: location, client: client)
             let restorer = ReplicaRestorer(from: location, configuration: gateway.configuration())
             let latest = try await restorer.restore(into: directory.appendingPathComponent("latest"))
             #expect(latest.epoch.epoch == more.last)
@@ -383,12 +377,7 @@ extension GatewayTests {
             // The same stale generation at the newest number, above every generation of term 2: a
             // restore passes over it for the newest generation of the newer term below it.
             stale.generation = newestNow.generation + 1
-            let topName = ReplicaLayout.generation(stale.generation)
-            try await client.put(
-                bucket: location.bucket, key: location.prefix + topName,
-                body: try ObjectEnvelope.seal(
-                    try ReplicaGeneration.encode(stale), name: topName, keyring: nil, storeID: nil, replicaID: nil,
-                    chunkBytes: ReplicaLimits.sealedChunkBytes))
+            try await plantGeneration(stale, at: location, client: client)
             let overTop = try await restorer.restore(into: directory.appendingPathComponent("over-top"))
             #expect(overTop.generation == newestNow.generation, "not the stale generation \(stale.generation)")
             #expect(overTop.epoch.epoch == more.last)
@@ -477,12 +466,7 @@ extension GatewayTests {
             // A generation of term 1 at the next number, naming term 1's files.
             var stale = termOne
             stale.generation = try #require(started.generation) + 1
-            let name = ReplicaLayout.generation(stale.generation)
-            try await client.put(
-                bucket: location.bucket, key: location.prefix + name,
-                body: try ObjectEnvelope.seal(
-                    try ReplicaGeneration.encode(stale), name: name, keyring: nil, storeID: nil, replicaID: nil,
-                    chunkBytes: ReplicaLimits.sealedChunkBytes))
+            try await plantGeneration(stale, at: location, client: client)
             let before = try JournalReader(at: copy).state()
             let polled = try await follower.followOnce()
             #expect(!polled.applied && polled.lastEpoch == accepted.last)
@@ -515,12 +499,7 @@ extension GatewayTests {
             // A generation of term 1 at the next free number, naming term 1's files.
             var forged = termOne
             forged.generation = termTwoStart + 1
-            let name = ReplicaLayout.generation(forged.generation)
-            try await client.put(
-                bucket: location.bucket, key: location.prefix + name,
-                body: try ObjectEnvelope.seal(
-                    try ReplicaGeneration.encode(forged), name: name, keyring: nil, storeID: nil, replicaID: nil,
-                    chunkBytes: ReplicaLimits.sealedChunkBytes))
+            try await plantGeneration(forged, at: location, client: client)
             let last = try commit(journal, count: 2, marker: "after the forgery")
             var report = try await successor.shipOnce()
             if !report.wroteGeneration { report = try await successor.shipOnce() }

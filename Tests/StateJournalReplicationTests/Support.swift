@@ -83,3 +83,14 @@ func temporaryDirectory(_ label: String = "replication") throws -> URL {
 /// Every suite that uses the gateway, run one test at a time: a fault test stops the gateway, which
 /// must not fail a test running beside it.
 @Suite(.serialized) struct GatewayTests {}
+
+/// Writes `generation` under its own number, in the clear, replacing whatever is there: what someone
+/// who can write the bucket, or a shipper that had lost its lease, could leave in a replica.
+func plantGeneration(_ generation: ReplicaGeneration, at location: S3Location, client: S3Client) async throws {
+    let name = ReplicaLayout.generation(generation.generation)
+    try await client.put(
+        bucket: location.bucket, key: location.prefix + name,
+        body: try ObjectEnvelope.seal(
+            try ReplicaGeneration.encode(generation), name: name, keyring: nil, storeID: nil, replicaID: nil,
+            chunkBytes: ReplicaLimits.sealedChunkBytes))
+}
