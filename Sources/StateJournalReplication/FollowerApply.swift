@@ -75,9 +75,18 @@ struct FollowerApply {
     let directory: FollowerDirectory
     let generation: ReplicaGeneration
     let isCancelled: @Sendable () -> Bool
+    /// When set, a local file whose bytes differ from the generation's is not replaced if this
+    /// says the local store is intact (it holds a history of its own): the apply stops with
+    /// `Diverged` instead, leaving the directory as it was. A damaged local store is repaired.
+    var localStoreIsIntact: (() -> Bool)? = nil
 
     /// A local file differs from the generation's bytes.
     private struct LocalDiffers: Error {}
+
+    /// The intact local file `name` holds bytes that differ from the generation's.
+    struct Diverged: Error {
+        var name: String
+    }
 
     /// Applies the generation to the files `current` describes; returns what the directory then holds.
     ///
@@ -100,7 +109,9 @@ struct FollowerApply {
                         }
                         continue
                     } catch is LocalDiffers {
-                        // Nothing was written: the file is downloaded whole and replaces it.
+                        // Nothing was written: the file is downloaded whole and replaces it, unless
+                        // it is the intact store's own history.
+                        if let localStoreIsIntact, localStoreIsIntact() { throw Diverged(name: name) }
                     }
                 }
                 try await download(name, file.described, counts: &counts)
@@ -118,6 +129,7 @@ struct FollowerApply {
                 }
             }
             if let replication = error as? ReplicationError { throw replication }
+            if let diverged = error as? Diverged { throw diverged }
             if isCancelled() || error is CancellationError {
                 throw ReplicationError(.cancelled, "Applying generation \(generation.generation) was cancelled.")
             }
