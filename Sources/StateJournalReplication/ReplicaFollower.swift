@@ -150,6 +150,7 @@ public actor ReplicaFollower: Sendable {
     /// Generations found unusable, never fetched again.
     private var unusable: Set<UInt64> = []
     private var appliedObserver: (@Sendable (FollowReport) -> Void)?
+    private var applyInterruption: (@Sendable (FollowerApply.Step) -> Bool)?
 
     /// The HTTP requests the follower has sent, retries included.
     public nonisolated var requestsSent: Int { client.requestsSent }
@@ -228,6 +229,11 @@ public actor ReplicaFollower: Sendable {
                 break
             }
         }
+    }
+
+    /// Stops every apply where `interruption` returns `true`, as a crash there would (tests only).
+    func interruptApplies(_ interruption: (@Sendable (FollowerApply.Step) -> Bool)?) {
+        applyInterruption = interruption
     }
 
     /// Tells `observer` about every generation ``run()`` applies, just after it is applied (the
@@ -340,10 +346,14 @@ public actor ReplicaFollower: Sendable {
         var applying = FollowerApply(
             replica: replica.bound(to: identity), directory: folder, generation: generation,
             isCancelled: { Task.isCancelled })
+        applying.interruption = applyInterruption
         if let adopted {
             if let divergence = Self.divergence(of: adopted, from: generation) { throw diverged(divergence) }
             let url = directory
-            applying.localStoreIsIntact = { StoreInspector.verifyFraming(url).status == .clean }
+            let names = Set(adopted.files.map(\.name))
+            applying.localStoreIsIntact = { name in
+                names.contains(name) && StoreInspector.verifyFraming(url).status == .clean
+            }
         }
         do {
             files = try await applying.run(over: files, counts: &counts)
@@ -395,7 +405,7 @@ public actor ReplicaFollower: Sendable {
             if names.isEmpty {
                 report = try await restoreFirst(found)
             } else {
-                try adopt(names, replicating: found)
+                try adopt(names, replicating: found, in: folder)
                 report = FollowReport(
                     generation: nil, applied: false, lastEpoch: nil, objectsFetched: 0, bytesFetched: 0, listed: false)
             }
@@ -514,8 +524,11 @@ public actor ReplicaFollower: Sendable {
         return nil
     }
 
-    /// Checks that the store in the directory is the replica's, and starts from its files.
-    private func adopt(_ names: [String], replicating identity: ReplicaIdentity) throws {
+    /// Checks that the store in the directory is the replica's, and starts from its files: those its
+    /// manifest names, and the store files it does not name (an apply that stopped after renaming
+    /// files into place, or before removing those its generation no longer named), which the first
+    /// apply compares with the replica's and removes when the replica does not name them.
+    private func adopt(_ names: [String], replicating identity: ReplicaIdentity, in folder: FollowerDirectory) throws {
         guard names.contains("MANIFEST") else {
             throw ReplicationError(
                 .targetNotEmpty,
@@ -553,6 +566,9 @@ public actor ReplicaFollower: Sendable {
                 """)
         }
         files = FollowedFiles(local: set)
+        for name in names where files.files[name] == nil && FollowerDirectory.isStoreFileName(name) {
+            if let size = folder.size(of: name) { files.files[name] = FollowedFiles.File(length: size, sealed: false) }
+        }
         adopted = damaged ? nil : set
         appliedGeneration = nil
         mustList = true

@@ -556,3 +556,58 @@ extension GatewayTests {
         }
     }
 }
+
+extension GatewayTests {
+    /// A follower that stopped in the middle of an apply, as a crash stops it.
+    @Suite struct FollowerCrashTests {
+        @Test(arguments: [
+            FollowerApply.Step.fetched, .checked, .published(1), .manifestReplaced,
+        ])
+        func aFollowerStartedAfterACrashInAnApplyRecoversAConsistentCopyWithNoLeftovers(
+            at step: FollowerApply.Step
+        ) async throws {
+            let store = try await FollowedStore("crash")
+            defer { store.remove() }
+            try commit(store.journal, count: 40)
+            try await store.shipper.shipOnce()
+            let first = store.follower()
+            try await first.followOnce()
+            await first.close()
+            // The next generation brings a checkpoint, new segments and a longer live segment, and
+            // no longer names the segments the checkpoint covers.
+            try commit(store.journal, count: 30, marker: "before compaction")
+            _ = try store.journal.compact()
+            try commit(store.journal, count: 3, marker: "after compaction")
+            try await store.shipper.shipOnce()
+
+            let crashing = store.follower()
+            await crashing.interruptApplies { $0 == step }
+            await #expect(throws: FollowerApply.Interrupted.self) { try await crashing.followOnce() }
+            // The process is gone: its lock with it.
+            await crashing.close()
+
+            // Started again with the replica as it was, and again after the primary went on.
+            let restarted = store.follower()
+            try await restarted.followOnce()
+            try store.expectCopyMatchesPrimary()
+            try expectNoLeftovers(in: store.copy)
+            await restarted.close()
+            try commit(store.journal, count: 2, marker: "later")
+            try await store.shipper.shipOnce()
+            let later = store.follower()
+            try await later.followOnce()
+            try store.expectCopyMatchesPrimary()
+            try expectNoLeftovers(in: store.copy)
+            await later.close()
+        }
+
+        /// Expects the directory to hold the files its manifest names, the manifest and the lock.
+        private func expectNoLeftovers(in copy: URL, sourceLocation: SourceLocation = #_sourceLocation) throws {
+            let named = Set(try JournalReader(at: copy).fileSet().files.map(\.name))
+            let present = Set(try FileManager.default.contentsOfDirectory(atPath: copy.path))
+            #expect(
+                present.subtracting(named).subtracting(["MANIFEST", "LOCK"]).isEmpty,
+                "\(present.subtracting(named).sorted())", sourceLocation: sourceLocation)
+        }
+    }
+}
