@@ -60,8 +60,13 @@ public struct FollowReport: Sendable, Hashable {
 /// that polls more often than ``Options/absenceBeforeListing`` always finds the next one, and
 /// lists about once a minute only while the replica does not change.
 ///
-/// Polls come every ``Options/activePollInterval`` while a generation arrived in the last ten
-/// seconds, every ``Options/pollInterval`` otherwise.
+/// While generations keep coming, the polls are phase-locked to the shipper's cadence: from the
+/// times the generations say they were written, the follower learns the shipper's interval and
+/// how late after its write a generation is found here, polls when the next one is due, and again
+/// every 50 ms for up to half an interval while it has not come. Then (the store stopped
+/// committing) it polls every ``Options/pollInterval``, one GET each, until a generation arrives.
+/// Before it has seen two consecutive generations, it polls every ``Options/activePollInterval``
+/// for ten seconds after one arrived.
 ///
 /// ## Applying a generation
 ///
@@ -86,7 +91,9 @@ public actor ReplicaFollower: Sendable {
     public struct Options: Sendable {
         /// How often it polls while the replica has not changed for ten seconds. Defaults to one second.
         public var pollInterval: Duration
-        /// How often it polls while generations arrived in the last ten seconds. Defaults to 250 ms.
+        /// How often it polls while generations arrived in the last ten seconds and it has not yet
+        /// learned the shipper's cadence (it then polls when the next generation is due). Defaults
+        /// to 250 ms.
         public var activePollInterval: Duration
         /// How old the last successful poll may be before the follower lists the replica instead of
         /// asking for the next generation. Defaults to two minutes; keep it well below the ten minutes
@@ -146,7 +153,8 @@ public actor ReplicaFollower: Sendable {
     private var mustList = true
     private var lastSuccessfulPoll: ContinuousClock.Instant?
     private var nextMissingSince: ContinuousClock.Instant?
-    private var lastArrival: ContinuousClock.Instant?
+    /// When the next poll comes: phase-locked to the shipper's cadence.
+    private var schedule: FollowerPollSchedule
     /// Generations found unusable, never fetched again.
     private var unusable: Set<UInt64> = []
     private var appliedObserver: (@Sendable (FollowReport) -> Void)?
@@ -166,6 +174,8 @@ public actor ReplicaFollower: Sendable {
         self.options = options
         client = S3Client(configuration: configuration)
         replica = Replica(client: client, location: location, keyring: options.keyring)
+        schedule = FollowerPollSchedule(
+            pollInterval: options.pollInterval, activePollInterval: options.activePollInterval)
     }
 
     /// Whether the follower has started (it holds the directory).
@@ -242,11 +252,12 @@ public actor ReplicaFollower: Sendable {
         appliedObserver = observer
     }
 
-    /// The pause before the next poll.
-    var pollInterval: Duration {
-        if let lastArrival, ContinuousClock.now - lastArrival < .seconds(10) { return options.activePollInterval }
-        return options.pollInterval
-    }
+    /// Makes the follower poll as it did before its polls followed the shipper's cadence (the
+    /// figures compare the two).
+    func pollWithoutPhaseLock() { schedule.phaseLocked = false }
+
+    /// The pause before the next poll (see ``FollowerPollSchedule``).
+    var pollInterval: Duration { schedule.pause(at: ContinuousClock.now) }
 
     static func isRetried(_ error: ReplicationError) -> Bool {
         [.unavailable, .unexpectedResponse, .tooSlow, .damagedObject, .unauthenticated, .wrongKey, .nothingShipped]
@@ -285,7 +296,7 @@ public actor ReplicaFollower: Sendable {
                 guard passedOver <= ReplicaLimits.maximumGenerationsPassedOver else { break }
                 do {
                     guard let generation = try await bound.generation(number, of: identity.storeID) else { continue }
-                    try await apply(generation, report: &report)
+                    try await apply(generation, askedAt: now, report: &report)
                     break
                 } catch let error as ReplicationError where ReplicaRestorer.isDamage(error) || error.code == .missingKey
                 {
@@ -329,7 +340,7 @@ public actor ReplicaFollower: Sendable {
             return report
         }
         do {
-            try await apply(generation, report: &report)
+            try await apply(generation, askedAt: now, report: &report)
         } catch let error as ReplicationError where ReplicaRestorer.isDamage(error) {
             unusable.insert(next)
             mustList = true
@@ -339,8 +350,11 @@ public actor ReplicaFollower: Sendable {
         return report
     }
 
-    /// Applies `generation` over the local files and records it as the one held.
-    private func apply(_ generation: ReplicaGeneration, report: inout FollowReport) async throws {
+    /// Applies `generation`, found by a poll sent at `asked`, over the local files and records it as
+    /// the one held.
+    private func apply(
+        _ generation: ReplicaGeneration, askedAt asked: ContinuousClock.Instant, report: inout FollowReport
+    ) async throws {
         guard let folder, let identity else { return }
         var counts = AppliedCounts()
         var applying = FollowerApply(
@@ -371,7 +385,9 @@ public actor ReplicaFollower: Sendable {
         appliedDocument = generation
         appliedLastEpoch = generation.lastEpoch
         nextMissingSince = nil
-        lastArrival = ContinuousClock.now
+        schedule.arrived(
+            number: generation.generation, writtenMilliseconds: generation.writtenMilliseconds, askedAt: asked,
+            wallClock: UInt64(max(0, (Date().timeIntervalSince1970 * 1000).rounded())))
         report.generation = generation.generation
         report.lastEpoch = generation.lastEpoch
         report.applied = true
@@ -602,7 +618,7 @@ public actor ReplicaFollower: Sendable {
         }
         appliedGeneration = restored.generation
         appliedLastEpoch = restored.epoch.epoch
-        lastArrival = ContinuousClock.now
+        schedule.arrivedWithoutTime(at: ContinuousClock.now)
         lastSuccessfulPoll = ContinuousClock.now
         mustList = !restored.damage.isEmpty
         return FollowReport(

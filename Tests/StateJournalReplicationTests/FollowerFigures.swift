@@ -14,7 +14,7 @@ extension GatewayTests {
         /// Commits at `rate` per second for `seconds` with a shipper and a follower running in the
         /// process at their default settings; returns, for each commit, the time from its return to
         /// the follower having applied a generation that holds it, in milliseconds.
-        static func lags(rate: Double, seconds: Double, gateway: Gateway) async throws -> (
+        static func lags(rate: Double, seconds: Double, phaseLocked: Bool = true, gateway: Gateway) async throws -> (
             lags: [Double], lists: Int, requests: Int, reached: Double
         ) {
             let location = S3Location(bucket: try await gateway.freshBucket(), prefix: "follow-figures")
@@ -26,6 +26,7 @@ extension GatewayTests {
             try await shipper.shipOnce()
             let follower = ReplicaFollower(
                 from: location, into: directory.appendingPathComponent("copy"), configuration: gateway.configuration())
+            if !phaseLocked { await follower.pollWithoutPhaseLock() }
             let appliedAt = Locked<[(UInt64, ContinuousClock.Instant)]>([])
             await follower.observeApplied { report in
                 let now = ContinuousClock.now
@@ -69,15 +70,21 @@ extension GatewayTests {
             let seconds = Double(environment["STATEJOURNAL_FIGURES_SECONDS"] ?? "") ?? 20
             let rates = (environment["STATEJOURNAL_FIGURES_RATES"] ?? "100,1000,10000").split(separator: ",")
                 .compactMap { Double($0) }
+            // STATEJOURNAL_FIGURES_SCHEDULE=both measures the polls without the phase lock too.
+            let both = environment["STATEJOURNAL_FIGURES_SCHEDULE"] == "both"
             for rate in rates {
-                let run = try await Self.lags(rate: rate, seconds: seconds, gateway: gateway)
-                print(
-                    String(
-                        format:
-                            "FIGURE follower lag at %.0f commits/s (%.0f reached): p50/p99/max %.0f/%.0f/%.0f ms over %d commits (%.0f s), %d listings, %d requests",
-                        rate, run.reached, ReplicationFigures.percentile(run.lags, 0.5),
-                        ReplicationFigures.percentile(run.lags, 0.99),
-                        run.lags.max() ?? 0, run.lags.count, seconds, run.lists, run.requests))
+                for phaseLocked in both ? [false, true] : [true] {
+                    let run = try await Self.lags(
+                        rate: rate, seconds: seconds, phaseLocked: phaseLocked, gateway: gateway)
+                    print(
+                        String(
+                            format:
+                                "FIGURE follower lag at %.0f commits/s (%.0f reached, %@): p50/p99/max %.0f/%.0f/%.0f ms over %d commits (%.0f s), %d listings, %d requests",
+                            rate, run.reached, phaseLocked ? "phase-locked" : "not phase-locked",
+                            ReplicationFigures.percentile(run.lags, 0.5),
+                            ReplicationFigures.percentile(run.lags, 0.99),
+                            run.lags.max() ?? 0, run.lags.count, seconds, run.lists, run.requests))
+                }
             }
         }
 
@@ -100,6 +107,7 @@ extension GatewayTests {
             let follower = ReplicaFollower(
                 from: location, into: directory.appendingPathComponent("copy"), configuration: gateway.configuration())
             try await follower.followOnce()
+            // Idle, the phase lock has nothing to lock to: the schedule is the same without it.
             let (requests, lists) = (follower.requestsSent, follower.listRequestsSent)
             let following = Task { try await follower.run() }
             try await Task.sleep(for: .seconds(seconds))
