@@ -10,13 +10,13 @@ import Foundation
 /// difference between the two hosts' clocks and the time the write takes to become visible. The
 /// next generation is due one interval after the last one was written, plus that delay: the
 /// follower polls then, and again every ``retryStep`` for ``retryWindow`` while it has not come.
-/// After that (the store stopped committing, or the shipper could not reach the server) it polls at
-/// ``ReplicaFollower/Options/pollInterval`` until a generation arrives, as an idle follower always
-/// did: one GET per poll, and no LIST in steady state.
 ///
-/// Without an estimate yet (fewer than two consecutive generations seen, or gaps longer than ten
-/// seconds), it polls every ``ReplicaFollower/Options/activePollInterval`` for ten seconds after a
-/// generation arrived, every ``ReplicaFollower/Options/pollInterval`` otherwise.
+/// After that (a slow upload, the store stopped committing, the shipper could not reach the
+/// server), and without an estimate (fewer than two consecutive generations seen, or gaps longer
+/// than ten seconds), it polls as it did before it followed the cadence: every
+/// ``ReplicaFollower/Options/activePollInterval`` for ten seconds after a generation arrived, then
+/// every ``ReplicaFollower/Options/pollInterval``, as an idle follower always did: one GET per
+/// poll, and no LIST in steady state.
 struct FollowerPollSchedule: Sendable {
     /// The pause between polls while a due generation has not come.
     static let retryStep: Duration = .milliseconds(50)
@@ -91,7 +91,6 @@ struct FollowerPollSchedule: Sendable {
         if phaseLocked, let due = nextDue {
             if now < due { return min(due - now, pollInterval) }
             if now < due + retryWindow { return min(Self.retryStep, pollInterval) }
-            return pollInterval
         }
         if let lastArrival, now - lastArrival < .seconds(10) { return activePollInterval }
         return pollInterval

@@ -63,10 +63,10 @@ public struct FollowReport: Sendable, Hashable {
 /// While generations keep coming, the polls are phase-locked to the shipper's cadence: from the
 /// times the generations say they were written, the follower learns the shipper's interval and
 /// how late after its write a generation is found here, polls when the next one is due, and again
-/// every 50 ms for up to half an interval while it has not come. Then (the store stopped
-/// committing) it polls every ``Options/pollInterval``, one GET each, until a generation arrives.
-/// Before it has seen two consecutive generations, it polls every ``Options/activePollInterval``
-/// for ten seconds after one arrived.
+/// every 50 ms for up to half an interval while it has not come. After that (a slow upload, the
+/// store stopped committing), and before it has seen two consecutive generations, it polls every
+/// ``Options/activePollInterval`` for ten seconds after a generation arrived, then every
+/// ``Options/pollInterval``, one GET each.
 ///
 /// ## Applying a generation
 ///

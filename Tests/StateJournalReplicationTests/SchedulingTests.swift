@@ -102,7 +102,7 @@ extension GatewayTests {
         return schedule
     }
 
-    @Test func aFollowerPollsWhenTheNextGenerationIsDueThenAtShortStepsWhileItIsLate() {
+    @Test func aFollowerPollsWhenTheNextGenerationIsDueThenAtShortStepsWhileItIsLateThenAsBefore() {
         let base = ContinuousClock.now
         let schedule = Self.locked(base: base)
         #expect(schedule.cadence == .milliseconds(900))
@@ -112,8 +112,9 @@ extension GatewayTests {
         // Not there when due: asked again every 50 ms, for half the cadence.
         #expect(schedule.pause(at: base + .milliseconds(2_830)) == FollowerPollSchedule.retryStep)
         #expect(schedule.pause(at: base + .milliseconds(3_260)) == FollowerPollSchedule.retryStep)
-        // Then the primary is taken to be idle: the poll interval, as before the cadence was known.
-        #expect(schedule.pause(at: base + .milliseconds(3_280)) == .seconds(1))
+        // Then as before the cadence was known: every 250 ms for ten seconds after the last
+        // generation arrived (a slow upload), then every second (the primary is idle).
+        #expect(schedule.pause(at: base + .milliseconds(3_280)) == .milliseconds(250))
         #expect(schedule.pause(at: base + .seconds(60)) == .seconds(1))
     }
 
