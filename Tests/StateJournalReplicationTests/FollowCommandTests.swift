@@ -57,7 +57,6 @@ extension GatewayTests {
             #expect(refused.error.contains("another store"), "\(refused.error)")
             try journal.close()
         }
-    
 
         @Test func followWithFailoverOnADivergedStoreExits76AndSetsItAsideOnlyWhenAsked() async throws {
             let gateway = try Gateway.required()
