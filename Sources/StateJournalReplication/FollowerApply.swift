@@ -75,9 +75,38 @@ struct FollowerApply {
     let directory: FollowerDirectory
     let generation: ReplicaGeneration
     let isCancelled: @Sendable () -> Bool
+    /// When set, a local file whose bytes differ from the generation's is not replaced if this
+    /// says the file belongs to an intact local store (which then holds a history of its own): the
+    /// apply stops with `Diverged` instead, leaving the directory as it was. A damaged local store
+    /// is repaired.
+    var localStoreIsIntact: ((String) -> Bool)? = nil
+    /// Where an apply stops as a crash would stop it, leaving the directory as it is (tests only).
+    var interruption: (@Sendable (Step) -> Bool)? = nil
+
+    /// The points between the steps of an apply.
+    enum Step: Sendable, Hashable {
+        /// Every file fetched (staged, or appended in place) and synced; nothing checked.
+        case fetched
+        /// The files checked as a store; nothing renamed.
+        case checked
+        /// That many staged files renamed into place; the manifest not replaced.
+        case published(Int)
+        /// The manifest replaced; the files the generation no longer names not removed.
+        case manifestReplaced
+    }
+
+    /// An apply stopped by ``interruption``.
+    struct Interrupted: Error {
+        var step: Step
+    }
 
     /// A local file differs from the generation's bytes.
     private struct LocalDiffers: Error {}
+
+    /// The intact local file `name` holds bytes that differ from the generation's.
+    struct Diverged: Error {
+        var name: String
+    }
 
     /// Applies the generation to the files `current` describes; returns what the directory then holds.
     ///
@@ -100,15 +129,20 @@ struct FollowerApply {
                         }
                         continue
                     } catch is LocalDiffers {
-                        // Nothing was written: the file is downloaded whole and replaces it.
+                        // Nothing was written: the file is downloaded whole and replaces it, unless
+                        // it is the intact store's own history.
+                        if let localStoreIsIntact, localStoreIsIntact(name) { throw Diverged(name: name) }
                     }
                 }
                 try await download(name, file.described, counts: &counts)
                 staged.append(name)
             }
             try directory.sync()
+            try interrupt(at: .fetched)
             try await check(staged: staged, newCheckpoint: isNewCheckpoint(current: current, staged: staged))
+            try interrupt(at: .checked)
         } catch {
+            if error is Interrupted { throw error }
             for name in staged { directory.removeStaged(name) }
             for (name, length) in appended {
                 if let file = try? directory.openExisting(name) {
@@ -118,6 +152,7 @@ struct FollowerApply {
                 }
             }
             if let replication = error as? ReplicationError { throw replication }
+            if let diverged = error as? Diverged { throw diverged }
             if isCancelled() || error is CancellationError {
                 throw ReplicationError(.cancelled, "Applying generation \(generation.generation) was cancelled.")
             }
@@ -125,7 +160,10 @@ struct FollowerApply {
                 .store, "Could not apply generation \(generation.generation) to \(directory.url.path): \(error)",
                 cause: error)
         }
-        for name in staged { try directory.publish(name) }
+        for (index, name) in staged.enumerated() {
+            try directory.publish(name)
+            try interrupt(at: .published(index + 1))
+        }
         try directory.sync()
         var next = FollowedFiles(applied: generation)
         if next.manifestKey != current.manifestKey || !staged.isEmpty {
@@ -138,6 +176,7 @@ struct FollowerApply {
         } else {
             next.manifestKey = current.manifestKey
         }
+        try interrupt(at: .manifestReplaced)
         let named = Set(generation.files.map(\.name))
         for name in current.files.keys where !named.contains(name) { directory.remove(name) }
         try directory.sync()
@@ -274,6 +313,10 @@ struct FollowerApply {
                     key: key)
             }
         }
+    }
+
+    private func interrupt(at step: Step) throws {
+        if let interruption, interruption(step) { throw Interrupted(step: step) }
     }
 
     private func checkCancellation() throws {

@@ -71,9 +71,27 @@ final class FollowerDirectory: @unchecked Sendable {
         return names
     }
 
-    /// Removes files left staged by a follower that stopped in the middle of a generation.
+    /// Removes files left staged by a follower that stopped in the middle of a generation, and a
+    /// manifest it was replacing.
     func removeStaged() throws {
-        for name in try names() where name.hasSuffix(Self.stagingSuffix) { _ = unlinkat(descriptor, name, 0) }
+        let temporary = Set(StoreFileSet.assembledFileNames).subtracting(["MANIFEST"])
+        for name in try names() where name.hasSuffix(Self.stagingSuffix) || temporary.contains(name) {
+            _ = unlinkat(descriptor, name, 0)
+        }
+    }
+
+    /// Whether `name` is one a store gives its segments and checkpoints.
+    static func isStoreFileName(_ name: String) -> Bool {
+        for (kind, prefix, suffix) in [
+            (StoreFileSet.Kind.segment, "segment-", ".sjl"), (.checkpoint, "checkpoint-", ".lz4"),
+        ] where name.hasPrefix(prefix) && name.hasSuffix(suffix) && name.count == prefix.count + 16 + suffix.count {
+            if let sequence = UInt64(name.dropFirst(prefix.count).dropLast(suffix.count), radix: 16),
+                StoreFileSet.fileName(of: kind, sequence: sequence) == name
+            {
+                return true
+            }
+        }
+        return false
     }
 
     /// The size of the regular file `name`, or `nil` when there is none (a symlink is none).

@@ -2,6 +2,12 @@ import Foundation
 import Logging
 import StateJournal
 
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Musl)
+    import Musl
+#endif
+
 /// What one step of a ``ReplicaFollower`` did.
 public struct FollowReport: Sendable, Hashable {
     /// The replica generation the local store holds after the step (`nil` before the first).
@@ -29,6 +35,13 @@ public struct FollowReport: Sendable, Hashable {
 /// continues from it, fetching only the objects whose bytes it does not have: the local files are
 /// compared with the checksums the generation recorded, locally.
 ///
+/// A store with a history of its own is never overwritten: when the intact store in the directory
+/// holds epochs the replica's newest generation does not, an epoch it committed at another time, a
+/// segment the replica neither holds nor has compacted, or bytes that differ from the replica's in
+/// a file both hold, the follower refuses with ``ReplicationError/Code/diverged`` (naming the
+/// epochs) and releases the directory, or sets it aside with ``Options/setsAsideDivergedStore``.
+/// A damaged store (a record that fails its checksum) is repaired from the replica instead.
+///
 /// ## Polling, and when the follower lists
 ///
 /// A shipper numbers the generations it writes one after another, so after generation `k` the
@@ -47,8 +60,13 @@ public struct FollowReport: Sendable, Hashable {
 /// that polls more often than ``Options/absenceBeforeListing`` always finds the next one, and
 /// lists about once a minute only while the replica does not change.
 ///
-/// Polls come every ``Options/activePollInterval`` while a generation arrived in the last ten
-/// seconds, every ``Options/pollInterval`` otherwise.
+/// While generations keep coming, the polls are phase-locked to the shipper's cadence: from the
+/// times the generations say they were written, the follower learns the shipper's interval and
+/// how late after its write a generation is found here, polls when the next one is due, and again
+/// every 50 ms for up to half an interval while it has not come. After that (a slow upload, the
+/// store stopped committing), and before it has seen two consecutive generations, it polls every
+/// ``Options/activePollInterval`` for ten seconds after a generation arrived, then every
+/// ``Options/pollInterval``, one GET each.
 ///
 /// ## Applying a generation
 ///
@@ -73,7 +91,9 @@ public actor ReplicaFollower: Sendable {
     public struct Options: Sendable {
         /// How often it polls while the replica has not changed for ten seconds. Defaults to one second.
         public var pollInterval: Duration
-        /// How often it polls while generations arrived in the last ten seconds. Defaults to 250 ms.
+        /// How often it polls while generations arrived in the last ten seconds and it has not yet
+        /// learned the shipper's cadence (it then polls when the next generation is due). Defaults
+        /// to 250 ms.
         public var activePollInterval: Duration
         /// How old the last successful poll may be before the follower lists the replica instead of
         /// asking for the next generation. Defaults to two minutes; keep it well below the ten minutes
@@ -86,6 +106,13 @@ public actor ReplicaFollower: Sendable {
         public var keyring: ReplicationKeyring?
         /// Where the follower logs: each generation it applies (info), failures it retries (warning).
         public var logger: Logger
+        /// Whether a follower that finds a store of another history in its directory (one that
+        /// would be refused with ``ReplicationError/Code/diverged`` or
+        /// ``ReplicationError/Code/otherStore``) renames that directory to a new sibling,
+        /// `DIR.diverged-EPOCH-TIME` (its last epoch, and the time in UTC), and follows into a new
+        /// `DIR`. Nothing is overwritten: a name already taken gets a numbered suffix. Defaults to
+        /// `false`: the follower refuses.
+        public var setsAsideDivergedStore = false
 
         /// Creates options; every parameter has a default.
         public init(
@@ -120,13 +147,18 @@ public actor ReplicaFollower: Sendable {
     private var appliedDocument: ReplicaGeneration?
     private var appliedLastEpoch: UInt64?
     private var files = FollowedFiles(local: nil)
+    /// The intact store found in the directory at the start, until a generation is applied over it:
+    /// the first one is checked against its history.
+    private var adopted: StoreFileSet?
     private var mustList = true
     private var lastSuccessfulPoll: ContinuousClock.Instant?
     private var nextMissingSince: ContinuousClock.Instant?
-    private var lastArrival: ContinuousClock.Instant?
+    /// When the next poll comes: phase-locked to the shipper's cadence.
+    private var schedule: FollowerPollSchedule
     /// Generations found unusable, never fetched again.
     private var unusable: Set<UInt64> = []
     private var appliedObserver: (@Sendable (FollowReport) -> Void)?
+    private var applyInterruption: (@Sendable (FollowerApply.Step) -> Bool)?
 
     /// The HTTP requests the follower has sent, retries included.
     public nonisolated var requestsSent: Int { client.requestsSent }
@@ -142,6 +174,8 @@ public actor ReplicaFollower: Sendable {
         self.options = options
         client = S3Client(configuration: configuration)
         replica = Replica(client: client, location: location, keyring: options.keyring)
+        schedule = FollowerPollSchedule(
+            pollInterval: options.pollInterval, activePollInterval: options.activePollInterval)
     }
 
     /// Whether the follower has started (it holds the directory).
@@ -173,7 +207,7 @@ public actor ReplicaFollower: Sendable {
     ///
     /// Failures that retrying may fix (an unavailable server, a damaged generation, nothing shipped
     /// yet) are logged and retried at the next poll; the others (another store's directory or
-    /// prefix, refused credentials, a missing bucket or key, a writer holding the store) end it
+    /// prefix, a diverged store, refused credentials, a missing bucket or key, a writer holding the store) end it
     /// with their ``ReplicationError``.
     public func run() async throws {
         defer { close() }
@@ -207,17 +241,23 @@ public actor ReplicaFollower: Sendable {
         }
     }
 
+    /// Stops every apply where `interruption` returns `true`, as a crash there would (tests only).
+    func interruptApplies(_ interruption: (@Sendable (FollowerApply.Step) -> Bool)?) {
+        applyInterruption = interruption
+    }
+
     /// Tells `observer` about every generation ``run()`` applies, just after it is applied (the
     /// figures measure the follower's lag with it).
     func observeApplied(_ observer: @escaping @Sendable (FollowReport) -> Void) {
         appliedObserver = observer
     }
 
-    /// The pause before the next poll.
-    var pollInterval: Duration {
-        if let lastArrival, ContinuousClock.now - lastArrival < .seconds(10) { return options.activePollInterval }
-        return options.pollInterval
-    }
+    /// Makes the follower poll as it did before its polls followed the shipper's cadence (the
+    /// figures compare the two).
+    func pollWithoutPhaseLock() { schedule.phaseLocked = false }
+
+    /// The pause before the next poll (see ``FollowerPollSchedule``).
+    var pollInterval: Duration { schedule.pause(at: ContinuousClock.now) }
 
     static func isRetried(_ error: ReplicationError) -> Bool {
         [.unavailable, .unexpectedResponse, .tooSlow, .damagedObject, .unauthenticated, .wrongKey, .nothingShipped]
@@ -229,7 +269,8 @@ public actor ReplicaFollower: Sendable {
     /// the store there), the next ones poll as the type's documentation says.
     ///
     /// - Throws: ``ReplicationError``: ``ReplicationError/Code/otherStore`` when the directory holds
-    ///   another store, ``ReplicationError/Code/targetNotEmpty`` when it holds something that is not
+    ///   another store, ``ReplicationError/Code/diverged`` when it holds a history of its own (see
+    ///   the type's documentation), ``ReplicationError/Code/targetNotEmpty`` when it holds something that is not
     ///   a store, ``ReplicationError/Code/store`` when a writer holds it or it cannot be written,
     ///   ``ReplicationError/Code/damagedObject`` (and the key errors) for a generation that fails its
     ///   checks (it is not applied, and is passed over from then on),
@@ -255,7 +296,7 @@ public actor ReplicaFollower: Sendable {
                 guard passedOver <= ReplicaLimits.maximumGenerationsPassedOver else { break }
                 do {
                     guard let generation = try await bound.generation(number, of: identity.storeID) else { continue }
-                    try await apply(generation, report: &report)
+                    try await apply(generation, askedAt: now, report: &report)
                     break
                 } catch let error as ReplicationError where ReplicaRestorer.isDamage(error) || error.code == .missingKey
                 {
@@ -299,7 +340,7 @@ public actor ReplicaFollower: Sendable {
             return report
         }
         do {
-            try await apply(generation, report: &report)
+            try await apply(generation, askedAt: now, report: &report)
         } catch let error as ReplicationError where ReplicaRestorer.isDamage(error) {
             unusable.insert(next)
             mustList = true
@@ -309,19 +350,44 @@ public actor ReplicaFollower: Sendable {
         return report
     }
 
-    /// Applies `generation` over the local files and records it as the one held.
-    private func apply(_ generation: ReplicaGeneration, report: inout FollowReport) async throws {
+    /// Applies `generation`, found by a poll sent at `asked`, over the local files and records it as
+    /// the one held.
+    private func apply(
+        _ generation: ReplicaGeneration, askedAt asked: ContinuousClock.Instant, report: inout FollowReport
+    ) async throws {
         guard let folder, let identity else { return }
         var counts = AppliedCounts()
-        let applying = FollowerApply(
+        var applying = FollowerApply(
             replica: replica.bound(to: identity), directory: folder, generation: generation,
             isCancelled: { Task.isCancelled })
-        files = try await applying.run(over: files, counts: &counts)
+        applying.interruption = applyInterruption
+        if let adopted {
+            if let divergence = Self.divergence(of: adopted, from: generation) { throw diverged(divergence) }
+            let url = directory
+            let names = Set(adopted.files.map(\.name))
+            applying.localStoreIsIntact = { name in
+                names.contains(name) && StoreInspector.verifyFraming(url).status == .clean
+            }
+        }
+        do {
+            files = try await applying.run(over: files, counts: &counts)
+        } catch let error as FollowerApply.Diverged {
+            let file = adopted?.files.first { $0.name == error.name }
+            throw diverged(
+                (
+                    first: file.map { $0.kind == .checkpoint ? $0.lastEpoch : $0.baseEpoch + 1 } ?? 0,
+                    last: adopted?.lastEpoch?.epoch ?? 0,
+                    why: "that contradict the replica's at the same numbers (\(error.name) holds other bytes)"
+                ))
+        }
+        adopted = nil
         appliedGeneration = generation.generation
         appliedDocument = generation
         appliedLastEpoch = generation.lastEpoch
         nextMissingSince = nil
-        lastArrival = ContinuousClock.now
+        schedule.arrived(
+            number: generation.generation, writtenMilliseconds: generation.writtenMilliseconds, askedAt: asked,
+            wallClock: UInt64(max(0, (Date().timeIntervalSince1970 * 1000).rounded())))
         report.generation = generation.generation
         report.lastEpoch = generation.lastEpoch
         report.applied = true
@@ -355,7 +421,7 @@ public actor ReplicaFollower: Sendable {
             if names.isEmpty {
                 report = try await restoreFirst(found)
             } else {
-                try adopt(names, replicating: found)
+                try adopt(names, replicating: found, in: folder)
                 report = FollowReport(
                     generation: nil, applied: false, lastEpoch: nil, objectsFetched: 0, bytesFetched: 0, listed: false)
             }
@@ -371,14 +437,114 @@ public actor ReplicaFollower: Sendable {
             report.bytesFetched += listed.bytesFetched
             report.listed = true
             return report
+        } catch let error as ReplicationError where error.code == .diverged || error.code == .otherStore {
+            // Never left half started: the next call starts again, and refuses again.
+            var aside: URL?
+            if options.setsAsideDivergedStore { aside = try? setAside() }
+            if self.lock === lock { close() } else { lock.release() }
+            adopted = nil
+            guard options.setsAsideDivergedStore else { throw error }
+            guard let aside else {
+                throw ReplicationError(
+                    .store, "\(error.message) Setting \(directory.path) aside failed: move it away by hand.",
+                    cause: error)
+            }
+            options.logger.notice(
+                "\(directory.path) held a store of another history, set aside as \(aside.path); following into a new \(directory.path)",
+                metadata: ["store": "\(directory.path)", "aside": "\(aside.path)"])
+            return try await start()
         } catch {
             if self.lock !== lock { lock.release() }
             throw error
         }
     }
 
-    /// Checks that the store in the directory is the replica's, and starts from its files.
-    private func adopt(_ names: [String], replicating identity: ReplicaIdentity) throws {
+    /// Renames the directory to a sibling named after its store's last epoch and the time,
+    /// `DIR.diverged-EPOCH-YYYYMMDDTHHMMSSZ`, with `-2`, `-3`… when a name is taken; returns it.
+    private func setAside() throws -> URL {
+        let epoch = (try? JournalReader(at: directory).fileSet().lastEpoch?.epoch) ?? nil
+        let formatter = DateFormatter()
+        formatter.locale = Locale(identifier: "en_US_POSIX")
+        formatter.timeZone = TimeZone(identifier: "UTC")
+        formatter.dateFormat = "yyyyMMdd'T'HHmmss'Z'"
+        let path = directory.standardizedFileURL.path
+        let stem = path + ".diverged-\(epoch.map(String.init) ?? "none")-" + formatter.string(from: Date())
+        for attempt in 1...1000 {
+            let candidate = attempt == 1 ? stem : "\(stem)-\(attempt)"
+            // Claimed by creating it empty (which fails when the name is taken), then replaced by
+            // the rename, which fails rather than replace a directory that is not empty.
+            guard mkdir(candidate, 0o700) == 0 else {
+                if errno == EEXIST { continue }
+                throw FollowerDirectory.failure("create", candidate, errno)
+            }
+            guard rename(path, candidate) == 0 else {
+                let code = errno
+                _ = rmdir(candidate)
+                if code == ENOTEMPTY || code == EEXIST { continue }
+                throw FollowerDirectory.failure("rename \(path) to", candidate, code)
+            }
+            return URL(fileURLWithPath: candidate)
+        }
+        throw ReplicationError(.store, "No free name to set \(path) aside beside it.")
+    }
+
+    /// The error a follower refuses a diverged store with.
+    private func diverged(_ divergence: (first: UInt64, last: UInt64, why: String)) -> ReplicationError {
+        let epochs =
+            divergence.first >= divergence.last
+            ? "epoch \(divergence.last)" : "epochs \(divergence.first)…\(divergence.last)"
+        return ReplicationError(
+            .diverged,
+            """
+            \(directory.path) holds \(epochs) \(divergence.why): its store has a history of its own (a fenced \
+            primary's store, or a copy someone wrote to). Following \(location) would replace them, so the follower \
+            does not start. Move \(directory.path) away and follow into a new directory, or let the follower set it \
+            aside (`statejournal follow --set-aside-diverged`, ReplicaFollower.Options.setsAsideDivergedStore), \
+            keeping those epochs for whoever decides what they were worth.
+            """)
+    }
+
+    /// Why the intact local store `set` is not a copy of the history `generation` holds: the epochs
+    /// it holds that the generation does not, or `nil`. A local file the generation no longer names
+    /// is accepted when the generation's newest checkpoint covers its epochs (the primary compacted
+    /// it); local bytes that differ within a file both name are found while applying.
+    static func divergence(
+        of set: StoreFileSet, from generation: ReplicaGeneration
+    ) -> (first: UInt64, last: UInt64, why: String)? {
+        let replicaLast = generation.lastEpoch ?? 0
+        if let local = set.lastEpoch, local.epoch > replicaLast {
+            return (replicaLast + 1, local.epoch, "that the replica does not have (it ends at epoch \(replicaLast))")
+        }
+        if let local = set.lastEpoch, local.epoch == replicaLast, let committed = generation.lastEpochMilliseconds,
+            UInt64((local.timestamp.timeIntervalSince1970 * 1000).rounded()) != committed
+        {
+            return (local.epoch, local.epoch, "committed at another time than the replica's epoch \(local.epoch)")
+        }
+        let named = Dictionary(generation.files.map { ($0.name, $0) }, uniquingKeysWith: { first, _ in first })
+        let covered = generation.files.filter(\.isCheckpoint).map(\.lastEpoch).max() ?? 0
+        for file in set.files where file.kind == .segment {
+            if let theirs = named[file.name] {
+                if file.length > theirs.length {
+                    return (
+                        theirs.lastEpoch + 1, max(file.lastEpoch, theirs.lastEpoch + 1),
+                        "in \(file.name) beyond the \(theirs.length) bytes the replica holds of it"
+                    )
+                }
+            } else if file.lastEpoch > file.baseEpoch && file.lastEpoch > covered {
+                return (
+                    max(file.baseEpoch, covered) + 1, file.lastEpoch,
+                    "in \(file.name), a segment the replica does not hold and no checkpoint of it covers"
+                )
+            }
+        }
+        return nil
+    }
+
+    /// Checks that the store in the directory is the replica's, and starts from its files: those its
+    /// manifest names, and the store files it does not name (an apply that stopped after renaming
+    /// files into place, or before removing those its generation no longer named), which the first
+    /// apply compares with the replica's and removes when the replica does not name them.
+    private func adopt(_ names: [String], replicating identity: ReplicaIdentity, in folder: FollowerDirectory) throws {
         guard names.contains("MANIFEST") else {
             throw ReplicationError(
                 .targetNotEmpty,
@@ -386,9 +552,11 @@ public actor ReplicaFollower: Sendable {
             )
         }
         let set: StoreFileSet
+        var damaged = false
         do {
             set = try JournalReader(at: directory).fileSet()
         } catch let error as JournalError where error.code == .damaged {
+            damaged = true
             // A damaged copy: its files are compared with the replica's whole, and what differs is
             // downloaded again.
             do {
@@ -414,6 +582,10 @@ public actor ReplicaFollower: Sendable {
                 """)
         }
         files = FollowedFiles(local: set)
+        for name in names where files.files[name] == nil && FollowerDirectory.isStoreFileName(name) {
+            if let size = folder.size(of: name) { files.files[name] = FollowedFiles.File(length: size, sealed: false) }
+        }
+        adopted = damaged ? nil : set
         appliedGeneration = nil
         mustList = true
     }
@@ -446,7 +618,7 @@ public actor ReplicaFollower: Sendable {
         }
         appliedGeneration = restored.generation
         appliedLastEpoch = restored.epoch.epoch
-        lastArrival = ContinuousClock.now
+        schedule.arrivedWithoutTime(at: ContinuousClock.now)
         lastSuccessfulPoll = ContinuousClock.now
         mustList = !restored.damage.isEmpty
         return FollowReport(

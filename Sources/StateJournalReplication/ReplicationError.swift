@@ -13,7 +13,7 @@ public struct ReplicationError: Error, Sendable, CustomStringConvertible {
             case invalidArgument, missingCredentials, accessDenied, noSuchBucket, notS3, unavailable
             case unexpectedResponse, foreignPrefix, otherStore, damagedObject, wrongKey, missingKey
             case noSuchEpoch, nothingShipped, targetNotEmpty, store, cancelled, unauthenticated, tooSlow
-            case fenced
+            case fenced, diverged
         }
         private let wrapped: Wrapped
         private init(_ wrapped: Wrapped) { self.wrapped = wrapped }
@@ -65,6 +65,12 @@ public struct ReplicationError: Error, Sendable, CustomStringConvertible {
         /// what the store committed after its last generation is not in the replica. The app
         /// decides whether to stop taking writes.
         public static let fenced = Code(.fenced)
+        /// The directory a follower was given holds the replica's store, but a history of its own:
+        /// epochs the replica does not have, or that contradict the replica's at the same numbers
+        /// (a fenced primary's store, a copy someone wrote to). Following would replace them, so
+        /// the follower does not start; the message names the epochs. Move the directory away, or
+        /// let the follower do it with ``ReplicaFollower/Options/setsAsideDivergedStore``.
+        public static let diverged = Code(.diverged)
 
         /// The code's name.
         public var description: String { "\(wrapped)" }

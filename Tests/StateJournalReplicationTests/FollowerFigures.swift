@@ -14,7 +14,9 @@ extension GatewayTests {
         /// Commits at `rate` per second for `seconds` with a shipper and a follower running in the
         /// process at their default settings; returns, for each commit, the time from its return to
         /// the follower having applied a generation that holds it, in milliseconds.
-        static func lags(rate: Double, seconds: Double, gateway: Gateway) async throws -> (lags: [Double], lists: Int) {
+        static func lags(rate: Double, seconds: Double, phaseLocked: Bool = true, gateway: Gateway) async throws -> (
+            lags: [Double], lists: Int, requests: Int, reached: Double
+        ) {
             let location = S3Location(bucket: try await gateway.freshBucket(), prefix: "follow-figures")
             let directory = try temporaryDirectory("follow-figures")
             defer { try? FileManager.default.removeItem(at: directory) }
@@ -24,6 +26,7 @@ extension GatewayTests {
             try await shipper.shipOnce()
             let follower = ReplicaFollower(
                 from: location, into: directory.appendingPathComponent("copy"), configuration: gateway.configuration())
+            if !phaseLocked { await follower.pollWithoutPhaseLock() }
             let appliedAt = Locked<[(UInt64, ContinuousClock.Instant)]>([])
             await follower.observeApplied { report in
                 let now = ContinuousClock.now
@@ -43,6 +46,7 @@ extension GatewayTests {
                     Array("{\"offset\":\(index % 977),\"selection\":\"\(UUID())\"}".utf8))
                 committed.append((try epoch.commit().epoch, ContinuousClock.now))
             }
+            let reached = Double(count) / ((ContinuousClock.now - start) / .seconds(1))
             try await Task.sleep(for: .seconds(4))
             shipping.cancel()
             following.cancel()
@@ -57,22 +61,63 @@ extension GatewayTests {
                 lags.append(ReplicationFigures.milliseconds(applied[next].1 - time))
             }
             try journal.close()
-            return (lags, follower.listRequestsSent)
+            return (lags, follower.listRequestsSent, follower.requestsSent, reached)
         }
 
-        @Test func followerLagAt100And1000CommitsPerSecond() async throws {
+        @Test func followerLagAt100And1000And10000CommitsPerSecond() async throws {
             let gateway = try Gateway.required()
-            let seconds = Double(ProcessInfo.processInfo.environment["STATEJOURNAL_FIGURES_SECONDS"] ?? "") ?? 20
-            for rate in [100.0, 1000.0] {
-                let run = try await Self.lags(rate: rate, seconds: seconds, gateway: gateway)
-                print(
-                    String(
-                        format:
-                            "FIGURE follower lag at %.0f commits/s: p50/p99/max %.0f/%.0f/%.0f ms over %d commits (%.0f s), %d listings",
-                        rate, ReplicationFigures.percentile(run.lags, 0.5),
-                        ReplicationFigures.percentile(run.lags, 0.99),
-                        run.lags.max() ?? 0, run.lags.count, seconds, run.lists))
+            let environment = ProcessInfo.processInfo.environment
+            let seconds = Double(environment["STATEJOURNAL_FIGURES_SECONDS"] ?? "") ?? 20
+            let rates = (environment["STATEJOURNAL_FIGURES_RATES"] ?? "100,1000,10000").split(separator: ",")
+                .compactMap { Double($0) }
+            // STATEJOURNAL_FIGURES_SCHEDULE=both measures the polls without the phase lock too.
+            let both = environment["STATEJOURNAL_FIGURES_SCHEDULE"] == "both"
+            for rate in rates {
+                for phaseLocked in both ? [false, true] : [true] {
+                    let run = try await Self.lags(
+                        rate: rate, seconds: seconds, phaseLocked: phaseLocked, gateway: gateway)
+                    print(
+                        String(
+                            format:
+                                "FIGURE follower lag at %.0f commits/s (%.0f reached, %@): p50/p99/max %.0f/%.0f/%.0f ms over %d commits (%.0f s), %d listings, %d requests",
+                            rate, run.reached, phaseLocked ? "phase-locked" : "not phase-locked",
+                            ReplicationFigures.percentile(run.lags, 0.5),
+                            ReplicationFigures.percentile(run.lags, 0.99),
+                            run.lags.max() ?? 0, run.lags.count, seconds, run.lists, run.requests))
+                }
             }
+        }
+
+        /// The requests a follower of a store that commits nothing sends, over
+        /// STATEJOURNAL_FIGURES_IDLE_SECONDS (65 by default, to include the listing a minute without
+        /// a new generation brings), counted from the first generation applied, per hour.
+        @Test func requestsOfAnIdleFollowerPerHour() async throws {
+            let gateway = try Gateway.required()
+            let seconds =
+                Double(ProcessInfo.processInfo.environment["STATEJOURNAL_FIGURES_IDLE_SECONDS"] ?? "") ?? 65
+            let location = S3Location(bucket: try await gateway.freshBucket(), prefix: "follow-idle")
+            let directory = try temporaryDirectory("follow-idle")
+            defer { try? FileManager.default.removeItem(at: directory) }
+            let storeURL = directory.appendingPathComponent("store")
+            let journal = try Journal.open(at: storeURL)
+            defer { try? journal.close() }
+            try commit(journal, count: 3)
+            try await ReplicationShipper(store: storeURL, to: location, configuration: gateway.configuration())
+                .shipOnce()
+            let follower = ReplicaFollower(
+                from: location, into: directory.appendingPathComponent("copy"), configuration: gateway.configuration())
+            try await follower.followOnce()
+            // Idle, the phase lock has nothing to lock to: the schedule is the same without it.
+            let (requests, lists) = (follower.requestsSent, follower.listRequestsSent)
+            let following = Task { try await follower.run() }
+            try await Task.sleep(for: .seconds(seconds))
+            following.cancel()
+            try await following.value
+            let sent = follower.requestsSent - requests
+            print(
+                String(
+                    format: "FIGURE idle follower: %d requests (%d listings) in %.0f s, %.0f per hour",
+                    sent, follower.listRequestsSent - lists, seconds, Double(sent) * 3600 / seconds))
         }
     }
 }

@@ -436,3 +436,178 @@ extension GatewayTests {
         }
     }
 }
+
+extension GatewayTests {
+    /// A follower started on a directory whose store went its own way.
+    @Suite struct FollowerDivergenceTests {
+        /// Follows the replica once into the copy, then lets the copy go its own way: it is opened
+        /// for writing (as a fenced primary's store, or a copy someone wrote to) and commits `count`
+        /// epochs the replica does not have.
+        private static func divergeCopy(_ store: FollowedStore, count: Int) async throws -> [UInt64] {
+            let follower = store.follower()
+            try await follower.followOnce()
+            await follower.close()
+            let writer = try Journal.open(at: store.copy)
+            let epochs = try commit(writer, count: count, marker: "diverged")
+            try writer.close()
+            return epochs
+        }
+
+        @Test func aFollowerRefusesACopyHoldingEpochsTheReplicaDoesNotHaveAndLeavesItAsItWas() async throws {
+            let store = try await FollowedStore("diverged-ahead", segmentSizeLimit: 8 << 20)
+            defer { store.remove() }
+            try commit(store.journal, count: 5)
+            try await store.shipper.shipOnce()
+            let local = try await Self.divergeCopy(store, count: 3)
+            let before = try store.copyFiles()
+            await #expect {
+                try await store.follower().followOnce()
+            } throws: { error in
+                guard let error = error as? ReplicationError else { return false }
+                return error.code == .diverged && error.message.contains("\(local.first!)…\(local.last!)")
+                    && error.message.contains("--set-aside-diverged")
+            }
+            #expect(try store.copyFiles() == before)
+            #expect(try JournalReader(at: store.copy).state().epoch?.epoch == local.last)
+            // Refused, the follower let go of the writer lock.
+            try Journal.open(at: store.copy).close()
+        }
+
+        @Test func aFollowerRefusesACopyWhoseEpochsContradictTheReplicasAtTheSameNumbers() async throws {
+            let store = try await FollowedStore("diverged-contradicts", segmentSizeLimit: 8 << 20)
+            defer { store.remove() }
+            try commit(store.journal, count: 5)
+            try await store.shipper.shipOnce()
+            let local = try await Self.divergeCopy(store, count: 2)
+            // The primary commits the same epoch numbers (and more) with other contents, and ships them.
+            let shipped = try commit(store.journal, count: 4, marker: "primary")
+            #expect(shipped.first == local.first)
+            try await store.shipper.shipOnce()
+            let before = try store.copyFiles()
+            await #expect {
+                try await store.follower().followOnce()
+            } throws: { error in
+                (error as? ReplicationError)?.code == .diverged
+            }
+            #expect(try store.copyFiles() == before)
+        }
+
+        @Test func aFollowerAskedToSetADivergedCopyAsideMovesItBesideAndFollowsIntoAFreshDirectory() async throws {
+            let store = try await FollowedStore("diverged-aside", segmentSizeLimit: 8 << 20)
+            defer { store.remove() }
+            try commit(store.journal, count: 5)
+            try await store.shipper.shipOnce()
+            let local = try await Self.divergeCopy(store, count: 3)
+            let before = try store.copyFiles()
+            let parent = store.copy.deletingLastPathComponent()
+            var options = ReplicaFollower.Options()
+            options.setsAsideDivergedStore = true
+            let follower = store.follower(options)
+            let report = try await follower.followOnce()
+            #expect(report.applied)
+            try store.expectCopyMatchesPrimary()
+            let asides = try FileManager.default.contentsOfDirectory(atPath: parent.path)
+                .filter { $0.hasPrefix("copy.diverged-\(local.last!)-") }
+            #expect(asides.count == 1, "\(asides)")
+            let aside = parent.appendingPathComponent(try #require(asides.first))
+            var moved: [String: [UInt8]] = [:]
+            for name in try FileManager.default.contentsOfDirectory(atPath: aside.path) where name != "LOCK" {
+                moved[name] = Array(try Data(contentsOf: aside.appendingPathComponent(name)))
+            }
+            #expect(moved == before)
+            #expect(try JournalReader(at: aside).state().epoch?.epoch == local.last)
+            await follower.close()
+
+            // Set aside again (the copy diverges a second time): a second name, the first kept.
+            _ = try await Self.divergeCopy(store, count: 3)
+            let again = store.follower(options)
+            try await again.followOnce()
+            await again.close()
+            let second = try FileManager.default.contentsOfDirectory(atPath: parent.path)
+                .filter { $0.hasPrefix("copy.diverged-") }
+            #expect(second.count == 2, "\(second)")
+            #expect(second.contains(aside.lastPathComponent))
+        }
+
+        @Test func aFollowerRestartedOnItsOwnUpToDateCopyIsNotRefused() async throws {
+            let store = try await FollowedStore("restart-own", segmentSizeLimit: 4096)
+            defer { store.remove() }
+            try commit(store.journal, count: 30)
+            try await store.shipper.shipOnce()
+            let first = store.follower()
+            try await first.followOnce()
+            await first.close()
+            // Restarted with nothing new in the replica: nothing is fetched, nothing refused.
+            let idle = store.follower()
+            let report = try await idle.followOnce()
+            #expect(report.bytesFetched == 0)
+            try store.expectCopyMatchesPrimary()
+            await idle.close()
+            // Restarted after the primary went on, compacted and rolled segments: it catches up.
+            try commit(store.journal, count: 30, marker: "later")
+            _ = try store.journal.compact()
+            try commit(store.journal, count: 3, marker: "after compaction")
+            try await store.shipper.shipOnce()
+            let later = store.follower()
+            let caughtUp = try await later.followOnce()
+            #expect(caughtUp.applied)
+            try store.expectCopyMatchesPrimary()
+            await later.close()
+        }
+    }
+}
+
+extension GatewayTests {
+    /// A follower that stopped in the middle of an apply, as a crash stops it.
+    @Suite struct FollowerCrashTests {
+        @Test(arguments: [
+            FollowerApply.Step.fetched, .checked, .published(1), .manifestReplaced,
+        ])
+        func aFollowerStartedAfterACrashInAnApplyRecoversAConsistentCopyWithNoLeftovers(
+            at step: FollowerApply.Step
+        ) async throws {
+            let store = try await FollowedStore("crash")
+            defer { store.remove() }
+            try commit(store.journal, count: 40)
+            try await store.shipper.shipOnce()
+            let first = store.follower()
+            try await first.followOnce()
+            await first.close()
+            // The next generation brings a checkpoint, new segments and a longer live segment, and
+            // no longer names the segments the checkpoint covers.
+            try commit(store.journal, count: 30, marker: "before compaction")
+            _ = try store.journal.compact()
+            try commit(store.journal, count: 3, marker: "after compaction")
+            try await store.shipper.shipOnce()
+
+            let crashing = store.follower()
+            await crashing.interruptApplies { $0 == step }
+            await #expect(throws: FollowerApply.Interrupted.self) { try await crashing.followOnce() }
+            // The process is gone: its lock with it.
+            await crashing.close()
+
+            // Started again with the replica as it was, and again after the primary went on.
+            let restarted = store.follower()
+            try await restarted.followOnce()
+            try store.expectCopyMatchesPrimary()
+            try expectNoLeftovers(in: store.copy)
+            await restarted.close()
+            try commit(store.journal, count: 2, marker: "later")
+            try await store.shipper.shipOnce()
+            let later = store.follower()
+            try await later.followOnce()
+            try store.expectCopyMatchesPrimary()
+            try expectNoLeftovers(in: store.copy)
+            await later.close()
+        }
+
+        /// Expects the directory to hold the files its manifest names, the manifest and the lock.
+        private func expectNoLeftovers(in copy: URL, sourceLocation: SourceLocation = #_sourceLocation) throws {
+            let named = Set(try JournalReader(at: copy).fileSet().files.map(\.name))
+            let present = Set(try FileManager.default.contentsOfDirectory(atPath: copy.path))
+            #expect(
+                present.subtracting(named).subtracting(["MANIFEST", "LOCK"]).isEmpty,
+                "\(present.subtracting(named).sorted())", sourceLocation: sourceLocation)
+        }
+    }
+}

@@ -86,3 +86,65 @@ extension GatewayTests {
         }
     }
 }
+
+/// When a follower polls for the next generation.
+@Suite struct FollowerPollScheduleTests {
+    /// A schedule that saw generations 1…3 written 900 ms apart by the shipper's clock and each
+    /// found by a poll sent 120 ms after its write; returns it and the instant generation 3 was asked for.
+    private static func locked(base: ContinuousClock.Instant) -> FollowerPollSchedule {
+        var schedule = FollowerPollSchedule(pollInterval: .seconds(1), activePollInterval: .milliseconds(250))
+        for number in UInt64(1)...3 {
+            let written = 1_000_000 + (number - 1) * 900
+            schedule.arrived(
+                number: number, writtenMilliseconds: written,
+                askedAt: base + .milliseconds(Int64((number - 1) * 900 + 120)), wallClock: written + 120)
+        }
+        return schedule
+    }
+
+    @Test func aFollowerPollsWhenTheNextGenerationIsDueThenAtShortStepsWhileItIsLateThenAsBefore() {
+        let base = ContinuousClock.now
+        let schedule = Self.locked(base: base)
+        #expect(schedule.cadence == .milliseconds(900))
+        // Generation 3 was asked for at 1,920 ms: the next is due at 2,700 + 120 ms.
+        #expect(schedule.nextDue == base + .milliseconds(2_820))
+        #expect(schedule.pause(at: base + .milliseconds(1_950)) == .milliseconds(870))
+        // Not there when due: asked again every 50 ms, for half the cadence.
+        #expect(schedule.pause(at: base + .milliseconds(2_830)) == FollowerPollSchedule.retryStep)
+        #expect(schedule.pause(at: base + .milliseconds(3_260)) == FollowerPollSchedule.retryStep)
+        // Then as before the cadence was known: every 250 ms for ten seconds after the last
+        // generation arrived (a slow upload), then every second (the primary is idle).
+        #expect(schedule.pause(at: base + .milliseconds(3_280)) == .milliseconds(250))
+        #expect(schedule.pause(at: base + .seconds(60)) == .seconds(1))
+    }
+
+    @Test func theDelayOfTheFastestRecentFindSetsThePhaseWhateverTheShippersClockSays() {
+        let base = ContinuousClock.now
+        var schedule = FollowerPollSchedule(pollInterval: .seconds(1), activePollInterval: .milliseconds(250))
+        // The shipper's clock is 5 s ahead of this host's; the finds come 300, 80 and 200 ms after
+        // the writes.
+        for (number, late) in [(UInt64(1), 300), (2, 80), (3, 200)] {
+            let written = 2_000_000 + (number - 1) * 1_000
+            schedule.arrived(
+                number: number, writtenMilliseconds: written,
+                askedAt: base + .milliseconds(Int64((number - 1) * 1_000) + Int64(late)),
+                wallClock: written - 5_000 + UInt64(late))
+        }
+        #expect(schedule.cadence == .seconds(1))
+        #expect(schedule.nextDue == base + .milliseconds(3_080))
+    }
+
+    @Test func withoutACadenceAFollowerPollsOftenForTenSecondsAfterAGenerationThenAtThePollInterval() {
+        let base = ContinuousClock.now
+        var schedule = FollowerPollSchedule(pollInterval: .seconds(1), activePollInterval: .milliseconds(250))
+        #expect(schedule.pause(at: base) == .seconds(1))
+        schedule.arrived(number: 7, writtenMilliseconds: 1_000, askedAt: base, wallClock: 1_100)
+        #expect(schedule.cadence == nil)
+        #expect(schedule.pause(at: base + .seconds(2)) == .milliseconds(250))
+        #expect(schedule.pause(at: base + .seconds(11)) == .seconds(1))
+        // Generations skipped, or written minutes apart, teach no cadence.
+        schedule.arrived(number: 9, writtenMilliseconds: 2_000, askedAt: base + .seconds(1), wallClock: 2_100)
+        schedule.arrived(number: 10, writtenMilliseconds: 200_000, askedAt: base + .seconds(199), wallClock: 200_100)
+        #expect(schedule.cadence == nil)
+    }
+}

@@ -18,7 +18,10 @@ struct FollowCommand: ParsableCommand {
             abandons a generation it is applying, leaving the store as it was, and exits 0. With --failover it is the \
             standby of a primary: when the primary gives the replica's lease up or its lease expires, it takes the \
             lease in the next term, applies what the primary shipped before, and ships the store from then on (exit 76 \
-            when another shipper later takes over from it).
+            when another shipper later takes over from it). A directory whose store has a history of its own (epochs \
+            the replica does not have, or that contradict it: a fenced primary's store) is never overwritten: the \
+            command exits 76 naming those epochs, or with --set-aside-diverged renames the directory beside itself \
+            and follows into a new one.
             """)
 
     @Argument(help: "The replica: s3://BUCKET/PREFIX.")
@@ -36,6 +39,12 @@ struct FollowCommand: ParsableCommand {
             "Take over as the primary when the replica's lease is given up or expires, then ship the store like replicate."
     )
     var failover = false
+
+    @Flag(
+        help:
+            "When the directory holds a store of another history (epochs the replica does not have, or that contradict it), rename it to DIR.diverged-EPOCH-TIME beside it and follow into a new DIR, instead of exiting 76."
+    )
+    var setAsideDiverged = false
 
     @Option(help: "Seconds the lease lasts unrenewed once this host ships (with --failover).")
     var leaseSeconds: Double = 10
@@ -63,13 +72,14 @@ struct FollowCommand: ParsableCommand {
             label: "statejournal.follow", factory: { label in StreamLogHandler.standardError(label: label) })
         logger.logLevel = .info
         let slow = Duration.milliseconds(Int64(max(interval, 0.01) * 1000))
-        let options = ReplicaFollower.Options(
+        var options = ReplicaFollower.Options(
             pollInterval: slow, activePollInterval: min(slow, .milliseconds(250)), keyring: keyring, logger: logger)
+        options.setsAsideDivergedStore = setAsideDiverged
         let directory = URL(fileURLWithPath: into)
         var shipping = ReplicationOptions(keyring: keyring, logger: logger)
         shipping.leaseDuration = .milliseconds(Int64(leaseSeconds * 1000))
         let failover = failover
-        try runReplication { [logger, shipping] in
+        try runReplication { [logger, shipping, options] in
             logger.info("following \(location) at \(configuration.endpoint) into \(directory.path)")
             let follower = ReplicaFollower(
                 from: location, into: directory, configuration: configuration, options: options)

@@ -116,7 +116,7 @@ extension ExitStatus {
         case .foreignPrefix, .otherStore, .damagedObject, .unauthenticated: self = .dataError
         case .targetNotEmpty: self = .cannotCreate
         case .cancelled: self = .interrupted
-        case .fenced: self = .fenced
+        case .fenced, .diverged: self = .fenced
         default: self = .software
         }
     }

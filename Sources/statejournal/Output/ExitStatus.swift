@@ -36,7 +36,8 @@ enum ExitStatus: Int32, CaseIterable {
     /// EX_PROTOCOL: `replicate` (or `promote`, `follow --failover`) was fenced: another shipper took
     /// over the replica's lease in a newer term, so the epochs this store committed after its last
     /// shipped generation are not in the replica; or the store does not continue the history
-    /// another host shipped (it diverged, or ends before it), so it is not shipped.
+    /// another host shipped (it diverged, or ends before it), so it is not shipped; or `follow` found
+    /// a store with a history of its own in its directory, and did not overwrite it.
     case fenced = 76
     /// EX_NOPERM: permission to read or write the store was denied.
     case noPermission = 77
