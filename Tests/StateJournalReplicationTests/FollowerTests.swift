@@ -380,10 +380,11 @@ extension GatewayTests {
             }
             let last = try store.journal.history().last!.epoch
             var reached: UInt64?
-            // The copy can reach the last epoch a moment before run() logs the generation it
-            // applied: both are waited for before the cancellation, which would otherwise end the
-            // pass between the two.
-            func logged() -> Bool { !logs.entries(.info, containing: "applied generation").isEmpty }
+            // The copy shows the last epoch while its generation is still being applied (the live
+            // segment grows before the checks and the manifest), and run() logs the generation once
+            // applied: the log line of that generation is waited for before the cancellation, which
+            // would otherwise abandon the apply and leave the copy at the generation before.
+            func logged() -> Bool { !logs.entries(.info, containing: "through epoch \(last)").isEmpty }
             for _ in 0..<600 where reached != last || !logged() {
                 try await Task.sleep(for: .milliseconds(50))
                 reached = try? JournalReader(at: store.copy).state().epoch?.epoch

@@ -58,19 +58,8 @@ struct FollowCommand: ParsableCommand {
     }
 
     func run() throws {
-        let location: S3Location
-        let configuration: S3Configuration
-        let keyring: ReplicationKeyring?
-        do {
-            location = try S3Location(parsing: replica)
-            configuration = try storage.configuration()
-            keyring = try storage.keyring()
-        } catch let error as ReplicationError {
-            throw ValidationError(error.message)
-        }
-        var logger = Logger(
-            label: "statejournal.follow", factory: { label in StreamLogHandler.standardError(label: label) })
-        logger.logLevel = .info
+        let (location, configuration, keyring) = try storage.replicaAccess(replica)
+        let logger = Logger.standardError("statejournal.follow")
         let slow = Duration.milliseconds(Int64(max(interval, 0.01) * 1000))
         var options = ReplicaFollower.Options(
             pollInterval: slow, activePollInterval: min(slow, .milliseconds(250)), keyring: keyring, logger: logger)
@@ -148,19 +137,8 @@ struct PromoteCommand: ParsableCommand {
     }
 
     func run() throws {
-        let location: S3Location
-        let configuration: S3Configuration
-        let keyring: ReplicationKeyring?
-        do {
-            location = try S3Location(parsing: replica)
-            configuration = try storage.configuration()
-            keyring = try storage.keyring()
-        } catch let error as ReplicationError {
-            throw ValidationError(error.message)
-        }
-        var logger = Logger(
-            label: "statejournal.promote", factory: { label in StreamLogHandler.standardError(label: label) })
-        logger.logLevel = .info
+        let (location, configuration, keyring) = try storage.replicaAccess(replica)
+        let logger = Logger.standardError("statejournal.promote")
         var shipping = ReplicationOptions(
             interval: .milliseconds(Int64(max(interval, 0.01) * 1000)), keyring: keyring, logger: logger)
         shipping.leaseDuration = .milliseconds(Int64(leaseSeconds * 1000))
