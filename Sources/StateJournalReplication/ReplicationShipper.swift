@@ -280,26 +280,41 @@ public actor ReplicationShipper {
 
     /// Checks that the store does not contradict the history `latest` holds: it must reach the
     /// newest epoch `latest` does, and hold that epoch as committed at the same millisecond when it
-    /// still retains it. A fenced primary started again, or a copy that diverged, holds that epoch
-    /// committed at another time (or ends before it); a store restored or followed from the
-    /// replica holds it as shipped, or has compacted it into a checkpoint since, which shows no
-    /// contradiction and is accepted.
+    /// still retains it. When it has compacted that epoch away, the oldest epoch it retains after it
+    /// must have been committed after it (within half a lease's duration, for the hosts' clocks).
+    /// A fenced primary started again, or a copy that diverged, holds that epoch committed at
+    /// another time, or epochs after it committed before it (they were committed before the other
+    /// host's term began), or ends before it; a store restored or followed from the replica holds it
+    /// as shipped, or has compacted it since and committed the epochs after it later.
     ///
     /// - Throws: ``ReplicationError/Code/fenced`` when it contradicts it.
     private func checkContinues(_ latest: ReplicaGeneration, set: StoreFileSet) throws {
         guard let epoch = latest.lastEpoch, let committed = latest.lastEpochMilliseconds else { return }
         let what: String
         if let last = set.lastEpoch?.epoch, last >= epoch {
-            let local: EpochInfo?
+            let history: [EpochInfo]
             do {
-                local = try reader?.history().first { $0.epoch == epoch }
+                history = try reader?.history() ?? []
             } catch let error as JournalError {
                 throw ReplicationError(
                     .store, "Could not read the store at \(store.path): \(error.message)", cause: error)
             }
-            guard let local else { return }
-            guard UInt64((local.timestamp.timeIntervalSince1970 * 1000).rounded()) != committed else { return }
-            what = "this store's epoch \(epoch) was committed at another time: the two histories diverged"
+            func milliseconds(_ info: EpochInfo) -> UInt64 {
+                UInt64(max(0, (info.timestamp.timeIntervalSince1970 * 1000).rounded()))
+            }
+            if let local = history.first(where: { $0.epoch == epoch }) {
+                guard milliseconds(local) != committed else { return }
+                what = "this store's epoch \(epoch) was committed at another time: the two histories diverged"
+            } else {
+                guard let after = history.first(where: { $0.epoch > epoch }) else { return }
+                let lease = options.leaseDuration.components
+                let skew = UInt64(max(0, lease.seconds * 500 + lease.attoseconds / 2_000_000_000_000_000))
+                guard milliseconds(after) + skew < committed else { return }
+                what = """
+                    this store compacted that epoch away, and its epoch \(after.epoch), after it, was committed \
+                    \(committed - milliseconds(after)) ms before it: the two histories diverged
+                    """
+            }
         } else {
             what = "this store ends before it (at epoch \(set.lastEpoch.map { String($0.epoch) } ?? "none"))"
         }

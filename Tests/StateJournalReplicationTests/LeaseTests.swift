@@ -385,6 +385,60 @@ extension GatewayTests {
             try newStore.close()
         }
 
+        @Test func aFencedPrimaryThatCompactedPastTheSuccessorsEpochsIsRefusedWhenStartedAgain() async throws {
+            let gateway = try Gateway.required()
+            let location = S3Location(bucket: try await gateway.freshBucket(), prefix: "compacted-fenced")
+            let directory = try temporaryDirectory("lease-compacted-fenced")
+            defer { try? FileManager.default.removeItem(at: directory) }
+            let oldURL = directory.appendingPathComponent("old")
+            let old = try Journal.open(at: oldURL)
+            try commit(old, count: 4)
+            try old.close()
+            let newURL = directory.appendingPathComponent("new")
+            try FileManager.default.copyItem(at: oldURL, to: newURL)
+            try await ReplicationShipper(
+                store: oldURL, to: location, configuration: gateway.configuration(),
+                options: leaseOptions(lease: .seconds(1), host: "old")
+            ).shipOnce()
+            // The old primary goes on committing, more than its successor will, and compacts: the
+            // epochs it keeps are all numbered past the successor's newest, and were committed
+            // before the successor's were (before the other host's term began).
+            let oldStore = try Journal.open(at: oldURL)
+            try commit(oldStore, count: 20, marker: "old host")
+            _ = try oldStore.compact()
+            let oldLast = try commit(oldStore, count: 1, marker: "old host, last")
+            try oldStore.close()
+            try await Task.sleep(for: .seconds(2))
+            // The successor takes over, ships epochs of its own and stops gracefully.
+            let newStore = try Journal.open(at: newURL)
+            let shipped = try commit(newStore, count: 3, marker: "successor")
+            let successor = ReplicationShipper(
+                store: newURL, to: location, configuration: gateway.configuration(),
+                options: leaseOptions(lease: .seconds(1), takesOver: true, host: "new"))
+            let successorRun = Task { try await successor.run() }
+            try await eventually("the successor shipped") {
+                try await storedGenerations(location, gateway: gateway).last?.lastEpoch == shipped.last
+            }
+            successorRun.cancel()
+            try await successorRun.value
+            #expect(oldLast.last! > shipped.last!)
+            #expect(try JournalReader(at: oldURL).history().first!.epoch > shipped.last!)
+            // The old primary is started again: its store reaches past the replica's newest epoch
+            // and no longer holds it, but what it holds after it is older than it. It refuses.
+            let error = await #expect(throws: ReplicationError.self) {
+                try await ReplicationShipper(
+                    store: oldURL, to: location, configuration: gateway.configuration(),
+                    options: leaseOptions(lease: .seconds(1), host: "old")
+                ).shipOnce()
+            }
+            #expect(error?.code == .fenced)
+            #expect(error?.message.contains("compacted that epoch away") == true, "\(error?.message ?? "")")
+            let report = try await ReplicaRestorer(from: location, configuration: gateway.configuration())
+                .restore(into: directory.appendingPathComponent("restored"))
+            #expect(report.epoch.epoch == shipped.last)
+            try newStore.close()
+        }
+
         @Test func aFencedPrimaryStartedAgainDoesNotReplaceTheHistoryItsSuccessorShipped() async throws {
             let gateway = try Gateway.required()
             let location = S3Location(bucket: try await gateway.freshBucket(), prefix: "restarted-fenced")
