@@ -49,7 +49,8 @@ public struct ReplicaStatistics: Sendable, Hashable {
     public var newestTerm: UInt64?
     /// When it was written.
     public var newestWritten: Date?
-    /// When the oldest readable generation was written: how far back a point-in-time restore can go.
+    /// When the oldest readable generation was written: how far back a point-in-time restore can go
+    /// (`nil` when none of the oldest ``maximumGenerationsTried`` could be read, or no newest one).
     public var oldestWritten: Date?
     /// The term of the replica's lease, as `lease.json` says, when it can be read.
     public var leaseTerm: UInt64?
@@ -61,8 +62,10 @@ extension ReplicaRestorer {
     /// and a GET of the newest and oldest generations that can be read (at most
     /// ``ReplicaStatistics/maximumGenerationsTried`` from each end).
     ///
-    /// - Throws: ``ReplicationError/Code/nothingShipped`` when the prefix holds no replica, or the
-    ///   client's errors. Unreadable generations are passed over, not thrown.
+    /// - Throws: ``ReplicationError/Code/nothingShipped`` when the prefix holds no replica, the key
+    ///   errors (``ReplicationError/Code/wrongKey``, ``ReplicationError/Code/missingKey``,
+    ///   ``ReplicationError/Code/unauthenticated``) when the keyring opens none of the newest
+    ///   generations, or the client's errors. Damaged generations are passed over, not thrown.
     public func statistics() async throws -> ReplicaStatistics {
         guard let identity = try await replica.identity() else {
             throw ReplicationError(.nothingShipped, "\(location) holds no StateJournal replica.")
@@ -89,11 +92,13 @@ extension ReplicaRestorer {
         numbers.sort()
         if let first = numbers.first, let last = numbers.last { statistics.generationNumbers = first...last }
         let bound = replica.bound(to: identity)
+        var keyError: ReplicationError?
         func readable(_ candidates: some Sequence<UInt64>) async throws -> ReplicaGeneration? {
             for number in candidates.prefix(ReplicaStatistics.maximumGenerationsTried) {
                 do {
                     if let generation = try await bound.generation(number, of: identity.storeID) { return generation }
                 } catch let error as ReplicationError where Self.passesOver(error) {
+                    if error.code != .damagedObject { keyError = keyError ?? error }
                     continue
                 }
             }
@@ -111,10 +116,13 @@ extension ReplicaRestorer {
                 }
             }
         }
-        if let oldest = try await readable(numbers) {
+        // A key that opens none of the newest generations is the wrong key (or a key for a replica
+        // that is not encrypted): said, not reported as an empty replica.
+        if statistics.newestGeneration == nil, replica.keyring != nil, let keyError { throw keyError }
+        if statistics.newestGeneration != nil, let oldest = try await readable(numbers) {
             statistics.oldestWritten = Date(timeIntervalSince1970: Double(oldest.writtenMilliseconds) / 1000)
         }
-        statistics.leaseTerm = (try? await replica.lease())??.document.term
+        statistics.leaseTerm = (try? await bound.lease())??.document.term
         return statistics
     }
 }

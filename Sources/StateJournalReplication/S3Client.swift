@@ -201,6 +201,24 @@ public final class S3Client: Sendable {
         return objects
     }
 
+    /// The first objects whose keys start with `prefix`, at most `maximumKeys`: one request, whatever
+    /// the prefix holds.
+    func listFirstPage(bucket: String, prefix: String, maximumKeys: Int) async throws -> [S3Object] {
+        let query = [("list-type", "2"), ("prefix", prefix), ("max-keys", "\(maximumKeys)")]
+        let response = try await send("GET", bucket: bucket, key: nil, query: query, accept: [200])
+        guard String(decoding: response.body.prefix(512), as: UTF8.self).contains("ListBucketResult") else {
+            throw ReplicationError(
+                .notS3,
+                "\(configuration.endpoint) answered a bucket listing without a ListBucketResult; it does not look like an S3 server."
+            )
+        }
+        return S3XML.elements("Contents", in: response.body).prefix(maximumKeys).compactMap { contents in
+            S3XML.firstValue(of: "Key", in: contents).map {
+                S3Object(key: $0, size: Int64(S3XML.firstValue(of: "Size", in: contents) ?? "") ?? 0)
+            }
+        }
+    }
+
     /// Deletes an object; deleting one that is not there succeeds.
     public func delete(bucket: String, key: String) async throws {
         _ = try await send("DELETE", bucket: bucket, key: key, accept: [200, 204, 404])

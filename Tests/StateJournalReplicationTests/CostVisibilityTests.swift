@@ -115,9 +115,38 @@ extension GatewayTests {
                 .statistics()
             #expect(statistics.encrypted && statistics.generations.objects == 1)
             #expect(statistics.newestGeneration == nil && statistics.newestNeeds.objects == 0)
+            // With its key, everything is read, the lease too; with another key, that is said.
+            let keyed = try await ReplicaRestorer(
+                from: location, configuration: gateway.configuration(), keyring: ReplicationKeyring(current: key)
+            ).statistics()
+            #expect(keyed.newestGeneration == 1 && keyed.leaseTerm == 1 && keyed.oldestWritten != nil)
+            let other = try ReplicationKey(id: "k1", bytes: [UInt8](repeating: 3, count: 32))
+            await #expect(throws: ReplicationError.self) {
+                try await ReplicaRestorer(
+                    from: location, configuration: gateway.configuration(), keyring: ReplicationKeyring(current: other)
+                ).statistics()
+            }
             let nothing = try await runTool(
                 ["replica", "stats", "s3://\(bucket)/nothing-here"], environment: gateway.childEnvironment)
             #expect(nothing.status == 66, "no replica is no input: \(nothing.error)")
+        }
+
+        @Test func aPrefixHoldingOtherObjectsIsRefusedAfterOneListingWhateverItHolds() async throws {
+            let gateway = try Gateway.required()
+            let client = gateway.client()
+            let bucket = try await gateway.freshBucket(client)
+            for index in 0..<40 { try await client.put(bucket: bucket, key: "photos/\(index).jpg", body: [1]) }
+            let counting = gateway.client()
+            let location = S3Location(bucket: bucket, prefix: "photos")
+            await #expect {
+                try await Replica(client: counting, location: location, keyring: nil).identity()
+            } throws: { error in
+                (error as? ReplicationError)?.code == .foreignPrefix
+            }
+            #expect(counting.listRequestsSent == 1, "one page of ten keys, not the whole prefix")
+            await #expect(throws: ReplicationError.self) {
+                try await ReplicaRestorer(from: location, configuration: gateway.configuration()).statistics()
+            }
         }
     }
 }

@@ -9,8 +9,9 @@ Usage: HostileEndpoint.py MODE LOG
             the body every half second, as a server that stalls a client would.
   slow      answers every request with 200 and a Content-Length of 24576, then sends the body at
             2 KiB a second (256 bytes every eighth of a second): slow, but steady.
-  list-loop answers every object read with 404, and every listing with a page that says more
-            follows under the same continuation token, for ever.
+  list-loop answers every object read with 404 (but `replica.json`, with the bytes of the file named
+            by the third argument, when there is one), and every listing with a page that says
+            more follows under the same continuation token, for ever.
 Prints one line, `PORT`, the port of the endpoint, once it listens; runs until killed.
 """
 
@@ -102,7 +103,10 @@ class Slow(http.server.BaseHTTPRequestHandler):
 
 class ListLoop(http.server.BaseHTTPRequestHandler):
     def answer(self):
-        if "list-type=2" in self.path:
+        if IDENTITY is not None and self.path.split("?")[0].endswith("/replica.json"):
+            body = IDENTITY
+            self.send_response(200)
+        elif "list-type=2" in self.path:
             body = (b'<?xml version="1.0" encoding="UTF-8"?><ListBucketResult><Name>bucket</Name>'
                     b"<IsTruncated>true</IsTruncated><NextContinuationToken>again</NextContinuationToken>"
                     b"</ListBucketResult>")
@@ -118,6 +122,9 @@ class ListLoop(http.server.BaseHTTPRequestHandler):
 
     def log_message(self, *args):
         pass
+
+
+IDENTITY = open(sys.argv[3], "rb").read() if len(sys.argv) > 3 else None
 
 
 class Server(socketserver.ThreadingMixIn, http.server.HTTPServer):

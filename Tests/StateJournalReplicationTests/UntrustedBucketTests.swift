@@ -691,7 +691,14 @@ extension GatewayTests {
         }
 
         @Test func aListingThatNeverEndsIsStoppedInsteadOfFollowedForEver() async throws {
-            let endpoint = try HostileEndpoint(mode: "list-loop")
+            // A replica's identity, so that the restore lists its generations.
+            let identity = ReplicaIdentity(
+                storeID: String(repeating: "a", count: 32), encrypted: false, replicaID: ReplicaIdentity.newID())
+            let endpoint = try HostileEndpoint(
+                mode: "list-loop",
+                identity: try ObjectEnvelope.seal(
+                    Array(try JSONEncoder().encode(identity)), name: "replica.json", keyring: nil, storeID: nil,
+                    replicaID: nil, chunkBytes: ReplicaLimits.sealedChunkBytes))
             defer { endpoint.stop() }
             let sandbox = try Sandbox()
             defer { sandbox.remove() }
@@ -836,7 +843,8 @@ final class HostileEndpoint {
     let port: Int
     let logFile: URL
 
-    init(mode: String) throws {
+    /// Starts the endpoint; in `list-loop` mode, `identity` is what it answers for `replica.json`.
+    init(mode: String, identity: [UInt8]? = nil) throws {
         let script = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
             .appendingPathComponent("HostileEndpoint.py")
         logFile = FileManager.default.temporaryDirectory.appendingPathComponent("hostile-\(UUID().uuidString).log")
@@ -844,6 +852,11 @@ final class HostileEndpoint {
         let output = Pipe()
         process.executableURL = URL(fileURLWithPath: "/usr/bin/python3")
         process.arguments = [script.path, mode, logFile.path]
+        if let identity {
+            let file = logFile.appendingPathExtension("identity")
+            try Data(identity).write(to: file)
+            process.arguments?.append(file.path)
+        }
         process.standardOutput = output
         process.standardError = FileHandle.nullDevice
         process.standardInput = FileHandle.nullDevice

@@ -61,13 +61,18 @@ func replicaStatsText(_ statistics: ReplicaStatistics, location: String) -> Stri
             if let epochs = statistics.newestEpochs { text += ", epochs \(epochs.lowerBound)…\(epochs.upperBound)" }
             if let written = statistics.newestWritten { text += ", written \(written.iso8601)" }
         } else {
-            text += "; none could be read (encrypted without --key-file, or damaged)"
+            text += "; none of the newest \(ReplicaStatistics.maximumGenerationsTried) could be read"
+            text += statistics.encrypted ? " (encrypted: give --key-file)" : " (damaged, or not written by its shipper)"
         }
         text += "\n"
     } else {
         text += "  no generations\n"
     }
-    if let oldest = statistics.oldestWritten { text += "  history reaches back to \(oldest.iso8601)\n" }
+    if let oldest = statistics.oldestWritten {
+        text += "  history reaches back to \(oldest.iso8601)\n"
+    } else if statistics.newestGeneration != nil {
+        text += "  none of the oldest \(ReplicaStatistics.maximumGenerationsTried) generations could be read\n"
+    }
     if let term = statistics.leaseTerm { text += "  lease term \(term)\n" }
     return text
 }
