@@ -93,7 +93,8 @@ struct Replica: Sendable {
             let payload = try await get(
                 ReplicaLayout.identity, maximumPayload: ReplicaLimits.maximumIdentityBytes, acceptsPlaintext: true)
         else {
-            let present = try await client.listFirstPage(bucket: location.bucket, prefix: location.prefix, maximumKeys: 10)
+            let present = try await client.listFirstPage(
+                bucket: location.bucket, prefix: location.prefix, maximumKeys: 10)
             if let other = present.first {
                 throw ReplicationError(
                     .foreignPrefix,
