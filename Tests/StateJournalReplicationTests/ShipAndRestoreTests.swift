@@ -192,8 +192,14 @@ extension GatewayTests {
             defer { try? FileManager.default.removeItem(at: directory) }
             let storeURL = directory.appendingPathComponent("store")
             let journal = try Journal.open(at: storeURL, options: JournalOptions(segmentSizeLimit: 4096))
-            let one = ReplicationShipper(store: storeURL, to: location, configuration: gateway.configuration())
-            let two = ReplicationShipper(store: storeURL, to: location, configuration: gateway.configuration())
+            // A short lease: a run learns it was taken over at its next renewal (a quarter of it),
+            // or sooner, when the other run took the generation number it meant to write.
+            let one = ReplicationShipper(
+                store: storeURL, to: location, configuration: gateway.configuration(),
+                options: leaseOptions(lease: .seconds(1)))
+            let two = ReplicationShipper(
+                store: storeURL, to: location, configuration: gateway.configuration(),
+                options: leaseOptions(lease: .seconds(1)))
             /// Ships once; whether the shipper was fenced.
             @Sendable func ship(_ shipper: ReplicationShipper) async throws -> Bool {
                 do {
@@ -207,13 +213,16 @@ extension GatewayTests {
             for round in 0..<8 {
                 try commit(journal, count: 5, marker: "round \(round)")
                 // Both at once: one takes the lease first, and the other, a later run of the same
-                // shipper on the same host, takes it over; the first is fenced at its next pass.
+                // shipper on the same host, takes it over; the first is fenced once it learns so.
                 let (skipOne, skipTwo) = (fenced.contains(1), fenced.contains(2))
                 async let a = skipOne ? false : ship(one)
                 async let b = skipTwo ? false : ship(two)
                 if try await a { fenced.insert(1) }
                 if try await b { fenced.insert(2) }
             }
+            // Past a renewal's due time (on a slower machine, further past it): the run that was
+            // taken over renews, finds the newer term, and stops.
+            try await Task.sleep(for: .milliseconds(300))
             for (index, shipper) in [(1, one), (2, two)] where !fenced.contains(index) {
                 if try await ship(shipper) { fenced.insert(index) }
             }
