@@ -15,7 +15,8 @@ public struct ReplicaStatistics: Sendable, Hashable {
 
         mutating func add(_ size: Int64) {
             objects += 1
-            bytes = bytes.addingReportingOverflow(max(0, size)).overflow ? .max : bytes + max(0, size)
+            let (sum, overflow) = bytes.addingReportingOverflow(max(0, size))
+            bytes = overflow ? .max : sum
         }
     }
 

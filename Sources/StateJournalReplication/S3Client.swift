@@ -184,16 +184,7 @@ public final class S3Client: Sendable {
             if token == nil, let startAfter { query.append(("start-after", startAfter)) }
             if let pageSize { query.append(("max-keys", "\(pageSize)")) }
             let response = try await send("GET", bucket: bucket, key: nil, query: query, accept: [200])
-            guard String(decoding: response.body.prefix(512), as: UTF8.self).contains("ListBucketResult") else {
-                throw ReplicationError(
-                    .notS3,
-                    "\(configuration.endpoint) answered a bucket listing without a ListBucketResult; it does not look like an S3 server."
-                )
-            }
-            for contents in S3XML.elements("Contents", in: response.body) {
-                guard let key = S3XML.firstValue(of: "Key", in: contents) else { continue }
-                objects.append(S3Object(key: key, size: Int64(S3XML.firstValue(of: "Size", in: contents) ?? "") ?? 0))
-            }
+            objects += try listedObjects(in: response)
             token =
                 S3XML.firstValue(of: "IsTruncated", in: response.body) == "true"
                 ? S3XML.firstValue(of: "NextContinuationToken", in: response.body) : nil
@@ -206,13 +197,20 @@ public final class S3Client: Sendable {
     func listFirstPage(bucket: String, prefix: String, maximumKeys: Int) async throws -> [S3Object] {
         let query = [("list-type", "2"), ("prefix", prefix), ("max-keys", "\(maximumKeys)")]
         let response = try await send("GET", bucket: bucket, key: nil, query: query, accept: [200])
+        return Array(try listedObjects(in: response).prefix(maximumKeys))
+    }
+
+    /// The objects one page of a listing names.
+    ///
+    /// - Throws: ``ReplicationError/Code/notS3`` when it is not a `ListBucketResult`.
+    private func listedObjects(in response: Response) throws -> [S3Object] {
         guard String(decoding: response.body.prefix(512), as: UTF8.self).contains("ListBucketResult") else {
             throw ReplicationError(
                 .notS3,
                 "\(configuration.endpoint) answered a bucket listing without a ListBucketResult; it does not look like an S3 server."
             )
         }
-        return S3XML.elements("Contents", in: response.body).prefix(maximumKeys).compactMap { contents in
+        return S3XML.elements("Contents", in: response.body).compactMap { contents in
             S3XML.firstValue(of: "Key", in: contents).map {
                 S3Object(key: $0, size: Int64(S3XML.firstValue(of: "Size", in: contents) ?? "") ?? 0)
             }

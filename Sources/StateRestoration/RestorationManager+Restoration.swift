@@ -263,7 +263,8 @@ extension RestorationManager {
             let allHistory = try journal.history()
             // Only the scene's own epochs count: its passes, its markers, and the discards that removed
             // it. In a store that never had scenes, that is every epoch.
-            // Markers of events (a replication term's start) change nothing and belong to no scene.
+            // Markers of events (a replication term's start) change nothing and belong to no scene:
+            // the choice and the crash-loop count see the passes only.
             let passes = allHistory.filter { !$0.isEventMarker }
             let history = passes.filter { CrashLoopGuard.concerns($0, scene: scene) }
             if history.count < passes.count { hasNamedScenes = true }

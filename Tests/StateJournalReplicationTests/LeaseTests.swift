@@ -495,12 +495,16 @@ extension GatewayTests {
             try newStore.close()
         }
 
-        @Test func aFollowerPassesOverAGenerationOfAnOlderTermNumberedAfterTheCurrentTermBegan() async throws {
+        /// A store (`store` in the returned directory) that host "a" shipped in term 1, and the
+        /// generation of term 1 in the bucket.
+        static func shippedInTermOne(_ prefix: String) async throws -> (
+            gateway: Gateway, client: S3Client, location: S3Location, directory: URL, journal: Journal,
+            termOne: ReplicaGeneration
+        ) {
             let gateway = try Gateway.required()
             let client = gateway.client()
-            let location = S3Location(bucket: try await gateway.freshBucket(client), prefix: "follow-fenced")
-            let directory = try temporaryDirectory("lease-follow")
-            defer { try? FileManager.default.removeItem(at: directory) }
+            let location = S3Location(bucket: try await gateway.freshBucket(client), prefix: prefix)
+            let directory = try temporaryDirectory("lease-\(prefix)")
             let storeURL = directory.appendingPathComponent("store")
             let journal = try Journal.open(at: storeURL)
             try commit(journal, count: 3)
@@ -508,6 +512,14 @@ extension GatewayTests {
                 store: storeURL, to: location, configuration: gateway.configuration(), options: leaseOptions(host: "a")
             ).shipOnce()
             let termOne = try #require(try await storedGenerations(location, gateway: gateway).last)
+            return (gateway, client, location, directory, journal, termOne)
+        }
+
+        @Test func aFollowerPassesOverAGenerationOfAnOlderTermNumberedAfterTheCurrentTermBegan() async throws {
+            let (gateway, client, location, directory, journal, termOne) = try await Self.shippedInTermOne(
+                "follow-fenced")
+            defer { try? FileManager.default.removeItem(at: directory) }
+            let storeURL = directory.appendingPathComponent("store")
             let accepted = try commit(journal, count: 2)
             try await ReplicationShipper(
                 store: storeURL, to: location, configuration: gateway.configuration(),
@@ -532,18 +544,10 @@ extension GatewayTests {
         @Test func aShipperPassesOverAGenerationOfAnOlderTermAtTheNextNumberInsteadOfContinuingFromIt()
             async throws
         {
-            let gateway = try Gateway.required()
-            let client = gateway.client()
-            let location = S3Location(bucket: try await gateway.freshBucket(client), prefix: "forged-next")
-            let directory = try temporaryDirectory("lease-forged-next")
+            let (gateway, client, location, directory, journal, termOne) = try await Self.shippedInTermOne(
+                "forged-next")
             defer { try? FileManager.default.removeItem(at: directory) }
             let storeURL = directory.appendingPathComponent("store")
-            let journal = try Journal.open(at: storeURL)
-            try commit(journal, count: 3)
-            try await ReplicationShipper(
-                store: storeURL, to: location, configuration: gateway.configuration(), options: leaseOptions(host: "a")
-            ).shipOnce()
-            let termOne = try #require(try await storedGenerations(location, gateway: gateway).last)
             try commit(journal, count: 2)
             let successor = ReplicationShipper(
                 store: storeURL, to: location, configuration: gateway.configuration(),

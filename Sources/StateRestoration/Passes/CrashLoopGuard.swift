@@ -46,8 +46,6 @@ enum CrashLoopGuard {
     }
 
     static func changesState(_ info: EpochInfo) -> Bool {
-        // A marker of an event (a replication term's start) holds the state before it, unchanged.
-        if info.isEventMarker { return false }
         let kind = kind(of: info)
         return kind == nil || kind?.changesState == true
     }
@@ -80,7 +78,6 @@ enum CrashLoopGuard {
         var anchor: (state: UInt64, read: UInt64, exact: Bool)?
         var oldestBegan: (state: UInt64, marker: EpochInfo)?
         for info in history.reversed() {
-            if info.isEventMarker { continue }
             let restoring = info.metadata[EpochMetadataKey.restoringEpoch].flatMap(UInt64.init)
             switch kind(of: info) {
             case .restorationBegan?:
