@@ -33,8 +33,11 @@ extension ReplicationShipper {
         let generations = generationsWritten - window.generations
         let lags = lagsSinceStatistics.sorted()
         lagsSinceStatistics.removeAll(keepingCapacity: true)
-        let seconds = Double((now - window.started).components.seconds)
-        var line = "in the last \(Int(seconds.rounded())) s: \(delta), \(delta.bytesSent) bytes sent, "
+        let elapsed = (now - window.started).components
+        let seconds = Double(elapsed.seconds) + Double(elapsed.attoseconds) / 1e18
+        // A window shorter than ten seconds (a short statistics interval) is shown to a tenth.
+        let shown = seconds < 10 ? "\((seconds * 10).rounded() / 10)" : "\(Int(seconds.rounded()))"
+        var line = "in the last \(shown) s: \(delta), \(delta.bytesSent) bytes sent, "
         line += "\(delta.bytesReceived) received, \(generations) generations"
         if !lags.isEmpty {
             line += "; newest commit to the bucket p50 \(ShippingStatistics.percentile(lags, 0.5)) ms, "
