@@ -8,7 +8,8 @@ import Testing
 extension GatewayTests {
     /// How far a follower trails the primary, measured against the gateway. Slow, so it runs only
     /// with STATEJOURNAL_REPLICATION_FIGURES=1 (reported as skipped otherwise); quote it from a
-    /// release build (`swift test -c release`).
+    /// release build (`swift test -c release`). STATEJOURNAL_FIGURES_TRACE=1 prints each generation's
+    /// times and the shipper's warnings, to tell a late pass of the shipper from a late follower.
     @Suite(.serialized, .enabled(if: ProcessInfo.processInfo.environment["STATEJOURNAL_REPLICATION_FIGURES"] == "1"))
     struct FollowerFigures {
         /// Commits at `rate` per second for `seconds` with a shipper and a follower running in the
@@ -22,11 +23,20 @@ extension GatewayTests {
             defer { try? FileManager.default.removeItem(at: directory) }
             let storeURL = directory.appendingPathComponent("store")
             let journal = try Journal.open(at: storeURL)
-            let shipper = ReplicationShipper(store: storeURL, to: location, configuration: gateway.configuration())
+            let tracing = ProcessInfo.processInfo.environment["STATEJOURNAL_FIGURES_TRACE"] == "1"
+            let logs = CapturedLogs()
+            let shipper = ReplicationShipper(
+                store: storeURL, to: location, configuration: gateway.configuration(),
+                options: tracing ? ReplicationOptions(logger: logs.logger) : ReplicationOptions())
             try await shipper.shipOnce()
             let follower = ReplicaFollower(
                 from: location, into: directory.appendingPathComponent("copy"), configuration: gateway.configuration())
             if !phaseLocked { await follower.pollWithoutPhaseLock() }
+            let shippedAt = Locked<[(ShipmentReport, ContinuousClock.Instant)]>([])
+            await shipper.observeGenerations { report in
+                let now = ContinuousClock.now
+                shippedAt.withLock { $0.append((report, now)) }
+            }
             let appliedAt = Locked<[(UInt64, ContinuousClock.Instant)]>([])
             await follower.observeApplied { report in
                 let now = ContinuousClock.now
@@ -61,7 +71,34 @@ extension GatewayTests {
                 lags.append(ReplicationFigures.milliseconds(applied[next].1 - time))
             }
             try journal.close()
+            if tracing {
+                for entry in logs.all where entry.level != .info { print("TRACE log \(entry.level): \(entry.message)") }
+                Self.trace(committed: committed, shipped: shippedAt.withLock { $0 }, applied: applied, start: start)
+            }
             return (lags, follower.listRequestsSent, follower.requestsSent, reached)
+        }
+
+        /// Prints, for every generation, when it was written and applied (ms since the first commit),
+        /// what it uploaded, and the worst lag of the commits it brought, to tell a late pass of the
+        /// shipper from a late poll or apply of the follower.
+        static func trace(
+            committed: [(UInt64, ContinuousClock.Instant)], shipped: [(ShipmentReport, ContinuousClock.Instant)],
+            applied: [(UInt64, ContinuousClock.Instant)], start: ContinuousClock.Instant
+        ) {
+            func at(_ instant: ContinuousClock.Instant) -> Int { Int(ReplicationFigures.milliseconds(instant - start)) }
+            var previousEpoch: UInt64 = 0
+            var next = 0
+            for (report, written) in shipped {
+                guard let last = report.lastEpoch else { continue }
+                while next < applied.count && applied[next].0 < last { next += 1 }
+                let appliedAt = next < applied.count ? at(applied[next].1) : -1
+                let brought = committed.filter { $0.0 > previousEpoch && $0.0 <= last }
+                let oldest = brought.first.map { at($0.1) } ?? -1
+                print(
+                    "TRACE generation \(report.generation ?? 0) epochs ..\(last) (\(brought.count)) first commit \(oldest) written \(at(written)) applied \(appliedAt) objects \(report.objectsUploaded) bytes \(report.bytesUploaded)"
+                )
+                previousEpoch = last
+            }
         }
 
         @Test func followerLagAt100And1000And10000CommitsPerSecond() async throws {

@@ -62,6 +62,18 @@ struct FileWindowReader {
         return end - offset
     }
 
+    /// Whether the file no longer holds, from `offset`, the bytes the window read there (up to
+    /// `count` of them, or to the window's end): a writer appended over the zeros it wrote ahead,
+    /// or cut them, after the window was read. Damage on the disk does not change between two reads.
+    func changedSinceRead(at offset: Int64, count: Int = 64 << 10) throws -> Bool {
+        let windowEnd = windowStart + Int64(window.count)
+        guard offset >= windowStart, offset < windowEnd else { return false }
+        let length = Int(min(Int64(max(0, count)), windowEnd - offset))
+        let start = Int(offset - windowStart)
+        let now = try fileSystem.read(descriptor, count: length, at: offset)
+        return now[...] != window[start..<start + length]
+    }
+
     /// Calls `body` with the bytes from `offset` to the end of the window, reading a new window there
     /// when the current one holds fewer than `minimum` of them (or than remain before the limit);
     /// `nil` when `offset` is past the limit or the file ended early. For walks that go through a

@@ -378,6 +378,17 @@ struct JournalScanner {
             case .invalid(let reason):
                 let offset = scanner.offset
                 if isLast {
+                    // A writer appends over the zeros it wrote ahead while this scan reads, so what
+                    // the window saw here may be older than what the reads after it see. Bytes that
+                    // changed since the window read them are a record being written, not damage:
+                    // this scan's view of the segment ends before them.
+                    if try scanner.reader.changedSinceRead(at: offset) {
+                        result.uncommittedTailBytes = offset - tail.committedEnd
+                        assembler.discard()
+                        tail.segmentPaths = decoder.paths
+                        result.tail = tail
+                        return false
+                    }
                     // Zeros a writer wrote ahead of its records end the segment cleanly: only an
                     // epoch begun before them and never committed is a tail.
                     var zeros = scanner.reader
