@@ -11,12 +11,12 @@ import Testing
 /// one, reaching at least every epoch committed before the read began, each holding exactly what
 /// the writer wrote for it. Nothing here measures time: a slow machine runs fewer reads.
 ///
-/// `STATEJOURNAL_LIVE_READER_SECONDS` sets how long each test reads (10 seconds by default), and
+/// `STATEJOURNAL_LIVE_READER_SECONDS` sets how long each test reads (4 seconds by default), and
 /// `STATEJOURNAL_TEST_VERBOSE` prints how many reads of each kind a test made.
 @Suite(.serialized, .timeLimit(.minutes(5)))
 struct ReadersBesideALiveWriterStressTests {
     static var seconds: Double {
-        Double(ProcessInfo.processInfo.environment["STATEJOURNAL_LIVE_READER_SECONDS"] ?? "") ?? 10
+        Double(ProcessInfo.processInfo.environment["STATEJOURNAL_LIVE_READER_SECONDS"] ?? "") ?? 4
     }
 
     /// How the writer writes: its options, how many paths it keeps and how fast it commits.

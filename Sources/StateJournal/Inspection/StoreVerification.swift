@@ -136,18 +136,19 @@ extension StoreInspector {
                 let named = Set(
                     manifest.segments.map(FileNames.segment)
                         + manifest.checkpoints.map { FileNames.checkpoint($0.sequence) })
-                // Temporary files, and files newer than every file the manifest names, are a writer's
-                // work in progress (a manifest it replaces, a segment it rolled to, the checkpoint it
-                // folds into), or what a crash left of it,
-                // which the next writer removes: neither is a problem of this generation.
+                // Temporary files, files newer than every file the manifest names, and checkpoints
+                // newer than every checkpoint it names are a writer's work in progress (a manifest
+                // it replaces, a segment it rolled to, the checkpoint it folds into while it rolls
+                // on to newer segments), or what a crash left of it, which the next writer removes:
+                // neither is a problem of this generation.
                 let newest = (manifest.segments + manifest.checkpoints.map(\.sequence)).max() ?? 0
+                let newestCheckpoint = manifest.checkpoints.map(\.sequence).max() ?? 0
                 result.unnamedFiles = (try store.names() ?? []).filter { name in
                     guard !named.contains(name) && name != FileNames.manifest && name != FileNames.lock,
                         !name.hasSuffix(FileNames.temporarySuffix)
                     else { return false }
-                    guard let sequence = FileNames.segmentSequence(name) ?? FileNames.checkpointSequence(name) else {
-                        return true
-                    }
+                    if let sequence = FileNames.checkpointSequence(name) { return sequence < newestCheckpoint }
+                    guard let sequence = FileNames.segmentSequence(name) else { return true }
                     return sequence < newest
                 }.sorted()
             }
