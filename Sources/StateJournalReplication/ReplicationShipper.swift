@@ -558,23 +558,27 @@ public actor ReplicationShipper {
         lastRetention = ContinuousClock.now
         let numbers = try await replica.generationNumbers()
         guard !numbers.isEmpty else { return }
-        var generations: [(UInt64, ReplicaGeneration)] = []
-        var newlyUnusable = 0
-        for number in numbers where !unusableGenerations.contains(number) {
-            if let known = knownGenerations[number] {
-                generations.append((number, known))
-            } else if let loaded = try await usableGeneration(number) {
+        // The generations this shipper has not read yet (all of them, the first time after it
+        // starts beside a long chain) are read a few at a time, and at most so many in one pass,
+        // so that a pass holds shipping back for a bounded time; while some are still unread,
+        // nothing is deleted: what they name must not be taken for garbage.
+        let unread = numbers.filter { !unusableGenerations.contains($0) && knownGenerations[$0] == nil }
+        let read = try await readGenerations(Array(unread.prefix(Self.generationsReadPerRetention)))
+        for (number, loaded) in read {
+            if let loaded {
                 knownGenerations[number] = loaded
-                generations.append((number, loaded))
             } else {
                 // Read once: a generation that cannot be used is never used to decide what to delete.
                 unusableGenerations.insert(number)
-                newlyUnusable += 1
-                // Past this many in one pass, the rest wait for the next, and nothing is deleted in
-                // this one: what the generations not yet read name must not be taken for garbage.
-                if newlyUnusable > ReplicaLimits.maximumGenerationsPassedOver { return }
             }
         }
+        if unread.count > read.count {
+            options.logger.debug(
+                "retention read \(read.count) of \(unread.count) generations of \(location) it had not read; deleting nothing yet"
+            )
+            return
+        }
+        let generations = numbers.compactMap { number in knownGenerations[number].map { (number, $0) } }
         let now = UInt64(Date().timeIntervalSince1970 * 1000)
         let retentionMilliseconds = UInt64(options.retention.components.seconds * 1000)
         let keptMilliseconds = UInt64(options.coveredGenerationsKept.components.seconds * 1000)
@@ -658,6 +662,58 @@ public actor ReplicationShipper {
                 return
             }
         }
+    }
+
+    /// How many generations one retention pass reads at most, and how many at a time.
+    static let generationsReadPerRetention = 128
+    static let concurrentGenerationReads = 8
+
+    /// Generations `numbers` of this store, read ``concurrentGenerationReads`` at a time: each
+    /// generation read, `nil` when it is missing or unusable (logged). Past
+    /// ``ReplicaLimits/maximumGenerationsPassedOver`` unusable ones it stops reading, so that a bucket
+    /// flooded with generations costs a bounded number of requests; those not read are left out.
+    private func readGenerations(_ numbers: [UInt64]) async throws -> [UInt64: ReplicaGeneration?] {
+        guard let storeID = claimedStoreID, !numbers.isEmpty else { return [:] }
+        let replica = self.replica
+        var read: [UInt64: ReplicaGeneration?] = [:]
+        var unusable = 0
+        try await withThrowingTaskGroup(of: (UInt64, Result<ReplicaGeneration?, ReplicationError>).self) { group in
+            var next = 0
+            func start() {
+                let number = numbers[next]
+                next += 1
+                group.addTask {
+                    do {
+                        return (number, .success(try await replica.generation(number, of: storeID)))
+                    } catch let error as ReplicationError
+                        where error.code == .damagedObject || error.code == .unauthenticated
+                        || error.code == .wrongKey || error.code == .missingKey
+                    {
+                        return (number, .failure(error))
+                    }
+                }
+            }
+            while next < min(numbers.count, Self.concurrentGenerationReads) { start() }
+            while let (number, result) = try await group.next() {
+                switch result {
+                case .success(let generation):
+                    read[number] = .some(generation)
+                    if generation == nil { unusable += 1 }
+                case .failure(let error):
+                    options.logger.warning(
+                        "generation \(number) of \(location) is passed over: \(error.message)",
+                        metadata: ["replica": "\(location)"])
+                    read[number] = .some(nil)
+                    unusable += 1
+                }
+                if unusable > ReplicaLimits.maximumGenerationsPassedOver {
+                    group.cancelAll()
+                    break
+                }
+                if next < numbers.count { start() }
+            }
+        }
+        return read
     }
 
     /// Generation `number` of this store, or `nil` when it is missing or unusable (logged).

@@ -385,5 +385,54 @@ extension GatewayTests {
             #expect(report.objectsDownloaded == left.count - 3)
             try journal.close()
         }
+
+        @Test func aShipperBesideALongChainReadsABoundedNumberOfGenerationsPerRetentionPassAndDeletesOnceAllAreRead()
+            async throws
+        {
+            let gateway = try Gateway.required()
+            let client = gateway.client()
+            let location = S3Location(bucket: try await gateway.freshBucket(client), prefix: "long")
+            let directory = try temporaryDirectory("long-chain")
+            defer { try? FileManager.default.removeItem(at: directory) }
+            let storeURL = directory.appendingPathComponent("store")
+            let journal = try Journal.open(at: storeURL)
+            defer { try? journal.close() }
+            let perPass = ReplicationShipper.generationsReadPerRetention
+            let chain = perPass + 12
+            let first = ReplicationShipper(
+                store: storeURL, to: location, configuration: gateway.configuration(),
+                options: ReplicationOptions(retentionCheckInterval: .seconds(3600)))
+            for _ in 0..<chain {
+                try commit(journal, count: 1)
+                try await first.shipOnce()
+            }
+            var options = ReplicationOptions(retentionCheckInterval: .seconds(3600))
+            options.coveredGenerationsKept = .zero
+            let second = ReplicationShipper(
+                store: storeURL, to: location, configuration: gateway.configuration(), options: options)
+            try commit(journal, count: 1)
+            try await second.shipOnce()
+            func generations() async throws -> Int {
+                try await client.list(bucket: location.bucket, prefix: location.prefix + "generations/").count
+            }
+            #expect(try await generations() == chain + 1)
+
+            // The first pass reads as many as a pass may, and deletes nothing: the rest are unread.
+            var before = second.requestCounts
+            try await second.applyRetention()
+            var spent = second.requestCounts.since(before)
+            #expect(spent.gets == perPass && spent.posts == 0 && spent.deletes == 0, "\(spent)")
+            #expect(try await generations() == chain + 1)
+
+            // The next reads the rest, then deletes the covered generations.
+            before = second.requestCounts
+            try await second.applyRetention()
+            spent = second.requestCounts.since(before)
+            #expect(spent.gets == chain - 1 - perPass, "\(spent)")
+            #expect(try await generations() < chain + 1)
+            let restored = try await ReplicaRestorer(from: location, configuration: gateway.configuration())
+                .restore(into: directory.appendingPathComponent("restored"))
+            #expect(restored.epoch.epoch == journal.lastCommitted?.epoch)
+        }
     }
 }
