@@ -77,7 +77,38 @@ struct FollowCommand: ParsableCommand {
                 logger.info("stopped; \(directory.path) holds the last generation applied")
                 return
             }
+            guard try await standBy(until: follower, holdsAGenerationPollingEvery: slow, logger: logger) else {
+                logger.info("stopped while standing by; \(directory.path) holds no generation yet")
+                return
+            }
             try await promoteAndShip(follower, shipping: shipping, logger: logger)
+        }
+    }
+}
+
+/// Waits, asking every `interval`, until the replica holds a generation and `follower` has applied
+/// it: a standby started on its host before the primary first shipped (two hosts started together)
+/// waits for it rather than exit. Returns `false` when cancelled meanwhile.
+func standBy(
+    until follower: ReplicaFollower, holdsAGenerationPollingEvery interval: Duration, logger: Logger
+) async throws -> Bool {
+    var said = false
+    while true {
+        do {
+            try await follower.followOnce()
+            return true
+        } catch let error as ReplicationError where error.code == .cancelled {
+            return false
+        } catch let error as ReplicationError where error.code == .nothingShipped || error.code == .unavailable {
+            if !said {
+                said = true
+                logger.notice("\(error.message) Standing by until its primary ships.")
+            }
+        }
+        do {
+            try await Task.sleep(for: interval)
+        } catch {
+            return false
         }
     }
 }
