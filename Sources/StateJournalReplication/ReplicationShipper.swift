@@ -685,10 +685,7 @@ public actor ReplicationShipper {
                 group.addTask {
                     do {
                         return (number, .success(try await replica.generation(number, of: storeID)))
-                    } catch let error as ReplicationError
-                        where error.code == .damagedObject || error.code == .unauthenticated
-                        || error.code == .wrongKey || error.code == .missingKey
-                    {
+                    } catch let error as ReplicationError where Self.passesOver(error) {
                         return (number, .failure(error))
                     }
                 }
@@ -716,15 +713,18 @@ public actor ReplicationShipper {
         return read
     }
 
+    /// Whether a generation that could not be read for `error` is passed over (never used), rather
+    /// than the failure ending the pass: it is damaged, or sealed by no key of the keyring.
+    static func passesOver(_ error: ReplicationError) -> Bool {
+        [.damagedObject, .unauthenticated, .wrongKey, .missingKey].contains(error.code)
+    }
+
     /// Generation `number` of this store, or `nil` when it is missing or unusable (logged).
     private func usableGeneration(_ number: UInt64) async throws -> ReplicaGeneration? {
         guard let storeID = claimedStoreID else { return nil }
         do {
             return try await replica.generation(number, of: storeID)
-        } catch let error as ReplicationError
-            where error.code == .damagedObject || error.code == .unauthenticated || error.code == .wrongKey
-            || error.code == .missingKey
-        {
+        } catch let error as ReplicationError where Self.passesOver(error) {
             options.logger.warning(
                 "generation \(number) of \(location) is passed over: \(error.message)",
                 metadata: ["replica": "\(location)"])

@@ -43,3 +43,30 @@ public func readBoth(_ output: FileHandle, _ error: FileHandle) -> (output: Data
     done.wait()
     return (outputData, errorData.withLock { $0 })
 }
+
+/// What a child process that ran to completion printed, and how it ended.
+public struct ChildResult: Sendable {
+    /// Its exit status.
+    public var status: Int32
+    /// What it wrote to standard output.
+    public var standardOutput: String
+    /// What it wrote to standard error.
+    public var standardError: String
+}
+
+/// Runs `executable` with `arguments` to completion, reading both its outputs (see ``readBoth(_:_:)``).
+public func runChild(_ executable: URL, _ arguments: [String]) throws -> ChildResult {
+    let process = Process()
+    process.executableURL = executable
+    process.arguments = arguments
+    let output = Pipe()
+    let error = Pipe()
+    process.standardOutput = output
+    process.standardError = error
+    try process.run()
+    let (outputData, errorData) = readBoth(output.fileHandleForReading, error.fileHandleForReading)
+    process.waitUntilExit()
+    return ChildResult(
+        status: process.terminationStatus, standardOutput: String(decoding: outputData, as: UTF8.self),
+        standardError: String(decoding: errorData, as: UTF8.self))
+}

@@ -11,9 +11,9 @@ import Testing
     /// The real file system, except that reads of a segment see zeros from `visibleEnd` on until
     /// the first read that reaches past it, as the file held before the writer appended there;
     /// every read after it sees the file as it is.
-    final class AppendedAfterTheFirstRead: FileSystem, @unchecked Sendable {
+    final class AppendedAfterTheFirstRead: ForwardingFileSystem, @unchecked Sendable {
         // @unchecked Sendable: `state` is a lock-protected box.
-        private let base = PosixFileSystem()
+        let base: any FileSystem = PosixFileSystem()
         private let state = Locked<(segments: Set<Int32>, appended: Bool, reads: Int)>(([], false, 0))
         let visibleEnd: Int64
 
@@ -30,9 +30,6 @@ import Testing
         func close(_ descriptor: Int32) {
             state.withLock { _ = $0.segments.remove(descriptor) }
             base.close(descriptor)
-        }
-        func write(_ descriptor: Int32, _ bytes: UnsafeRawBufferPointer, at offset: Int64) throws -> Int {
-            try base.write(descriptor, bytes, at: offset)
         }
         func read(_ descriptor: Int32, into buffer: UnsafeMutableRawBufferPointer, at offset: Int64) throws -> Int {
             let count = try base.read(descriptor, into: buffer, at: offset)
@@ -51,15 +48,6 @@ import Testing
             }
             return count
         }
-        func size(_ descriptor: Int32) throws -> Int64 { try base.size(descriptor) }
-        func truncate(_ descriptor: Int32, to size: Int64) throws { try base.truncate(descriptor, to: size) }
-        func dataSync(_ descriptor: Int32) throws { try base.dataSync(descriptor) }
-        func fullSync(_ descriptor: Int32) throws { try base.fullSync(descriptor) }
-        func rename(_ source: String, to destination: String) throws { try base.rename(source, to: destination) }
-        func remove(_ path: String) throws { try base.remove(path) }
-        func makeDirectory(_ path: String) throws { try base.makeDirectory(path) }
-        func contentsOfDirectory(_ path: String) throws -> [String] { try base.contentsOfDirectory(path) }
-        func tryLock(_ descriptor: Int32) throws -> Bool { try base.tryLock(descriptor) }
     }
 
     /// A store whose one segment is larger than a read window (1 MiB) and holds small epochs, as an

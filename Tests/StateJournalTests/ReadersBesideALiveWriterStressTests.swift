@@ -795,26 +795,8 @@ struct ReadersBesideALiveWriterStressTests {
 
     // MARK: - The command-line tool
 
-    struct ToolOutput {
-        var status: Int32
-        var standardOutput: String
-        var standardError: String
-    }
-
-    static func runTool(_ arguments: [String]) throws -> ToolOutput {
-        let process = Process()
-        process.executableURL = BuiltExecutable.url(of: "statejournal")
-        process.arguments = arguments
-        let output = Pipe()
-        let error = Pipe()
-        process.standardOutput = output
-        process.standardError = error
-        try process.run()
-        let (outputData, errorData) = readBoth(output.fileHandleForReading, error.fileHandleForReading)
-        process.waitUntilExit()
-        return ToolOutput(
-            status: process.terminationStatus, standardOutput: String(decoding: outputData, as: UTF8.self),
-            standardError: String(decoding: errorData, as: UTF8.self))
+    static func runTool(_ arguments: [String]) throws -> ChildResult {
+        try runChild(BuiltExecutable.url(of: "statejournal"), arguments)
     }
 
     /// One pass of the built `statejournal` tool: `log --json`, `verify --json` and `show --json`.

@@ -6,11 +6,7 @@ struct ToolRunner {
     /// The binary next to the test bundle, in the build's products directory.
     static let binary = BuiltExecutable.url(of: "statejournal")
 
-    struct Output {
-        var status: Int32
-        var standardOutput: String
-        var standardError: String
-    }
+    typealias Output = ChildResult
 
     /// Runs the tool to completion.
     @discardableResult
@@ -26,19 +22,7 @@ struct ToolRunner {
     }
 
     private static func run(executable: URL, _ arguments: [String]) throws -> Output {
-        let process = Process()
-        process.executableURL = executable
-        process.arguments = arguments
-        let output = Pipe()
-        let error = Pipe()
-        process.standardOutput = output
-        process.standardError = error
-        try process.run()
-        let (outputData, errorData) = readBoth(output.fileHandleForReading, error.fileHandleForReading)
-        process.waitUntilExit()
-        return Output(
-            status: process.terminationStatus, standardOutput: String(decoding: outputData, as: UTF8.self),
-            standardError: String(decoding: errorData, as: UTF8.self))
+        try runChild(executable, arguments)
     }
 
     /// Parses JSON output.

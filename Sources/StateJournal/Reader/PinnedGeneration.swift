@@ -8,8 +8,8 @@
 ///
 /// It is a ``FileSystem`` over another: opening a pinned file for reading returns the pinned
 /// descriptor, and closing it does nothing until ``release()``. Every other call goes through.
-final class PinnedGeneration: FileSystem {
-    private let base: any FileSystem
+final class PinnedGeneration: ForwardingFileSystem {
+    let base: any FileSystem
     /// Pinned descriptors by path; written only by `init`.
     private let pinned: [String: Int32]
     private let descriptors: Set<Int32>
@@ -54,22 +54,4 @@ final class PinnedGeneration: FileSystem {
     func close(_ descriptor: Int32) {
         if !descriptors.contains(descriptor) { base.close(descriptor) }
     }
-
-    func write(_ descriptor: Int32, _ bytes: UnsafeRawBufferPointer, at offset: Int64) throws -> Int {
-        try base.write(descriptor, bytes, at: offset)
-    }
-
-    func read(_ descriptor: Int32, into buffer: UnsafeMutableRawBufferPointer, at offset: Int64) throws -> Int {
-        try base.read(descriptor, into: buffer, at: offset)
-    }
-
-    func size(_ descriptor: Int32) throws -> Int64 { try base.size(descriptor) }
-    func truncate(_ descriptor: Int32, to size: Int64) throws { try base.truncate(descriptor, to: size) }
-    func dataSync(_ descriptor: Int32) throws { try base.dataSync(descriptor) }
-    func fullSync(_ descriptor: Int32) throws { try base.fullSync(descriptor) }
-    func rename(_ source: String, to destination: String) throws { try base.rename(source, to: destination) }
-    func remove(_ path: String) throws { try base.remove(path) }
-    func makeDirectory(_ path: String) throws { try base.makeDirectory(path) }
-    func contentsOfDirectory(_ path: String) throws -> [String] { try base.contentsOfDirectory(path) }
-    func tryLock(_ descriptor: Int32) throws -> Bool { try base.tryLock(descriptor) }
 }
