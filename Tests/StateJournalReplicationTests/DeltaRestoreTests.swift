@@ -130,7 +130,7 @@ extension GatewayTests {
         }
 
         @Test func aCancelledDeltaRestoreResumesAfterTheBucketMovedOnAndTheSecondRunFetchesLess() async throws {
-            let fixture = try await DeltaFixture.shipped("resume", commits: 600, segmentSizeLimit: 2048)
+            let fixture = try await DeltaFixture.shipped("resume", commits: 1000, segmentSizeLimit: 2048)
             defer { fixture.remove() }
             let target = fixture.directory.appendingPathComponent("copy")
             let staging = fixture.directory.appendingPathComponent("copy.restoring")
@@ -138,8 +138,9 @@ extension GatewayTests {
                 let restorer = ReplicaRestorer(
                     from: fixture.location, configuration: proxy.configuration(for: fixture.gateway))
                 let first = Task { try await restorer.restore(into: target, delta: true) }
-                // Midway: once some segments came, the network goes silent and the task is cancelled.
-                while try await proxy.counts().count(method: "GET", path: "*/segments/*") < 8 {
+                // Midway: the network goes silent and the task is cancelled. A restore fetches at
+                // most 8 objects ahead of the one it writes, so by the 16th request 8 are written.
+                while try await proxy.counts().count(method: "GET", path: "*/segments/*") < 16 {
                     try await Task.sleep(for: .milliseconds(1))
                 }
                 try await proxy.set(.blackhole)
@@ -155,9 +156,48 @@ extension GatewayTests {
             let full = try await fixture.fullRestore("full")
             let report = try await fixture.restorer().restore(into: target, delta: true)
 
-            #expect(report.objectsReused > 0)
+            #expect(report.objectsReused >= 8, "what the first run wrote, fetched again only where the bucket moved on")
             #expect(report.objectsDownloaded < full.report.objectsDownloaded)
             #expect(report.objectsDownloaded + report.objectsReused == full.report.objectsDownloaded)
+            #expect(try directoryContents(target) == full.files)
+            #expect(!FileManager.default.fileExists(atPath: staging.path))
+        }
+
+        @Test func aDeltaRestoreKilledMidwayResumesWhenTheCommandIsRunAgain() async throws {
+            let fixture = try await DeltaFixture.shipped("killed", commits: 1000, segmentSizeLimit: 2048)
+            defer { fixture.remove() }
+            let target = fixture.directory.appendingPathComponent("copy")
+            let staging = fixture.directory.appendingPathComponent("copy.restoring")
+            let replica = "s3://\(fixture.location.bucket)/\(fixture.location.prefix)"
+            try await withFaultProxy(upstream: fixture.gateway.endpoint) { proxy in
+                var environment = fixture.gateway.childEnvironment
+                environment["AWS_ENDPOINT_URL"] = proxy.endpoint.absoluteString
+                let first = try startTool(
+                    ["restore", replica, "--into", target.path, "--delta"], environment: environment,
+                    logs: fixture.directory, name: "first")
+                while try await proxy.counts().count(method: "GET", path: "*/segments/*") < 16 {
+                    try await Task.sleep(for: .milliseconds(1))
+                }
+                // As above: by the 16th request, 8 objects are written.
+                try await proxy.set(.blackhole)
+                try await Task.sleep(for: .milliseconds(200))
+                kill(first.processIdentifier, SIGKILL)
+                _ = await waitForExit(first)
+                #expect(first.terminationReason == .uncaughtSignal, "the first run was killed before it finished")
+            }
+            #expect(!FileManager.default.fileExists(atPath: target.path))
+            #expect(FileManager.default.fileExists(atPath: staging.path))
+
+            let full = try await fixture.fullRestore("full")
+            let again = try await runTool(
+                ["restore", replica, "--into", target.path, "--delta", "--json"],
+                environment: fixture.gateway.childEnvironment)
+            #expect(again.status == 0, "\(again.error)")
+            let json = try #require(try JSONSerialization.jsonObject(with: Data(again.output.utf8)) as? [String: Any])
+            let fetched = try #require(json["objectsDownloaded"] as? Int)
+            let reused = try #require(json["objectsReused"] as? Int)
+            #expect(reused >= 8, "what the killed run wrote is reused")
+            #expect(fetched + reused == full.report.objectsDownloaded)
             #expect(try directoryContents(target) == full.files)
             #expect(!FileManager.default.fileExists(atPath: staging.path))
         }
