@@ -119,11 +119,14 @@ final class RestoreStaging {
     static func isStoreFileName(_ name: String) -> Bool { FollowerDirectory.isStoreFileName(name) }
 
     /// Whether `name` may be in a store directory: its files, its manifest, its lock, the files it
-    /// set aside as damaged, and the temporary files it renames into place.
+    /// set aside as damaged, and the temporary files it (or a follower) renames into place.
     static func isStoreDirectoryName(_ name: String) -> Bool {
         if isStoreFileName(name) || name == "MANIFEST" || name == "LOCK" { return true }
         if StoreFileSet.assembledFileNames.contains(name) { return true }
-        if name.hasSuffix(".tmp"), isStoreFileName(String(name.dropLast(4))) { return true }
+        // A file renamed into place by the store (`.tmp`) or by a follower (`.following`).
+        for suffix in [".tmp", FollowerDirectory.stagingSuffix] where name.hasSuffix(suffix) {
+            if isStoreFileName(String(name.dropLast(suffix.count))) { return true }
+        }
         // damaged-<16 hex>-at-<offset>.bin
         guard name.hasPrefix("damaged-"), name.hasSuffix(".bin") else { return false }
         let middle = name.dropFirst(8).dropLast(4)

@@ -202,6 +202,30 @@ extension GatewayTests {
             #expect(!FileManager.default.fileExists(atPath: staging.path))
         }
 
+        @Test func aFollowersCopyIsRefusedWhileTheFollowerHoldsItAndUpdatedOnceItStopped() async throws {
+            let fixture = try await DeltaFixture.shipped("follower", commits: 500)
+            defer { fixture.remove() }
+            let target = fixture.directory.appendingPathComponent("follower")
+            let follower = ReplicaFollower(
+                from: fixture.location, into: target, configuration: fixture.gateway.configuration())
+            try await follower.followOnce()
+            try await fixture.shipMore(5)
+            let before = try directoryContents(target)
+
+            let error = await #expect(throws: ReplicationError.self) {
+                try await fixture.restorer().restore(into: target, delta: true)
+            }
+            #expect(error?.code == .store, "\(String(describing: error))")
+            #expect(try directoryContents(target) == before)
+
+            await follower.close()
+            let full = try await fixture.fullRestore("full")
+            let report = try await fixture.restorer().restore(into: target, delta: true)
+            #expect(report.objectsReused > 0)
+            #expect(report.objectsDownloaded < full.report.objectsDownloaded)
+            #expect(try directoryContents(target) == full.files)
+        }
+
         @Test func aDirectoryHoldingAnotherStoreOrNoStoreIsRefusedAndLeftUntouched() async throws {
             let fixture = try await DeltaFixture.shipped("other", commits: 20)
             defer { fixture.remove() }
