@@ -40,7 +40,9 @@ final class LocalCopies {
         var oldFile: Int32 = -1
         var oldSize: Int64 = 0
         if directory >= 0 {
-            oldFile = openat(directory, name, O_RDONLY | O_NOFOLLOW | O_CLOEXEC)
+            // O_NONBLOCK: a FIFO put in the old copy's place must not block the open (it is then
+            // refused as not a regular file).
+            oldFile = openat(directory, name, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC)
             if oldFile >= 0 {
                 if let size = Self.size(of: oldFile) {
                     oldSize = size

@@ -199,7 +199,12 @@ final class RestoreStaging {
                 cause: error as? ReplicationError)
         }
         if names.isEmpty { return false }
-        if let foreign = names.first(where: { !isStoreDirectoryName($0) }) {
+        // Regular files only: a symlink could make the manifest read elsewhere, a FIFO block the read.
+        func isRegularFile(_ name: String) -> Bool {
+            var info = stat()
+            return fstatat(descriptor, name, &info, AT_SYMLINK_NOFOLLOW) == 0 && (info.st_mode & S_IFMT) == S_IFREG
+        }
+        if let foreign = names.first(where: { !isStoreDirectoryName($0) || !isRegularFile($0) }) {
             throw ReplicationError(
                 .targetNotEmpty,
                 "\(path) holds \(printable(foreign)), which is not a file of a store; a delta restore replaces a store's directory whole, so it leaves this one alone."

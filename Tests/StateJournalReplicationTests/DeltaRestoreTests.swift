@@ -238,9 +238,16 @@ extension GatewayTests {
             try Data("notes".utf8).write(to: notAStore.appendingPathComponent("notes.txt"))
             let sameStore = fixture.directory.appendingPathComponent("same")
             _ = try await fixture.restorer().restore(into: sameStore)
+            // A copy of the same store whose manifest is a symbolic link (to the real one).
+            let linked = fixture.directory.appendingPathComponent("linked")
+            _ = try await fixture.restorer().restore(into: linked)
+            let manifest = linked.appendingPathComponent("MANIFEST")
+            try FileManager.default.moveItem(at: manifest, to: fixture.directory.appendingPathComponent("MANIFEST"))
+            try FileManager.default.createSymbolicLink(
+                at: manifest, withDestinationURL: fixture.directory.appendingPathComponent("MANIFEST"))
 
             for (directory, code) in [
-                (other, ReplicationError.Code.otherStore), (notAStore, .targetNotEmpty),
+                (other, ReplicationError.Code.otherStore), (notAStore, .targetNotEmpty), (linked, .targetNotEmpty),
             ] {
                 let before = try directoryContents(directory)
                 let error = await #expect(throws: ReplicationError.self) {
