@@ -226,6 +226,38 @@ extension GatewayTests {
             #expect(try directoryContents(target) == full.files)
         }
 
+        @Test func aReplacementStoppedBetweenOrAfterItsRenamesIsFinishedByTheNextRun() async throws {
+            let fixture = try await DeltaFixture.shipped("renames", commits: 300)
+            defer { fixture.remove() }
+            let target = fixture.directory.appendingPathComponent("copy")
+            let replaced = fixture.directory.appendingPathComponent("copy.replaced")
+            _ = try await fixture.restorer().restore(into: target)
+            try await fixture.shipMore(5)
+            let full = try await fixture.fullRestore("full")
+
+            // Stopped between the renames: the old copy is aside and the directory missing.
+            try FileManager.default.moveItem(at: target, to: replaced)
+            let report = try await fixture.restorer().restore(into: target, delta: true)
+            #expect(report.objectsReused > 0, "the old copy was put back and reused")
+            #expect(try directoryContents(target) == full.files)
+            #expect(!FileManager.default.fileExists(atPath: replaced.path))
+
+            // Stopped after the renames: the old copy is left aside, and removed.
+            try FileManager.default.copyItem(at: target, to: replaced)
+            _ = try await fixture.restorer().restore(into: target, delta: true)
+            #expect(!FileManager.default.fileExists(atPath: replaced.path))
+
+            // Something else in that place is not removed.
+            try FileManager.default.createDirectory(at: replaced, withIntermediateDirectories: false)
+            try Data("notes".utf8).write(to: replaced.appendingPathComponent("notes.txt"))
+            let error = await #expect(throws: ReplicationError.self) {
+                try await fixture.restorer().restore(into: target, delta: true)
+            }
+            #expect(error?.code == .targetNotEmpty)
+            #expect(try directoryContents(replaced) == ["notes.txt": Array("notes".utf8)])
+            #expect(try directoryContents(target) == full.files)
+        }
+
         @Test func aDirectoryHoldingAnotherStoreOrNoStoreIsRefusedAndLeftUntouched() async throws {
             let fixture = try await DeltaFixture.shipped("other", commits: 20)
             defer { fixture.remove() }
