@@ -81,7 +81,8 @@ final class RestoreDirectory {
             _ = close(descriptor)
             throw ReplicationError(
                 .targetNotEmpty,
-                "\(path) is not empty; a restore writes a new store, so choose a new or empty directory.")
+                "\(path) is not empty; a restore writes a new store, so choose a new or empty directory, or restore with delta (`--delta`) to update an older copy of the same store there."
+            )
         }
     }
 
