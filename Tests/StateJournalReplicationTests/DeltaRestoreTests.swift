@@ -296,6 +296,13 @@ extension GatewayTests {
             }
             #expect(error?.code == .targetNotEmpty)
             #expect(try directoryContents(sameStore) == before)
+
+            // With it, an empty directory is filled as a full restore fills it, nothing reused.
+            let empty = fixture.directory.appendingPathComponent("empty")
+            try FileManager.default.createDirectory(at: empty, withIntermediateDirectories: false)
+            let report = try await fixture.restorer().restore(into: empty, delta: true)
+            #expect(report.objectsReused == 0)
+            #expect(try directoryContents(empty) == before)
         }
 
         @Test func theOldCopySurvivesADeltaRestoreThatFailsAndTheNextRunFinishesIt() async throws {
