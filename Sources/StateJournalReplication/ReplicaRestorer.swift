@@ -50,6 +50,12 @@ public struct RestoreReport: Sendable, Hashable {
     public var objectsDownloaded: Int
     /// Payload bytes downloaded.
     public var bytesDownloaded: Int64
+    /// Objects a delta restore did not fetch: their bytes were on the local disk already (in the
+    /// old copy, or in the staging directory an interrupted run left), with the SHA-256 the
+    /// generation recorded. Zero for a restore into a new or empty directory.
+    public var objectsReused = 0
+    /// Payload bytes of the objects reused.
+    public var bytesReused: Int64 = 0
     /// Damaged objects the restore stopped before, if any.
     public var damage: [DamagedObject]
     /// The verification of the restored store (clean, or the restore would have failed).
@@ -132,16 +138,66 @@ public struct ReplicaRestorer: Sendable {
             return try await restore(into: output, target: target)
         } catch {
             output.abandon()
-            if Task.isCancelled, (error as? ReplicationError)?.code != .cancelled {
-                throw ReplicationError(.cancelled, "The restore into \(directory.path) was cancelled.", cause: error)
-            }
-            throw error
+            throw Self.cancelledIfCancelled(error, directory: directory)
         }
     }
 
-    /// Restores into a directory already opened for it (a follower's first generation); the caller
-    /// abandons `output` when this throws.
-    func restore(into output: RestoreDirectory, target: RestoreTarget) async throws -> RestoreReport {
+    /// Restores as ``restore(into:target:)`` does, and with `delta`, over an older copy of the same
+    /// store, fetching only what it lacks.
+    ///
+    /// With `delta` false this is ``restore(into:target:)``. With `delta` true, `directory` may be
+    /// missing, empty, or hold a store whose store id is the replica's (an earlier restore, a
+    /// follower's copy, even a damaged one). The new store is built beside it, in
+    /// `NAME.restoring`; each object whose bytes are already there, or at the same offsets of the
+    /// same file of the old copy, with the SHA-256 the generation recorded, is reused instead of
+    /// fetched (``RestoreReport/objectsReused``). Nothing else of the local disk is trusted. The
+    /// store written is byte for byte the one a restore into an empty directory writes, verified
+    /// the same way; only then is the old copy replaced with it, by renames (the old copy is
+    /// renamed to `NAME.replaced`, the new store to `NAME`, then `NAME.replaced` is removed), so that
+    /// a restore that fails or is cancelled leaves the old copy as it was.
+    ///
+    /// A delta restore that fails or is cancelled keeps `NAME.restoring`: running it again resumes,
+    /// reusing what the first run fetched wherever it still matches the generation restored (which
+    /// may be a newer one); remove `NAME.restoring` to start over. The old copy is held with the
+    /// store's writer lock meanwhile, so an app or a follower that holds the store makes the
+    /// restore fail before anything is written.
+    ///
+    /// - Throws: what ``restore(into:target:)`` throws, and with `delta`
+    ///   ``ReplicationError/Code/otherStore`` when `directory` holds another store,
+    ///   ``ReplicationError/Code/targetNotEmpty`` when it holds something that is not a store, and
+    ///   ``ReplicationError/Code/store`` when a writer holds it; `directory` is then left untouched.
+    public func restore(into directory: URL, target: RestoreTarget = .latest, delta: Bool) async throws
+        -> RestoreReport
+    {
+        guard delta else { return try await restore(into: directory, target: target) }
+        let identity = try await requireReplica()
+        let staging = try RestoreStaging(target: directory, storeID: identity.storeID)
+        do {
+            let report = try await restore(into: staging.output, target: target, reusing: staging.old)
+            try checkCancellation()
+            try staging.publish()
+            return report
+        } catch {
+            staging.output.abandon()
+            throw Self.cancelledIfCancelled(error, directory: directory)
+        }
+    }
+
+    /// `error`, or ``ReplicationError/Code/cancelled`` when the task was cancelled and `error` does
+    /// not already say so.
+    private static func cancelledIfCancelled(_ error: any Error, directory: URL) -> any Error {
+        if Task.isCancelled, (error as? ReplicationError)?.code != .cancelled {
+            return ReplicationError(.cancelled, "The restore into \(directory.path) was cancelled.", cause: error)
+        }
+        return error
+    }
+
+    /// Restores into a directory already opened for it (a follower's first generation, a delta
+    /// restore's staging directory, reusing what `old` holds); the caller abandons `output` when
+    /// this throws.
+    func restore(into output: RestoreDirectory, target: RestoreTarget, reusing old: LocalCopies? = nil) async throws
+        -> RestoreReport
+    {
         let identity = try await requireReplica()
         if identity.encrypted == true && replica.keyring == nil {
             throw ReplicationError(
@@ -224,7 +280,7 @@ public struct ReplicaRestorer: Sendable {
             }
             do {
                 var report = try await restore(
-                    generation, into: output, target: target, from: replica.bound(to: identity))
+                    generation, into: output, target: target, from: replica.bound(to: identity), reusing: old)
                 // Damage that made a newer generation unusable is reported with what it cost.
                 for var found in earlierDamage {
                     if let last = newestLastEpoch, last > report.epoch.epoch {
@@ -346,25 +402,48 @@ public struct ReplicaRestorer: Sendable {
     }
 
     private func restore(
-        _ generation: ReplicaGeneration, into output: RestoreDirectory, target: RestoreTarget, from replica: Replica
+        _ generation: ReplicaGeneration, into output: RestoreDirectory, target: RestoreTarget, from replica: Replica,
+        reusing old: LocalCopies?
     ) async throws -> RestoreReport {
         let plan = RestorePlan(validated: generation)
-        var prefetcher = Prefetcher(objects: plan.objects, replica: replica)
+        // Which objects are on the local disk already: only the others are fetched.
+        var reused = plan.files.map { [Bool](repeating: false, count: $0.objects.count) }
+        if let old {
+            output.removeAllBut(Set(plan.files.map(\.name)))
+            for (index, planned) in plan.files.enumerated() {
+                try checkCancellation()
+                let descriptor = try output.create(planned.name)
+                defer { close(descriptor) }
+                reused[index] = try old.reuse(planned.objects, in: descriptor, name: planned.name, staging: output.url)
+            }
+        }
+        let toFetch = zip(plan.files, reused).flatMap { planned, flags in
+            zip(planned.objects, flags).filter { !$0.1 }.map(\.0)
+        }
+        var prefetcher = Prefetcher(objects: toFetch, replica: replica)
         defer { prefetcher.cancelAll() }
         var downloaded = 0
         var bytes: Int64 = 0
+        var reusedObjects = 0
+        var reusedBytes: Int64 = 0
         var damage: DamagedObject?
         var kept: [ReplicaGeneration.File] = []
         var lengths: [String: Int64] = [:]
-        fileLoop: for planned in plan.files {
+        fileLoop: for (fileIndex, planned) in plan.files.enumerated() {
             // The name is derived from the validated kind and sequence, never taken from the bucket.
             let name = planned.name
             let file = planned.described
             let descriptor = try output.create(name)
             var open = true
             defer { if open { close(descriptor) } }
-            for object in file.objects {
+            for (objectIndex, object) in file.objects.enumerated() {
                 try checkCancellation()
+                if reused[fileIndex][objectIndex] {
+                    // Validation bounds every object's range: the sums cannot overflow.
+                    reusedObjects += 1
+                    reusedBytes += object.end - object.start
+                    continue
+                }
                 var written: Int64
                 do {
                     switch try await prefetcher.next() {
@@ -406,10 +485,14 @@ public struct ReplicaRestorer: Sendable {
                 downloaded += 1
                 bytes += written
             }
+            // A staging file an earlier run left may be longer than the file restored.
+            if output.isResumable { try output.truncate(descriptor, to: file.objects.last?.end ?? 0, name: name) }
             open = false
             try output.finish(descriptor, name: name)
             kept.append(file)
         }
+        // In a staging directory: the files of the plan that damage left out.
+        output.removeAllBut(Set(kept.map(\.name)))
         try output.sync()
         var restoredFiles = generation
         restoredFiles.files = kept
@@ -495,7 +578,8 @@ public struct ReplicaRestorer: Sendable {
         }
         return RestoreReport(
             epoch: reached, generation: generation.generation, objectsDownloaded: downloaded, bytesDownloaded: bytes,
-            damage: damage.map { [$0] } ?? [], verification: verification)
+            objectsReused: reusedObjects, bytesReused: reusedBytes, damage: damage.map { [$0] } ?? [],
+            verification: verification)
     }
 }
 

@@ -34,7 +34,8 @@ public struct ReplicationError: Error, Sendable, CustomStringConvertible {
         public static let unexpectedResponse = Code(.unexpectedResponse)
         /// The prefix holds objects that are not a StateJournal replica.
         public static let foreignPrefix = Code(.foreignPrefix)
-        /// The prefix holds the replica of another store.
+        /// The prefix holds the replica of another store, or the directory a follower or a delta
+        /// restore was given holds another store than the replica's.
         public static let otherStore = Code(.otherStore)
         /// An object failed its checksum or its structural checks.
         public static let damagedObject = Code(.damagedObject)

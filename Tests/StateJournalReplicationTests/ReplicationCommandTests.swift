@@ -65,6 +65,47 @@ extension GatewayTests {
             try journal.close()
         }
 
+        @Test func restoreWithDeltaOverACopyOfTheSameStoreFetchesOnlyWhatChangedAndSaysWhatItReused() async throws {
+            let gateway = try Gateway.required()
+            let bucket = try await gateway.freshBucket()
+            let directory = try temporaryDirectory("command-delta")
+            defer { try? FileManager.default.removeItem(at: directory) }
+            let storeURL = directory.appendingPathComponent("store")
+            let journal = try Journal.open(at: storeURL)
+            let shipper = ReplicationShipper(
+                store: storeURL, to: S3Location(bucket: bucket, prefix: "cli"), configuration: gateway.configuration())
+            try commit(journal, count: 10)
+            try await shipper.shipOnce()
+            let restored = directory.appendingPathComponent("restored")
+            let first = try await runTool(
+                ["restore", "s3://\(bucket)/cli", "--into", restored.path], environment: gateway.childEnvironment)
+            #expect(first.status == 0, "\(first.error)")
+
+            let refused = try await runTool(
+                ["restore", "s3://\(bucket)/cli", "--into", restored.path], environment: gateway.childEnvironment)
+            #expect(refused.status == 73, "without --delta a store is not overwritten")
+
+            let again = try await runTool(
+                ["restore", "s3://\(bucket)/cli", "--into", restored.path, "--delta", "--json"],
+                environment: gateway.childEnvironment)
+            #expect(again.status == 0, "\(again.error)")
+            let json = try #require(try JSONSerialization.jsonObject(with: Data(again.output.utf8)) as? [String: Any])
+            #expect(json["objectsDownloaded"] as? Int == 0)
+            #expect((json["objectsReused"] as? Int ?? 0) > 0)
+            #expect((json["bytesReused"] as? Int ?? 0) > 0)
+
+            try commit(journal, count: 2)
+            try await shipper.shipOnce()
+            let text = try await runTool(
+                ["restore", "s3://\(bucket)/cli", "--into", restored.path, "--delta"],
+                environment: gateway.childEnvironment)
+            #expect(text.status == 0, "\(text.error)")
+            #expect(text.output.contains("bytes fetched, "), "\(text.output)")
+            #expect(text.output.contains("reused from the local copy"), "\(text.output)")
+            #expect(try JournalReader(at: restored).state().entries == journal.state().entries)
+            try journal.close()
+        }
+
         @Test func badCredentialsAMissingBucketAnEndpointThatIsNotS3AndAForeignPrefixAreOneSentenceEach() async throws {
             let gateway = try Gateway.required()
             let client = gateway.client()

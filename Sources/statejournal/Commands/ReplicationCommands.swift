@@ -212,14 +212,24 @@ struct RestoreCommand: ParsableCommand {
             Every object is checked; the store written is verified down to its framing (every record and checkpoint \
             checksum, every commit) before the command says it is done, in memory that does not grow with the store; \
             `statejournal verify DIR` replays it whole. When an object is damaged the store stops at the latest consistent epoch before it; the command names the object and the \
-            epochs lost and exits 1.
+            epochs lost and exits 1. With --delta, DIR may hold an older copy of the same store: only the objects \
+            it lacks are fetched, the new store is built in DIR.restoring and replaces DIR once verified, and a \
+            restore that was interrupted resumes when run again.
             """)
 
     @Argument(help: "The replica: s3://BUCKET/PREFIX.")
     var replica: String
 
-    @Option(help: "The new store's directory (must not exist, or be empty).", completion: .directory)
+    @Option(
+        help: "The new store's directory (must not exist, or be empty; with --delta, may hold the same store).",
+        completion: .directory)
     var into: String
+
+    @Flag(
+        help:
+            "Update an older copy of the same store in the directory (or resume an interrupted delta restore), fetching only what it lacks."
+    )
+    var delta = false
 
     @Option(help: "The epoch the restored store ends at (default: the latest).")
     var epoch: UInt64?
@@ -243,10 +253,11 @@ struct RestoreCommand: ParsableCommand {
             try epoch.map { .epoch($0) } ?? at.map { .time(try parseTime($0, option: "--at")) } ?? .latest
         let directory = URL(fileURLWithPath: into)
         let json = json
+        let delta = delta
         let damaged = OutcomeFlag()
         try runReplication {
             let report = try await ReplicaRestorer(from: location, configuration: configuration, keyring: keyring)
-                .restore(into: directory, target: target)
+                .restore(into: directory, target: target, delta: delta)
             for damage in report.damage {
                 printError("\(damage). Restored the latest consistent epoch before it.")
                 damaged.set()
@@ -255,7 +266,10 @@ struct RestoreCommand: ParsableCommand {
                 try printJSON(document: restoreDocument(report, directory: directory.path))
             } else {
                 print(
-                    "Restored \(directory.path): epoch \(report.epoch.epoch) (\(report.epoch.timestamp.iso8601)) from generation \(report.generation) of \(location), \(report.objectsDownloaded) objects, \(report.bytesDownloaded) bytes; verified clean."
+                    "Restored \(directory.path): epoch \(report.epoch.epoch) (\(report.epoch.timestamp.iso8601)) from generation \(report.generation) of \(location), \(report.objectsDownloaded) objects, \(report.bytesDownloaded) bytes"
+                        + (delta
+                            ? " fetched, \(report.objectsReused) objects, \(report.bytesReused) bytes reused from the local copy"
+                            : "") + "; verified clean."
                 )
             }
         }
@@ -299,6 +313,7 @@ func restoreDocument(_ report: RestoreReport, directory: String) -> [String: JSO
     [
         "directory": .string(directory), "epoch": .epoch(report.epoch), "generation": .int(report.generation),
         "objectsDownloaded": .int(report.objectsDownloaded), "bytesDownloaded": .int(report.bytesDownloaded),
+        "objectsReused": .int(report.objectsReused), "bytesReused": .int(report.bytesReused),
         "verified": .string("clean"),
         "damagedObjects": .array(
             report.damage.map { damage in
