@@ -163,3 +163,21 @@ let package = Package(
     ],
     swiftLanguageModes: [.v6]
 )
+
+// `.ci/sanitizers` runs the engine, restoration and service suites under ThreadSanitizer and
+// AddressSanitizer, each in a build of its own. With STATEJOURNAL_SANITIZED_SUITES_ONLY set, as it
+// sets it, the package declares only those suites and what they link, so that the two sanitized
+// builds do not compile the replication product (swift-crypto's BoringSSL among it), the tool and
+// the tests that no sanitizer runs. Nothing else sets it.
+if Context.environment["STATEJOURNAL_SANITIZED_SUITES_ONLY"] != nil {
+    let kept: Set<String> = [
+        "CLZ4", "CSQLite", "CCRC32C", "StateJournal", "StateRestoration", "StateRestorationService",
+        "StateRestorationExample", "StateJournalComparison", "StateJournalTestSupport", "StateJournalTests",
+        "StateRestorationTests", "StateRestorationServiceTests",
+    ]
+    package.targets.removeAll { !kept.contains($0.name) }
+    package.products.removeAll { product in
+        let targets = (product as? Product.Library)?.targets ?? (product as? Product.Executable)?.targets ?? []
+        return !targets.allSatisfy(kept.contains)
+    }
+}
