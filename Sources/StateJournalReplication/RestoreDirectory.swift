@@ -66,19 +66,19 @@ final class RestoreDirectory {
                     : "\(path) cannot be read (\(String(cString: strerror(code)))), so a restore cannot tell that it is empty; choose a directory this user can read."
             )
         }
+        // Fully initialized from here: when this throws, deinit closes the descriptor (closing it
+        // here too would close whatever another thread opened under the same number meanwhile).
         self.descriptor = descriptor
         let names: [String]
         do {
             names = try Self.names(in: descriptor)
         } catch {
-            _ = close(descriptor)
             throw ReplicationError(
                 .targetNotEmpty,
                 "\(path) cannot be read, so a restore cannot tell that it is empty; choose a directory this user can read.",
                 cause: error as? ReplicationError)
         }
         guard names.allSatisfy(ignoring.contains) else {
-            _ = close(descriptor)
             throw ReplicationError(
                 .targetNotEmpty,
                 "\(path) is not empty; a restore writes a new store, so choose a new or empty directory, or restore with delta (`--delta`) to update an older copy of the same store there."
