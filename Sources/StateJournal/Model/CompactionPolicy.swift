@@ -1,8 +1,11 @@
 /// When compaction, or a checkpoint alone, runs by itself.
 ///
-/// Like Redis's `auto-aof-rewrite-percentage` and `auto-aof-rewrite-min-size`: after a commit, when
-/// the journal written since the current checkpoint is larger than both ``minimumJournalBytes`` and
-/// ``growthRatio`` times the checkpoint, a compaction starts in the background.
+/// Like Redis's `auto-aof-rewrite-percentage` and `auto-aof-rewrite-min-size`: after a commit, and
+/// when a compaction ends, when the journal written since the current checkpoint is larger than both
+/// ``minimumJournalBytes`` and ``growthRatio`` times the checkpoint, a compaction starts in the
+/// background. It counts everything written after the segment the checkpoint was folded from,
+/// including what was written while that checkpoint was folded; a journal closed past the threshold
+/// starts one at the first commit after it is opened again.
 ///
 /// Checkpoints and compaction are separate concerns. A checkpoint bounds what a restore replays: a
 /// restore reads the newest checkpoint and replays only the journal after it, so its cost follows
@@ -28,8 +31,10 @@ public struct CompactionPolicy: Sendable, Hashable {
     /// The journal since the checkpoint, in bytes, below which it never triggers.
     ///
     /// What a restore replays is at most about this or the checkpoint's size, whichever is larger,
-    /// plus what is written while a compaction runs: replaying the journal costs more per byte than
-    /// reading a checkpoint, because its entries are compressed against their previous versions.
+    /// or what was written while the previous compaction ran when that is more, plus what is
+    /// written while the current one runs: commits never wait for a compaction to catch up.
+    /// Replaying the journal costs more per byte than reading a checkpoint, because its entries are
+    /// compressed against their previous versions.
     public var minimumJournalBytes: Int64
 
     /// Creates a policy; by default automatic, at a ratio of 1 and at least 1 MiB.

@@ -108,9 +108,13 @@ extension Journal {
         // little left to do.
         if poison == nil && !state.syncIsUnderWay && synced < written { try? syncWrittenBytes() }
         condition.unlock()
+        var installed = false
         defer {
             condition.lock()
             state.finishCompaction()
+            // What was written while this one folded may already be due: the next starts now, not at
+            // a commit that may never come (a writer that has paused).
+            if installed { startCompactionIfDue() }
             condition.broadcast()
             condition.unlock()
         }
@@ -133,7 +137,9 @@ extension Journal {
             sequence: sequence, epoch: epoch.epoch, timestampMilliseconds: content.info.timestampMilliseconds)
         let dropped = try planRetirement(of: readPosition().0, adding: reference, retention)
         let removed = try install(
-            adding: (reference, size), dropping: dropped, naming: "the checkpoint \(FileNames.checkpoint(sequence))")
+            adding: (reference, size, roll.bytesSinceCheckpointAtSeal), dropping: dropped,
+            naming: "the checkpoint \(FileNames.checkpoint(sequence))")
+        installed = true
         return recorded(
             CompactionReport(
                 checkpointEpoch: epoch.epoch, checkpointFile: FileNames.checkpoint(sequence), checkpointBytes: size,
@@ -189,10 +195,11 @@ extension Journal {
     }
 
     /// Makes durable the manifest that names the new checkpoint, when one was written (with its
-    /// size), and no longer names `dropped`; then deletes `dropped` and returns the names deleted.
+    /// size, and the count of bytes since the previous checkpoint that it folds), and no longer
+    /// names `dropped`; then deletes `dropped` and returns the names deleted.
     private func install(
-        adding checkpoint: (reference: Manifest.CheckpointReference, bytes: Int64)?, dropping dropped: Retired,
-        naming: String
+        adding checkpoint: (reference: Manifest.CheckpointReference, bytes: Int64, folded: Int64)?,
+        dropping dropped: Retired, naming: String
     ) throws -> [String] {
         condition.lock()
         var next = manifest
@@ -200,7 +207,9 @@ extension Journal {
         if let checkpoint {
             next.checkpoints.append(checkpoint.reference)
             checkpointBytes = checkpoint.bytes
-            bytesSinceCheckpoint = segment.size - Int64(SegmentHeader.size)
+            // Everything written after the roll that sealed what the checkpoint folds stays counted:
+            // every segment rolled meanwhile, not only the active one.
+            bytesSinceCheckpoint = max(0, bytesSinceCheckpoint - checkpoint.folded)
         }
         next.checkpoints.removeAll { dropped.checkpoints.contains($0.sequence) }
         next.segments.removeAll { dropped.segments.contains($0) }

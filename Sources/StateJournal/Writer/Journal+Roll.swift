@@ -10,6 +10,10 @@ struct SegmentRoll {
     /// compaction folds. Built under the lock and never changed, so that nothing outside the lock
     /// writes into manifest storage that readers on other threads may hold.
     var sealed: Manifest
+    /// The journal's count of bytes written since the current checkpoint as of the switch: what the
+    /// sealed segments hold of it. A checkpoint folded from them leaves the rest counted (see
+    /// ``Journal/bytesSinceCheckpoint``).
+    var bytesSinceCheckpointAtSeal: Int64
 }
 
 extension Journal {
@@ -172,7 +176,7 @@ extension Journal {
         return (
             SegmentRoll(
                 sealedThrough: sealedThrough, checkpointSequence: reservingCheckpoint ? sequence + 1 : nil,
-                sealed: sealed), sealedSegment
+                sealed: sealed, bytesSinceCheckpointAtSeal: bytesSinceCheckpoint), sealedSegment
         )
     }
 

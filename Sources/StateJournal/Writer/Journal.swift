@@ -79,7 +79,8 @@ public final class Journal: @unchecked Sendable {
     var durabilityWaiters: [DurabilityWaiter] = []
     /// How long the last sync took, which bounds how long a sync waits for commits to join it.
     var lastSyncNanoseconds: UInt64 = 0
-    /// Bytes appended to segments since the current checkpoint, for the automatic trigger.
+    /// Bytes appended to segments since the current checkpoint, for the automatic trigger: those
+    /// after the roll that sealed what the checkpoint folds, in every segment rolled since.
     @exclusivity(unchecked) var bytesSinceCheckpoint: Int64 = 0
     /// The current checkpoint's size on disk.
     var checkpointBytes: Int64 = 0
@@ -250,6 +251,9 @@ public final class Journal: @unchecked Sendable {
     /// the policy is ``Durability/none``), stops the background sync, waits for a compaction that is
     /// running to finish, and releases the lock.
     ///
+    /// It starts no compaction, and cancels one scheduled that has not begun: a journal closed past
+    /// the ``CompactionPolicy`` threshold starts one at the first commit after it is opened again.
+    ///
     /// - Throws: ``JournalError/Code/epochInProgress`` while an epoch begun with ``beginEpoch()`` is
     ///   open, or the error of the final sync.
     public func close() throws {
@@ -277,9 +281,13 @@ public final class Journal: @unchecked Sendable {
             do { try waitUntilDurable(written) } catch { failure = error as? JournalError }
         }
         // A compaction running in the background finishes first: it writes a checkpoint and a manifest,
-        // which must not happen after the lock is released. One scheduled but not begun will not run.
-        if state.compaction == .scheduled { state.cancelScheduledCompaction() }
-        while state.syncIsUnderWay || state.compaction != .idle || state.roll != .none { condition.wait() }
+        // which must not happen after the lock is released. One scheduled but not begun will not run,
+        // nor one that the running compaction, or a commit from another thread, schedules meanwhile.
+        while true {
+            if state.compaction == .scheduled { state.cancelScheduledCompaction() }
+            guard state.syncIsUnderWay || state.compaction != .idle || state.roll != .none else { break }
+            condition.wait()
+        }
         state.close()
         wakeEpochWaiters(all: true)
         stopIntervalSync()
