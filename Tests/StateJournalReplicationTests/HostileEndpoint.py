@@ -6,7 +6,8 @@ Usage: HostileEndpoint.py MODE LOG
             second listener records each request it receives, and whether it carried an
             Authorization header, as one line of LOG.
   drip      answers every request with 200 and a Content-Length of 4096, then sends one byte of
-            the body every half second, as a server that stalls a client would.
+            the body every half second, as a server that stalls a client would; records each
+            request it receives as one line of LOG, before it answers.
   slow      answers every request with 200 and a Content-Length of 24576, then sends the body at
             2 KiB a second (256 bytes every eighth of a second): slow, but steady.
   list-loop answers every object read with 404 (but `replica.json`, with the bytes of the file named
@@ -27,11 +28,12 @@ import time
 mode, log_path = sys.argv[1], sys.argv[2]
 # The test process starts it with most signals blocked (its threads block them): unblock SIGTERM so
 # that stopping it works, end with the test process even when that dies (PR_SET_PDEATHSIG), and end
-# by itself after two minutes whatever happens, so that it never outlives a test run.
+# by itself after fifteen minutes whatever happens, so that it never outlives a test run (a test on a
+# loaded machine can take minutes, so this is no time limit of the tests).
 signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGTERM, signal.SIGINT})
 signal.signal(signal.SIGTERM, signal.SIG_DFL)
 ctypes.CDLL("libc.so.6").prctl(1, signal.SIGTERM)
-threading.Timer(120, os._exit, [0]).start()
+threading.Timer(900, os._exit, [0]).start()
 
 
 class Recorder(http.server.BaseHTTPRequestHandler):
@@ -65,6 +67,8 @@ class Redirector(http.server.BaseHTTPRequestHandler):
 
 class Dripper(http.server.BaseHTTPRequestHandler):
     def drip(self):
+        with open(log_path, "a") as log:
+            log.write(f"{self.command} {self.path}\n")
         self.send_response(200)
         self.send_header("Content-Length", "4096")
         self.end_headers()

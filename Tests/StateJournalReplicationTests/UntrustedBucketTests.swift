@@ -82,7 +82,10 @@ enum HostileGeneration: String, CaseIterable, Sendable, CustomStringConvertible 
 extension GatewayTests {
     /// Attacks on a restore by someone who can write the bucket, each named for the rule it tries
     /// to break. Each asserts that nothing outside the target changed, that the exit is clear and
-    /// non-zero where the attack cannot be passed over, and that memory and time stay bounded.
+    /// non-zero where the attack cannot be passed over, and that memory stays bounded. Time is not
+    /// held to a bound (the tests run on loaded machines): a refusal is shown by its exit status and
+    /// message, which name the rule that stopped the restore, and `measuredTool` kills a run that
+    /// hangs.
     @Suite struct UntrustedBucketTests {
         /// Peak memory a restore of these small replicas may use, whatever the bucket holds: well
         /// under any of the oversized bodies below.
@@ -113,7 +116,6 @@ extension GatewayTests {
             let left = (try? FileManager.default.contentsOfDirectory(atPath: sandbox.target.path)) ?? []
             #expect(left.isEmpty, "\(attack): the failed restore left \(left)")
             #expect(run.peakKiB < Self.peakLimitKiB, "\(attack): peak \(run.peakKiB) KiB")
-            #expect(run.seconds < 30, "\(attack): took \(run.seconds) s")
         }
 
         @Test func aDamagedNewestGenerationFallsBackToTheNewestIntactOneAndSaysSo() async throws {
@@ -705,9 +707,9 @@ extension GatewayTests {
 
             let run = try endpoint.restoreWithTool(into: sandbox.target)
 
+            // Stopped by the rule on listings (the status and message say so), not by a time limit.
             #expect(run.status == 74, "\(run.error)")
             #expect(run.error.contains("keeps continuing the listing"), "\(run.error)")
-            #expect(run.seconds < 30)
         }
 
         @Test func aServerThatDripsItsBodiesIsCutOffAtTheMinimumRateWithAClearError() async throws {
@@ -724,9 +726,14 @@ extension GatewayTests {
             #expect(run.status == 74, "\(run.error)")
             #expect(run.error.contains("too slowly"), "\(run.error)")
             #expect(run.error.contains("replica.json"), "the message names the object: \(run.error)")
-            // The default window is 30 seconds; the refusal comes at its end, not after a retry.
-            let window = Double(ReplicaLimits.transferRateWindow.components.seconds)
-            #expect(run.seconds < window + 10, "took \(run.seconds) s")
+            // The default window is 30 seconds; the refusal comes at its end (the message names
+            // the window; the run lasted at least that long), not after a retry: the endpoint was
+            // asked for the object once.
+            let window = ReplicaLimits.transferRateWindow.components.seconds
+            #expect(run.error.contains("over \(window) seconds"), "\(run.error)")
+            #expect(run.seconds >= Double(window), "took \(run.seconds) s")
+            let requests = endpoint.log().split(separator: "\n")
+            #expect(requests.count == 1 && requests.first?.hasSuffix("/replica.json") == true, "\(requests)")
             #expect(!FileManager.default.fileExists(atPath: sandbox.target.path), "the target it made is removed")
             #expect(sandbox.outsideTarget() == before)
         }
@@ -754,12 +761,16 @@ extension GatewayTests {
                     #expect(run.seconds > 10, "took \(run.seconds) s")
                 } else {
                     #expect(run.status == 74 && run.error.contains("too slowly"), "\(run.error)")
-                    #expect(run.seconds < 9, "took \(run.seconds) s")
+                    // Cut off by the 5-second window set in the environment (the message names it),
+                    // at its first end: the object was asked for once, not retried.
+                    #expect(run.error.contains("over 5 seconds"), "\(run.error)")
+                    #expect(endpoint.log().split(separator: "\n").count == 1, "\(endpoint.log())")
                 }
             }
         }
 
-        @Test func aTransferCancelledBeforeItStartsStopsAtOnceInsteadOfRunning() async throws {
+        @Test(.timeLimit(.minutes(10))) func aTransferCancelledBeforeItStartsStopsAtOnceInsteadOfRunning() async throws
+        {
             // A SIGTERM that lands between a request's last cancellation check and the start of its
             // transfer cancels the task once, and for good: the transfer must not start anyway, or a
             // slow server would keep it going while further SIGTERMs find the task cancelled already.
@@ -769,13 +780,14 @@ extension GatewayTests {
             let session = URLSession(configuration: .ephemeral, delegate: transfers, delegateQueue: nil)
             defer { session.invalidateAndCancel() }
             let request = URLRequest(url: try #require(URL(string: "http://127.0.0.1:\(endpoint.port)/bucket/key")))
-            let started = ContinuousClock.now
+            // A transfer that ran would last as long as the drip (over half an hour, with no minimum
+            // rate): the time limit catches that. One that returned at once never reached the
+            // endpoint, which records every request before it answers.
             let outcome = try await Task {
                 withUnsafeCurrentTask { $0?.cancel() }
                 return try await transfers.send(request, on: session, limit: 1 << 20)
             }.value
-            let took = ContinuousClock.now - started
-            #expect(took < .seconds(2), "the cancelled transfer took \(took)")
+            #expect(endpoint.log().isEmpty, "the cancelled transfer was sent: \(endpoint.log())")
             guard case .failed(let error as URLError) = outcome else {
                 Issue.record("the cancelled transfer ended with \(outcome)")
                 return
@@ -783,9 +795,12 @@ extension GatewayTests {
             #expect(error.code == .cancelled)
         }
 
-        @Test func aRestoreCancelledWhileItVerifiesStopsAtOnceAndRemovesWhatItWrote() async throws {
+        @Test(.timeLimit(.minutes(10)))
+        func aRestoreCancelledWhileItVerifiesStopsAtOnceAndRemovesWhatItWrote() async throws {
             // The verification of a large store takes seconds to minutes, and used to run to its
-            // end whatever SIGTERMs came: here it takes ten seconds.
+            // end whatever SIGTERMs came: here it lasts until the test releases it, which it does
+            // only after the cancelled restore returned (or, should the restore wait for it, after
+            // eight minutes, which the verifier then reports).
             let gateway = try Gateway.required()
             let shipped = try await ShippedReplica.ship(
                 gateway, bucket: try await gateway.freshBucket(), prefix: "cancel-verify", passes: [6])
@@ -794,28 +809,45 @@ extension GatewayTests {
             defer { sandbox.remove() }
             let before = sandbox.outsideTarget()
             let verifying = Locked(false)
+            let restoreReturned = Locked(false)
+            // Whether the restore had returned when the verifier was let go, once it was.
+            let releasedAfterTheRestoreReturned = Locked<Bool?>(nil)
+            let release = DispatchSemaphore(value: 0)
             var restorer = ReplicaRestorer(from: shipped.location, configuration: gateway.configuration())
             restorer.verifier = { directory in
                 verifying.withLock { $0 = true }
-                sleep(10)
+                release.wait()
+                let returned = restoreReturned.withLock { $0 }
+                releasedAfterTheRestoreReturned.withLock { $0 = returned }
                 return StoreInspector.verify(directory)
             }
             let target = sandbox.target
             let restore = Task { [restorer] in try await restorer.restore(into: target) }
             while !verifying.withLock({ $0 }) { try await Task.sleep(for: .milliseconds(10)) }
-            let cancelled = ContinuousClock.now
+            // The hang guard: a restore that waited for its verifier would return only after this.
+            let guardRelease = Task {
+                try await Task.sleep(for: .seconds(480))
+                release.signal()
+            }
             restore.cancel()
             let result = await restore.result
-            let took = ContinuousClock.now - cancelled
+            restoreReturned.withLock { $0 = true }
+            guardRelease.cancel()
+            if (try? await guardRelease.value) == nil { release.signal() }
+            while releasedAfterTheRestoreReturned.withLock({ $0 }) == nil {
+                try await Task.sleep(for: .milliseconds(10))
+            }
 
-            #expect(took < .seconds(1), "the cancelled restore took \(took)")
+            #expect(
+                releasedAfterTheRestoreReturned.withLock { $0 } == true,
+                "the cancelled restore waited for its verification")
             #expect(throws: ReplicationError.self) { try result.get() }
             if case .failure(let error as ReplicationError) = result { #expect(error.code == .cancelled) }
             #expect(!FileManager.default.fileExists(atPath: target.path), "the target it made is removed")
             #expect(sandbox.outsideTarget() == before)
         }
 
-        @Test func aRestoreStalledByASlowServerStopsWithinASecondOfSIGTERM() async throws {
+        @Test func aRestoreStalledByASlowServerStopsOnSIGTERMInsteadOfWaitingForTheTransfer() async throws {
             let endpoint = try HostileEndpoint(mode: "drip")
             defer { endpoint.stop() }
             let sandbox = try Sandbox()
@@ -823,16 +855,26 @@ extension GatewayTests {
             let process = try startTool(
                 ["restore", "s3://bucket/prefix", "--into", sandbox.target.path],
                 environment: try endpoint.childEnvironment(), logs: sandbox.root, name: "restore")
-            try await Task.sleep(for: .seconds(2))
+            // The restore is waiting for the slow body once the endpoint has its request.
+            let asked = ContinuousClock.now + .seconds(600)
+            while endpoint.log().isEmpty && process.isRunning && ContinuousClock.now < asked {
+                try await Task.sleep(for: .milliseconds(20))
+            }
+            try #require(!endpoint.log().isEmpty, "the restore never asked the endpoint for an object")
             #expect(process.isRunning, "the restore should still be waiting for the slow body")
-            let signalled = ContinuousClock.now
             kill(process.processIdentifier, SIGTERM)
-            let status = await waitForExit(process, timeout: .seconds(10))
-            let took = ContinuousClock.now - signalled
-            #expect(status == 143, "a cancelled restore exits as SIGTERM's 128 + 15")
+            let status = await waitForExit(process, timeout: .seconds(600))
+            // The body would take over half an hour, and the minimum rate would cut it off at the
+            // end of its 30-second window with status 74 and "too slowly": 143 (SIGTERM's 128 + 15)
+            // says the signal ended the restore, not the transfer's end. How soon after the signal
+            // it stops (within a second, on an idle machine) is not measured here.
+            let error =
+                (try? String(contentsOf: sandbox.root.appendingPathComponent("restore.err"), encoding: .utf8)) ?? ""
+            #expect(
+                status == 143, "a cancelled restore exits as SIGTERM's 128 + 15: \(String(describing: status)) \(error)"
+            )
+            #expect(!error.contains("too slowly"), "\(error)")
             #expect(!FileManager.default.fileExists(atPath: sandbox.target.path), "the target it made is removed")
-            // Generous for a loaded machine: the promise is one second.
-            #expect(took < .seconds(3), "SIGTERM took \(took)")
         }
     }
 }

@@ -90,7 +90,7 @@ final class SegmentSyncGate: FileSystem, @unchecked Sendable {
     func waitUntilHeld() -> Bool {
         condition.lock()
         defer { condition.unlock() }
-        let deadline = Date(timeIntervalSinceNow: 10)
+        let deadline = Date(timeIntervalSinceNow: 600)
         while !held && condition.wait(until: deadline) {}
         return held
     }

@@ -127,7 +127,7 @@ import Testing
         }
         thread.start()
         #expect(
-            fileSystem.waitForHeldCall(until: Date(timeIntervalSinceNow: 60)),
+            fileSystem.waitForHeldCall(until: Date(timeIntervalSinceNow: 600)),
             "the compaction reaches its manifest write")
 
         // The compaction has switched to a new segment and is waiting on the disk; writers are not.

@@ -44,7 +44,7 @@ struct SubmittedEpochTests {
         // The first submission's write waits until the second is queued behind it, then fails.
         fileSystem.hold([.write])
         let first = journal.submit([.put(Self.path, Self.value(1))])
-        #expect(fileSystem.waitForHeldCall(until: Date(timeIntervalSinceNow: 30)))
+        #expect(fileSystem.waitForHeldCall(until: Date(timeIntervalSinceNow: 600)))
         let second = journal.submit([.put(RestorationPath(["Other"]), [2])], after: first)
         fileSystem.arm(FaultPlan(at: 1, of: [.write], fault: .eio))
         fileSystem.release()
@@ -91,7 +91,7 @@ struct SubmittedEpochTests {
             path: store, options: testOptions(durability: .everyCommit), fileSystem: fileSystem)
         fileSystem.hold([.dataSync])
         let pending = (1...5).map { journal.submit([.put(Self.path, Self.value($0))]) }
-        #expect(fileSystem.waitForHeldCall(until: Date(timeIntervalSinceNow: 30)))
+        #expect(fileSystem.waitForHeldCall(until: Date(timeIntervalSinceNow: 600)))
         #expect(pending.allSatisfy { $0.result == nil })
         let closer = Thread { fileSystem.release() }
         closer.start()

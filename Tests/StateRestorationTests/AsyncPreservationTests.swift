@@ -66,7 +66,7 @@ struct AsyncPreservationTests {
         let pending = try manager.submitPreservation(roots: nodes)
         #expect(pending.submitsEpoch)
         // The encode step has returned; the committer now waits for the held sync.
-        #expect(store.fileSystem.waitForHeldCall(until: Date(timeIntervalSinceNow: 30)))
+        #expect(store.fileSystem.waitForHeldCall(until: Date(timeIntervalSinceNow: 600)))
         #expect(journal.lastDurable == before)
         let awaiting = Task { try await pending.report() }
         store.fileSystem.release()
@@ -131,7 +131,7 @@ struct AsyncPreservationTests {
         store.fileSystem.hold(kinds)
         change(nodes[0], to: 2, in: manager)
         let failing = try manager.submitPreservation(roots: nodes)
-        #expect(store.fileSystem.waitForHeldCall(until: Date(timeIntervalSinceNow: 30)))
+        #expect(store.fileSystem.waitForHeldCall(until: Date(timeIntervalSinceNow: 600)))
         change(nodes[1], to: 3, in: manager)
         let behind = try manager.submitPreservation(roots: nodes)
         // The second pass relied on the first: it writes B only.
