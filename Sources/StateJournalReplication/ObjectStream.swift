@@ -1,10 +1,11 @@
 import Crypto
 import Foundation
 
-/// Fetches a large object in ranged pieces and writes its payload to a file as the pieces come,
-/// checking it on the way, so that a restore holds one piece of it at a time, whatever size the
-/// generation declares: a plaintext envelope by its SHA-256 and the payload's, a version 2 (chunked)
-/// encrypted envelope chunk by chunk, each authenticated before it is written.
+/// Fetches a large object in ranged pieces, several at once (``PieceWindow``), and writes its
+/// payload to a file as the pieces come, in order, checking it on the way, so that a restore holds a
+/// bounded window of it, whatever size the generation declares: a plaintext envelope by its SHA-256
+/// and the payload's, a version 2 (chunked) encrypted envelope chunk by chunk, each authenticated
+/// before it is written.
 ///
 /// Only an encrypted object of envelope version 1 (written before version 2) is fetched whole:
 /// AES-GCM authenticates it as one (its size is then sealed by the key, in the generation that
@@ -57,10 +58,9 @@ struct ObjectStream {
         var envelopeHash = SHA256()
         var payloadHash = SHA256()
         var trailer: [UInt8] = []
-        var offset: Int64 = 0
-        var bytes = first
-        while true {
-            // The bytes `offset..<offset + bytes.count` of the object: header, payload, trailer.
+        // Takes the bytes `offset..<offset + bytes.count` of the object (header, payload, trailer),
+        // in order: the hashes are fed in the order of the bytes.
+        func take(_ bytes: [UInt8], at offset: Int64) throws {
             let end = offset + Int64(bytes.count)
             let bodyEnd = min(end, total - 32)
             if bodyEnd > offset {
@@ -76,14 +76,22 @@ struct ObjectStream {
             if end > total - 32 {
                 trailer += bytes[Int(max(offset, total - 32) - offset)..<Int(min(end, total) - offset)]
             }
-            offset = min(end, total)
-            if offset >= total { break }
-            try Task.checkCancellation()
-            guard let next = try await range(offset..<min(offset + piece, total)), !next.isEmpty else {
-                throw damaged("it is shorter than its generation says")
-            }
-            bytes = next
         }
+        try take(first, at: 0)
+        // The rest in pieces, several fetched at once, taken in order.
+        let rest = stride(from: min(Int64(first.count), total), to: total, by: Int(piece)).map {
+            $0..<min($0 + piece, total)
+        }
+        let stream = self
+        try await PieceWindow.fetch(
+            rest,
+            with: { range in
+                guard let bytes = try await stream.range(range), !bytes.isEmpty else {
+                    throw stream.damaged("it is shorter than its generation says")
+                }
+                return bytes
+            },
+            inOrder: { range, bytes in try take(bytes, at: range.lowerBound) })
         guard trailer == Array(envelopeHash.finalize()) else {
             throw damaged("its SHA-256 does not match its bytes (truncated or altered)")
         }
@@ -96,8 +104,8 @@ struct ObjectStream {
         return .written(size)
     }
 
-    /// Reads a version 2 envelope a group of chunks at a time (about a piece), writing each chunk's
-    /// plaintext once it is authenticated; returns the payload's length.
+    /// Reads a version 2 envelope in groups of chunks (about a piece each), several fetched at once,
+    /// writing each chunk's plaintext in order once it is authenticated; returns the payload's length.
     private func chunks(header: [UInt8], writing write: ([UInt8], Int64) throws -> Void) async throws -> Int64 {
         let size = object.end - object.start
         let sealed = try SealedChunks(
@@ -108,24 +116,34 @@ struct ObjectStream {
         }
         let perGroup = max(1, Int64(ReplicaLimits.streamingPieceBytes) / (sealed.chunkBytes + 16))
         var payloadHash = SHA256()
-        var index: Int64 = 0
-        while index < sealed.count {
-            try Task.checkCancellation()
-            let last = min(sealed.count, index + perGroup)
-            let span = sealed.chunkRange(index).lowerBound..<sealed.chunkRange(last - 1).upperBound
-            guard let bytes = try await range(span), Int64(bytes.count) == Int64(span.count) else {
-                throw damaged("it is shorter than its header says")
-            }
-            for chunk in index..<last {
-                let bounds = sealed.chunkRange(chunk)
-                let plain = try sealed.open(
-                    chunk: chunk,
-                    bytes[Int(bounds.lowerBound - span.lowerBound)..<Int(bounds.upperBound - span.lowerBound)])
-                payloadHash.update(data: plain)
-                try write(plain, object.start + chunk * sealed.chunkBytes)
-            }
-            index = last
+        // Groups of chunks, several fetched at once, each opened in order as its turn comes.
+        let groups = stride(from: Int64(0), to: sealed.count, by: Int(perGroup)).map { index in
+            index..<min(sealed.count, index + perGroup)
         }
+        let spans = groups.map {
+            sealed.chunkRange($0.lowerBound).lowerBound..<sealed.chunkRange($0.upperBound - 1).upperBound
+        }
+        let stream = self
+        var nextGroup = 0
+        try await PieceWindow.fetch(
+            spans,
+            with: { span in
+                guard let bytes = try await stream.range(span), Int64(bytes.count) == Int64(span.count) else {
+                    throw stream.damaged("it is shorter than its header says")
+                }
+                return bytes
+            },
+            inOrder: { span, bytes in
+                for chunk in groups[nextGroup] {
+                    let bounds = sealed.chunkRange(chunk)
+                    let plain = try sealed.open(
+                        chunk: chunk,
+                        bytes[Int(bounds.lowerBound - span.lowerBound)..<Int(bounds.upperBound - span.lowerBound)])
+                    payloadHash.update(data: plain)
+                    try write(plain, object.start + chunk * sealed.chunkBytes)
+                }
+                nextGroup += 1
+            })
         // Nothing may follow the final chunk.
         let total = sealed.totalBytes
         let after = try await replica.client.get(

@@ -26,9 +26,11 @@ public enum ReplicaLimits {
     public static let maximumCounter: UInt64 = 1 << 62
     /// How many payload bytes a restore fetches ahead of what it writes: objects of up to
     /// ``streamingPieceBytes`` are fetched in parallel while their declared sizes add up to at most
-    /// this, larger ones a piece at a time as they are written: 32 MiB. An object is held about
-    /// three times over for a moment as it arrives and its envelope is opened (the response, its
-    /// bytes, its payload), so a restore's transfers hold about three times this at most.
+    /// this, and the ranged pieces of a larger one are fetched in parallel, up to
+    /// `streamingPiecesInFlight` of them, while their sizes add up to at most this too, and written
+    /// in order as they come: 32 MiB each. An object or a piece is held about three times over for a
+    /// moment as it arrives and is opened (the response, its bytes, its payload), so a restore's
+    /// transfers hold about six times this at most.
     public static let fetchWindowBytes: Int64 = 32 << 20
     /// How many objects a restore fetches at once, at most.
     public static let fetchConcurrency = 8
@@ -36,6 +38,11 @@ public enum ReplicaLimits {
     /// Objects larger than this are fetched in ranged pieces of about this size and written as
     /// they come, checked piece by piece (chunk by chunk when encrypted): 8 MiB.
     public static let streamingPieceBytes = 8 << 20
+
+    /// How many ranged pieces of a large object a restore fetches at once, at most: 4 (with
+    /// ``fetchWindowBytes``, 4 pieces of 8 MiB). The pieces are fetched in parallel and checked and
+    /// written in order, a piece that arrives early waiting for the ones before it.
+    static let streamingPiecesInFlight = 4
 
     /// The slowest a response may arrive, by default: 1 KiB a second, averaged over
     /// ``transferRateWindow``. A request whose response has brought fewer than 30 KiB in the last 30

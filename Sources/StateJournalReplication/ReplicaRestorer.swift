@@ -120,9 +120,10 @@ public struct ReplicaRestorer: Sendable {
     ///
     /// Memory is bounded whatever the bucket holds: objects up to
     /// ``ReplicaLimits/streamingPieceBytes`` are fetched ahead while their declared sizes add up to
-    /// at most ``ReplicaLimits/fetchWindowBytes``, larger ones are read a piece (or a group of
-    /// sealed chunks) at a time, and none is read past its declared size, so a restore holds at most
-    /// that window plus a piece; only an encrypted object of envelope version 1 (written by 0.1.0)
+    /// at most ``ReplicaLimits/fetchWindowBytes``, larger ones are read in pieces (or groups of
+    /// sealed chunks), a few at once within a window of the same size, checked and written in
+    /// order, and none is read past its declared size, so a restore holds at most those two
+    /// windows; only an encrypted object of envelope version 1 (written by 0.1.0)
     /// is held whole. Cancelling the task stops it within moments, the verification of the restored
     /// store included, removing what it wrote.
     ///

@@ -50,10 +50,12 @@ extension GatewayTests {
 
             #expect(run.status == 0, "\(run.error)")
             #expect(run.output.contains("verified clean"), "\(run.output)")
-            // 114 MiB measured for a state of 287 MB, 100 MiB for one of 97 MB: the 32 MiB window of
-            // objects fetched ahead, and the tool itself. Verifying by replaying the state, as
-            // opening the store does, took 616 MiB for the first.
-            #expect(run.peakKiB < 160 << 10, "peak \(run.peakKiB) KiB for a state of 240 MB")
+            // 181 MiB measured (114 MiB when the pieces of a large object came one at a time): the
+            // 32 MiB window of objects fetched ahead, the 32 MiB window of pieces of a large object
+            // fetched at once (four of 8 MiB, each held twice for a moment as it arrives), and the
+            // tool itself. Verifying by replaying the state, as opening the store does, took 616 MiB
+            // for a state of 287 MB.
+            #expect(run.peakKiB < 224 << 10, "peak \(run.peakKiB) KiB for a state of 240 MB")
             let restored = try JournalReader(at: target).state()
             #expect(restored.epoch == expected.epoch)
             #expect(restored.entries == expected.entries)

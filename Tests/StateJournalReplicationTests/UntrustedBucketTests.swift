@@ -373,8 +373,9 @@ extension GatewayTests {
             let run = try shipped.restoreWithTool(into: sandbox.target)
 
             #expect([0, 1, 65].contains(run.status), "\(run.error)")
-            // 89 MiB measured (351 MiB when the object was held whole).
-            #expect(run.peakKiB < 128 << 10, "peak \(run.peakKiB) KiB for a 150 MB object")
+            // 137 MiB measured with four pieces of 8 MiB fetched at once, each held twice for a
+            // moment as it arrives (89 MiB one piece at a time, 351 MiB when the object was held whole).
+            #expect(run.peakKiB < 192 << 10, "peak \(run.peakKiB) KiB for a 150 MB object")
             #expect(sandbox.outsideTarget() == before)
         }
 
@@ -430,8 +431,10 @@ extension GatewayTests {
             // The segment's zeros past its last commit are a torn tail to the store: any clean exit.
             #expect([0, 1, 65].contains(run.status), "\(run.error)")
             #expect(!run.error.contains("decrypted") && !run.error.contains("damaged"), "\(run.error)")
-            // 87 MiB measured; 1.44 GiB when the same object is sealed as one (envelope version 1).
-            #expect(run.peakKiB < 128 << 10, "peak \(run.peakKiB) KiB for a 300 MB encrypted object")
+            // 155 MiB measured with four groups of chunks (8 MiB each) fetched at once, each held
+            // twice for a moment as it arrives (87 MiB one group at a time); 1.44 GiB when the same
+            // object is sealed as one (envelope version 1).
+            #expect(run.peakKiB < 192 << 10, "peak \(run.peakKiB) KiB for a 300 MB encrypted object")
             #expect(sandbox.outsideTarget() == before)
             // The gateway's memory store is small: give the 300 MB back.
             for object in try await shipped.client.list(bucket: shipped.location.bucket, prefix: "") {
