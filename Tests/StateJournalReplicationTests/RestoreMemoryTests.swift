@@ -17,16 +17,8 @@ extension GatewayTests {
             let store = directory.appendingPathComponent("store")
             // 8,000 states of 30,000 bytes, cut at random from 4 MiB of random bytes so that they
             // do not compress: a checkpoint of about 240 MB, then a few epochs after it.
-            var random = SystemRandomNumberGenerator()
-            var block = [UInt8](repeating: 0, count: 4 << 20)
-            for index in stride(from: 0, to: block.count, by: 8) {
-                withUnsafeBytes(of: random.next()) { block.replaceSubrange(index..<(index + 8), with: $0) }
-            }
-            let size = 30_000
-            func state() -> [UInt8] {
-                let offset = Int.random(in: 0..<(block.count - size), using: &random)
-                return Array(block[offset..<(offset + size)])
-            }
+            var states = IncompressibleStates()
+            func state() -> [UInt8] { states.next() }
             let journal = try Journal.open(at: store, options: JournalOptions(durability: .none))
             for batch in 0..<8 {
                 let changes = (0..<1000).map {
@@ -70,18 +62,11 @@ extension GatewayTests {
             // 120 MB of states that do not compress (cut at random from 4 MiB of random bytes), in a
             // checkpoint and in the segments it compacted (kept for retention): a store of about
             // 240 MB whose checkpoint alone is larger than the bound below.
-            var random = SystemRandomNumberGenerator()
-            var block = [UInt8](repeating: 0, count: 4 << 20)
-            for index in stride(from: 0, to: block.count, by: 8) {
-                withUnsafeBytes(of: random.next()) { block.replaceSubrange(index..<(index + 8), with: $0) }
-            }
-            let size = 30_000
+            var states = IncompressibleStates()
             let journal = try Journal.open(at: store, options: JournalOptions(durability: .none))
             for batch in 0..<4 {
                 let changes = (0..<1000).map { index in
-                    let offset = Int.random(in: 0..<(block.count - size), using: &random)
-                    return JournalChange.put(
-                        RestorationPath("Main", "Item-\(batch)-\(index)"), Array(block[offset..<(offset + size)]))
+                    JournalChange.put(RestorationPath("Main", "Item-\(batch)-\(index)"), states.next())
                 }
                 _ = try journal.commit(changes, metadata: ["batch": "\(batch)"])
             }
@@ -106,5 +91,25 @@ extension GatewayTests {
             #expect(run.peakKiB < 100 << 10, "peak \(run.peakKiB) KiB for a store of 240 MB")
             print("delta restore of a 240 MB store, nothing changed: peak \(run.peakKiB) KiB; \(run.output)")
         }
+    }
+}
+
+/// States of 30,000 bytes that LZ4 cannot shrink, cut at random from 4 MiB of random bytes (cheaper
+/// than drawing each one).
+struct IncompressibleStates {
+    private var random = SystemRandomNumberGenerator()
+    private var block = [UInt8](repeating: 0, count: 4 << 20)
+    let size = 30_000
+
+    init() {
+        for index in stride(from: 0, to: block.count, by: 8) {
+            withUnsafeBytes(of: random.next()) { block.replaceSubrange(index..<(index + 8), with: $0) }
+        }
+    }
+
+    /// The next state.
+    mutating func next() -> [UInt8] {
+        let offset = Int.random(in: 0..<(block.count - size), using: &random)
+        return Array(block[offset..<(offset + size)])
     }
 }
