@@ -8,7 +8,7 @@ import Testing
 /// next one, so the journal after the newest checkpoint stays within the policy's threshold once
 /// the compactions it starts have run. A checkpoint write held by the test stands for a slow fold,
 /// so that the writer writes many segments beside it, whatever the machine's speed.
-@Suite(.timeLimit(.minutes(2)))
+@Suite(.timeLimit(.minutes(10)))
 struct CompactionBacklogTests {
     /// 4 KiB segments, and a threshold of 16 KiB or the checkpoint's size (about 8 KiB).
     static func options(_ compaction: CompactionPolicy = CompactionPolicy()) -> JournalOptions {

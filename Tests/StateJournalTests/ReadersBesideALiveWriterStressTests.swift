@@ -13,7 +13,7 @@ import Testing
 ///
 /// `STATEJOURNAL_LIVE_READER_SECONDS` sets how long each test reads (4 seconds by default), and
 /// `STATEJOURNAL_TEST_VERBOSE` prints how many reads of each kind a test made.
-@Suite(.serialized, .timeLimit(.minutes(5)))
+@Suite(.serialized, .timeLimit(.minutes(10)))
 struct ReadersBesideALiveWriterStressTests {
     static var seconds: Double {
         Double(ProcessInfo.processInfo.environment["STATEJOURNAL_LIVE_READER_SECONDS"] ?? "") ?? 4
