@@ -2,8 +2,8 @@
 /// files that may be large or forged (a restore assembling what a bucket held) reads through it, and
 /// every scan reads at least once a window (1 MiB) of work, so it ends within moments of a
 /// cancellation instead of running to its end.
-package struct CancellableFileSystem: FileSystem {
-    let base: any FileSystem
+package struct CancellableFileSystem: ForwardingFileSystem {
+    package let base: any FileSystem
     let isCancelled: @Sendable () -> Bool
 
     package init(base: any FileSystem, isCancelled: @escaping @Sendable () -> Bool) {
@@ -15,19 +15,4 @@ package struct CancellableFileSystem: FileSystem {
         if isCancelled() { throw CancellationError() }
         return try base.read(descriptor, into: buffer, at: offset)
     }
-
-    package func open(_ path: String, _ mode: FileOpenMode) throws -> Int32 { try base.open(path, mode) }
-    package func close(_ descriptor: Int32) { base.close(descriptor) }
-    package func write(_ descriptor: Int32, _ bytes: UnsafeRawBufferPointer, at offset: Int64) throws -> Int {
-        try base.write(descriptor, bytes, at: offset)
-    }
-    package func size(_ descriptor: Int32) throws -> Int64 { try base.size(descriptor) }
-    package func truncate(_ descriptor: Int32, to size: Int64) throws { try base.truncate(descriptor, to: size) }
-    package func dataSync(_ descriptor: Int32) throws { try base.dataSync(descriptor) }
-    package func fullSync(_ descriptor: Int32) throws { try base.fullSync(descriptor) }
-    package func rename(_ source: String, to destination: String) throws { try base.rename(source, to: destination) }
-    package func remove(_ path: String) throws { try base.remove(path) }
-    package func makeDirectory(_ path: String) throws { try base.makeDirectory(path) }
-    package func contentsOfDirectory(_ path: String) throws -> [String] { try base.contentsOfDirectory(path) }
-    package func tryLock(_ descriptor: Int32) throws -> Bool { try base.tryLock(descriptor) }
 }
