@@ -43,7 +43,7 @@ extension GatewayTests {
                 try await proxy.set(.cut)
                 // Cut off, the primary's lease runs out; the standby takes over in term 2.
                 let last = try commit(journal, count: 3, marker: "during the partition")
-                try await eventually(timeout: .seconds(30), "the standby shipped the last commit in term 2") {
+                try await eventually(timeout: .seconds(600), "the standby shipped the last commit in term 2") {
                     let newest = try await storedGenerations(location, gateway: gateway).last
                     return newest?.term == 2 && newest?.lastEpoch == last.last
                 }

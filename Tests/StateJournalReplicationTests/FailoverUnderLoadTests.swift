@@ -70,7 +70,7 @@ extension GatewayTests {
             _ = await waitForExit(writer)
             _ = await waitForExit(shipper)
             let acknowledged = Self.acknowledged(directory.appendingPathComponent("primary-writer.out"))
-            try await eventually(timeout: .seconds(60), "the standby says it is the primary") {
+            try await eventually(timeout: .seconds(600), "the standby says it is the primary") {
                 ((try? String(contentsOf: standbyLog, encoding: .utf8)) ?? "").contains("is the primary of")
             }
 
@@ -87,7 +87,7 @@ extension GatewayTests {
                 if status == 75 { try await Task.sleep(for: .milliseconds(100)) }
             }
             let lastOnStandby = try #require(standbyCommits.last, "the app committed on the promoted host")
-            try await eventually(timeout: .seconds(60), "the standby shipped its app's commits") {
+            try await eventually(timeout: .seconds(600), "the standby shipped its app's commits") {
                 try await storedGenerations(location, gateway: gateway).last?.lastEpoch == lastOnStandby
             }
             kill(standby.processIdentifier, SIGTERM)

@@ -93,7 +93,7 @@ extension GatewayTests {
             // Each time the standby waits (a second at a time), the clock moves on by a second.
             var waited = Duration.zero
             while await !standby.holdsLease {
-                let deadline = ContinuousClock.now + .seconds(30)
+                let deadline = ContinuousClock.now + .seconds(600)
                 while clock.sleeperCount == 0, await !standby.holdsLease {
                     guard ContinuousClock.now < deadline else {
                         Issue.record("the standby neither waited nor took the lease")
@@ -152,7 +152,7 @@ extension GatewayTests {
             let second = ReplicationShipper(
                 store: storeURL, to: location, configuration: gateway.configuration(), options: secondOptions)
             let taking = Task { try await second.shipOnce() }
-            try await eventually(timeout: .seconds(30), "the second shipper took the lease and shipped") {
+            try await eventually(timeout: .seconds(600), "the second shipper took the lease and shipped") {
                 try await storedGenerations(location, gateway: gateway).last?.term == 2
             }
             taking.cancel()

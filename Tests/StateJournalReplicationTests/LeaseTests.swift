@@ -36,7 +36,7 @@ func storedGenerations(_ location: S3Location, gateway: Gateway) async throws ->
 
 /// Waits until `condition` holds, checking every 100 ms, for at most `timeout`.
 func eventually(
-    timeout: Duration = .seconds(60), _ what: String, _ condition: () async throws -> Bool
+    timeout: Duration = .seconds(600), _ what: String, _ condition: () async throws -> Bool
 ) async throws {
     let deadline = ContinuousClock.now + timeout
     while try await !condition() {
@@ -167,7 +167,7 @@ extension GatewayTests {
             try await firstRun.value
             // Released: the second takes over at once (the lease would last ten minutes), in term 2,
             // and goes on shipping.
-            try await eventually(timeout: .seconds(20), "the second shipper started term 2") {
+            try await eventually(timeout: .seconds(600), "the second shipper started term 2") {
                 try await storedGenerations(location, gateway: gateway).contains { $0.term == 2 }
             }
             let last = try commit(journal, count: 4, marker: "after")
@@ -246,7 +246,7 @@ extension GatewayTests {
                     ],
                     environment: gateway.childEnvironment, logs: directory, name: "run-\(run)")
                 let last = try commit(journal, count: 2, marker: "run \(run)")
-                try await eventually(timeout: .seconds(30), "run \(run) shipped its commits") {
+                try await eventually(timeout: .seconds(600), "run \(run) shipped its commits") {
                     try await storedGenerations(location, gateway: gateway).last?.lastEpoch == last.last
                 }
                 terms.append(try await storedGenerations(location, gateway: gateway).last?.term ?? 0)
@@ -680,7 +680,7 @@ extension GatewayTests {
                 options: leaseOptions(takesOver: true))
             try await usurper.shipOnce()
             try commit(journal, count: 2)
-            let status = await waitForExit(command, timeout: .seconds(30))
+            let status = await waitForExit(command, timeout: .seconds(600))
             if status == nil { command.terminate() }
             #expect(status == 76)
             let log = try String(contentsOf: directory.appendingPathComponent("replicate.err"), encoding: .utf8)
@@ -782,7 +782,7 @@ extension GatewayTests {
             #expect(try await storedGenerations(location, gateway: gateway).allSatisfy { $0.term == 1 })
             kill(primary.processIdentifier, SIGKILL)
             _ = await waitForExit(primary)
-            try await eventually(timeout: .seconds(30), "the standby started term 2") {
+            try await eventually(timeout: .seconds(600), "the standby started term 2") {
                 try await storedGenerations(location, gateway: gateway).last?.term == 2
             }
             kill(standby.processIdentifier, SIGTERM)
@@ -816,7 +816,7 @@ extension GatewayTests {
                 ["follow", replica, "--into", directory.appendingPathComponent("standby").path, "--failover"],
                 environment: gateway.childEnvironment, logs: directory, name: "standby")
             let log = directory.appendingPathComponent("standby.err")
-            try await eventually(timeout: .seconds(30), "the standby waits for the primary's lease") {
+            try await eventually(timeout: .seconds(600), "the standby waits for the primary's lease") {
                 ((try? String(contentsOf: log, encoding: .utf8)) ?? "").contains("holds the lease")
             }
             kill(standby.processIdentifier, SIGTERM)

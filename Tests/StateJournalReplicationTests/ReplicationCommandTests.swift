@@ -15,7 +15,7 @@ func runTool(_ arguments: [String], environment: [String: String]) async throws 
     let logs = try temporaryDirectory("tool")
     defer { try? FileManager.default.removeItem(at: logs) }
     let process = try startTool(arguments, environment: environment, logs: logs, name: "run")
-    let status = await waitForExit(process, timeout: .seconds(120))
+    let status = await waitForExit(process, timeout: .seconds(600))
     let output = (try? String(contentsOf: logs.appendingPathComponent("run.out"), encoding: .utf8)) ?? ""
     let error = (try? String(contentsOf: logs.appendingPathComponent("run.err"), encoding: .utf8)) ?? ""
     return (status, output, error)

@@ -36,7 +36,7 @@ import Testing
             printed.append(chunk)
         }
         if let ready {
-            let deadline = ContinuousClock.now + .seconds(120)
+            let deadline = ContinuousClock.now + .seconds(600)
             while !ready() && ContinuousClock.now < deadline && process.isRunning { usleep(10_000) }
         }
         usleep(useconds_t(random.next() % 250_000))
