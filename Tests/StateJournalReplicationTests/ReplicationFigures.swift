@@ -15,6 +15,15 @@ extension GatewayTests {
             return sorted[min(sorted.count - 1, Int(Double(sorted.count - 1) * p))]
         }
 
+        /// Requests of each kind, per hour at the rate `counts` were sent over `seconds`.
+        static func perHour(_ counts: S3RequestCounts, _ seconds: Double) -> String {
+            let kinds = [
+                ("PUT", counts.puts), ("GET", counts.gets), ("LIST", counts.lists), ("HEAD", counts.heads),
+                ("DELETE", counts.deletes), ("POST", counts.posts),
+            ]
+            return kinds.map { String(format: "%@ %.0f", $0.0, Double($0.1) / seconds * 3600) }.joined(separator: ", ")
+        }
+
         static func milliseconds(_ duration: Duration) -> Double {
             Double(duration.components.seconds) * 1000 + Double(duration.components.attoseconds) / 1e15
         }
@@ -28,6 +37,8 @@ extension GatewayTests {
             var lags: [Double]
             /// The requests the shipper sent, and over how long.
             var requests: Int
+            /// The same, by kind.
+            var counts: S3RequestCounts
             var elapsed: Double
             /// The commit rate reached (the loop may not keep pace with the one asked for).
             var rateReached: Double
@@ -91,7 +102,8 @@ extension GatewayTests {
             }
             try journal.close()
             return RateRun(
-                commits: latencies, lags: lags, requests: shipper.requestsSent, elapsed: elapsed,
+                commits: latencies, lags: lags, requests: shipper.requestsSent, counts: shipper.requestCounts,
+                elapsed: elapsed,
                 rateReached: Double(count) / committing, generations: shipped.count)
         }
 
@@ -104,14 +116,14 @@ extension GatewayTests {
                 print(
                     String(
                         format:
-                            "FIGURE rate=%.0f/s (reached %.0f/s without the shipper, %.0f/s with it) commit p50/p99 without shipper %.3f/%.3f ms, with %.3f/%.3f ms (%.2fx at p99); lag p50/p99/max %.0f/%.0f/%.0f ms over %d commits; %d generations, %d requests in %.1f s (%.0f per hour)",
+                            "FIGURE rate=%.0f/s (reached %.0f/s without the shipper, %.0f/s with it) commit p50/p99 without shipper %.3f/%.3f ms, with %.3f/%.3f ms (%.2fx at p99); lag p50/p99/max %.0f/%.0f/%.0f ms over %d commits; %d generations, %d requests in %.1f s (%.0f per hour: %@)",
                         rate, without.rateReached, with.rateReached, Self.percentile(without.commits, 0.5),
                         Self.percentile(without.commits, 0.99), Self.percentile(with.commits, 0.5),
                         Self.percentile(with.commits, 0.99),
                         Self.percentile(with.commits, 0.99) / Self.percentile(without.commits, 0.99),
                         Self.percentile(with.lags, 0.5), Self.percentile(with.lags, 0.99), with.lags.max() ?? 0,
                         with.lags.count, with.generations, with.requests, with.elapsed,
-                        Double(with.requests) / with.elapsed * 3600))
+                        Double(with.requests) / with.elapsed * 3600, Self.perHour(with.counts, with.elapsed)))
             }
         }
 
@@ -121,8 +133,9 @@ extension GatewayTests {
             let result = try await Self.run(rate: 100, seconds: seconds, shipping: true, gateway: gateway)
             print(
                 String(
-                    format: "FIGURE requests at 100 commits/s over %.0f s, retention included: %d (%.0f per hour)",
-                    result.elapsed, result.requests, Double(result.requests) / result.elapsed * 3600))
+                    format: "FIGURE requests at 100 commits/s over %.0f s, retention included: %d (%.0f per hour: %@)",
+                    result.elapsed, result.requests, Double(result.requests) / result.elapsed * 3600,
+                    Self.perHour(result.counts, result.elapsed)))
         }
 
         /// A store of 100,000 restoration paths with app-like states of about 200 bytes, and some
