@@ -25,7 +25,8 @@ struct FollowedFiles: Sendable {
     /// The files of a generation now held whole.
     init(applied generation: ReplicaGeneration) {
         for file in generation.files {
-            files[file.name] = File(length: file.length, sealed: file.sealed, matching: Set(file.objects.map(\.key)))
+            files[file.name] = File(
+                length: file.length, sealed: file.sealed, matching: Set(file.objects.map(\.identity)))
         }
         manifestKey = Self.manifestKey(generation.fileSet())
     }
@@ -204,7 +205,7 @@ struct FollowerApply {
         for object in file.objects {
             try checkCancellation()
             if object.end <= localLength {
-                if local.matching.contains(object.key) { continue }
+                if local.matching.contains(object.identity) { continue }
                 // Read locally, not downloaded: the local bytes must be the object's.
                 guard try directory.sha256Hex(of: descriptor, object.start..<object.end, name: name) == object.sha256
                 else { throw LocalDiffers() }
@@ -257,7 +258,7 @@ struct FollowerApply {
     private func fetch(
         _ object: ReplicaGeneration.Object, into sink: ([UInt8], Int64) throws -> Void
     ) async throws -> Int64 {
-        if object.end - object.start > Int64(ReplicaLimits.streamingPieceBytes) {
+        if object.end - object.start > Int64(ReplicaLimits.streamingPieceBytes), !object.isInline {
             switch try await ObjectStream(replica: replica, object: object).run(writing: sink) {
             case .written(let count): return count
             case .sealed(let payload):

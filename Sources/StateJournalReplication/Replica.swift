@@ -111,17 +111,46 @@ struct Replica: Sendable {
                 .foreignPrefix, "\(location)\(ReplicaLayout.identity) is not a StateJournal replica's identity.",
                 key: fullKey(ReplicaLayout.identity))
         }
-        guard identity.version == ReplicaLayout.identityVersion else {
+        guard ReplicaLayout.readableIdentityVersions.contains(identity.version) else {
             throw ReplicationError(
                 .damagedObject,
                 """
                 \(location) is a replica of layout version \(identity.version), which this StateJournal does not \
-                read (it reads version \(ReplicaLayout.identityVersion)): a later release wrote it, or the bucket \
-                was tampered with. Use the release that shipped it.
+                read (it reads versions \(ReplicaLayout.readableIdentityVersions.lowerBound) to \
+                \(ReplicaLayout.readableIdentityVersions.upperBound)): a later release wrote it, or the bucket was \
+                tampered with. Use the release that shipped it.
                 """,
                 key: fullKey(ReplicaLayout.identity))
         }
         return identity
+    }
+
+    /// Raises the identity of a replica of an earlier layout to this library's, before a shipper
+    /// writes a generation of this layout, so that releases which cannot read such generations
+    /// refuse the replica naming its layout, instead of taking its newest generations for damage.
+    /// Only the version changes, and only if `replica.json` is still what was read.
+    private func upgrade(_ identity: ReplicaIdentity) async throws -> ReplicaIdentity? {
+        guard
+            let found = try await client.getWithETag(
+                bucket: location.bucket, key: fullKey(ReplicaLayout.identity),
+                maximumBytes: ObjectEnvelope.maximumBytes(payload: ReplicaLimits.maximumIdentityBytes))
+        else { return nil }
+        let payload = try ObjectEnvelope.open(
+            found.body, name: ReplicaLayout.identity, keyring: keyring, acceptsPlaintext: true, storeID: storeID,
+            replicaID: replicaID)
+        guard let current = try? JSONDecoder().decode(ReplicaIdentity.self, from: Data(payload)), current == identity
+        else { return nil }
+        var upgraded = identity
+        upgraded.version = ReplicaLayout.identityVersion
+        let bytes = try ObjectEnvelope.seal(
+            Array(try JSONEncoder().encode(upgraded)), name: ReplicaLayout.identity, keyring: nil, storeID: storeID,
+            replicaID: replicaID, chunkBytes: sealedChunkBytes)
+        guard
+            try await client.put(
+                bucket: location.bucket, key: fullKey(ReplicaLayout.identity), body: bytes, ifMatching: found.etag)
+                != nil
+        else { return nil }
+        return upgraded
     }
 
     /// Makes the prefix the replica of `storeID`, with an id of its own, or checks that it is;
@@ -139,7 +168,10 @@ struct Replica: Sendable {
                         "\(location) is the replica of another store (\(identity.storeID)); this store is \(storeID). Ship each store to its own prefix.",
                         key: fullKey(ReplicaLayout.identity))
                 }
-                return identity
+                guard identity.version < ReplicaLayout.identityVersion else { return identity }
+                // Changed in between (another shipper upgraded it): read again.
+                if let upgraded = try await upgrade(identity) { return upgraded }
+                continue
             }
             let created = ReplicaIdentity(
                 storeID: storeID, encrypted: keyring != nil, replicaID: ReplicaIdentity.newID())

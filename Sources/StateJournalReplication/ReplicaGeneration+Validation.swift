@@ -18,8 +18,10 @@ extension ReplicaGeneration {
                 .damagedObject, "The generation \(printable(key)) is not a valid generation: \(reason).", key: key)
         }
         guard format == "statejournal-replica-generation" else { throw damaged("its format is not a generation's") }
-        guard version == 1 || version == 2 else {
-            throw damaged("it is of version \(version), which this StateJournal does not read; a newer one may")
+        guard (1...Self.newestReadableVersion).contains(version) else {
+            throw damaged(
+                "it is of version \(version), which this StateJournal does not read; a newer one may (it reads versions up to \(Self.newestReadableVersion))"
+            )
         }
         guard storeID == expectedStoreID else {
             throw damaged(
@@ -91,18 +93,32 @@ extension ReplicaGeneration {
                 object.sha256.utf8.allSatisfy({ (0x30...0x39).contains($0) || (0x61...0x66).contains($0) })
             else { throw damaged("\(which) has no SHA-256") }
             guard (0...64).contains(object.level) else { throw damaged("\(which) has the level \(object.level)") }
-            let expected: String
-            if file.sealed {
-                guard file.objects.count == 1 else { throw damaged("\(what) is sealed but made of pieces") }
-                expected =
+            // A checkpoint, and before version 3 any sealed file, is one object.
+            let whole = file.sealed && (version < 3 || kind == .checkpoint)
+            if whole && file.objects.count != 1 { throw damaged("\(what) is sealed but made of pieces") }
+            if let offset = object.offset {
+                // Bytes a generation carries inline: this one or an earlier one, within what a
+                // generation object may hold.
+                guard version >= 3, let carrier = ReplicaLayout.generationNumber(object.key), carrier <= generation
+                else { throw damaged("\(which) is carried by no generation it may name") }
+                guard offset >= 0, offset <= Int64(ReplicaLimits.maximumGenerationBytes),
+                    object.end - object.start <= Int64(ReplicaLimits.maximumGenerationBytes) - offset
+                else { throw damaged("\(which) lies beyond what a generation carries") }
+            } else {
+                let sealedName =
                     kind == .checkpoint
                     ? ReplicaLayout.checkpoint(epoch: file.lastEpoch, sequence: file.sequence, sha256: object.sha256)
                     : ReplicaLayout.segment(baseEpoch: file.baseEpoch, sequence: file.sequence, sha256: object.sha256)
-            } else {
-                expected = ReplicaLayout.piece(
+                let pieceName = ReplicaLayout.piece(
                     sequence: file.sequence, start: object.start, end: object.end, sha256: object.sha256)
+                // From version 3 a sealed segment may stay made of the pieces shipped while it was
+                // live, or be one object if it was first shipped sealed.
+                let named =
+                    whole
+                    ? object.key == sealedName
+                    : object.key == pieceName || (file.sealed && file.objects.count == 1 && object.key == sealedName)
+                guard named else { throw damaged("\(which) is not named as the shipper names it") }
             }
-            guard object.key == expected else { throw damaged("\(which) is not named as the shipper names it") }
             end = object.end
         }
         guard end == file.length else {

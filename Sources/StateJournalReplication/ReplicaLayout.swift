@@ -11,15 +11,19 @@ import StateJournal
 /// | `checkpoints/<epoch>-<sequence>-<sha256 prefix>.lz4` | a checkpoint file, whole |
 /// | `segments/<base epoch>-<sequence>-<sha256 prefix>.sjl` | a sealed segment file, whole |
 /// | `tail/<sequence>/<start>-<end>-<sha256 prefix>` | bytes `start..<end` of the live segment |
-/// | `generations/<generation>.json` | a generation: every object a restore needs, with checksums |
+/// | `generations/<generation>.json` | a generation: every object a restore needs, with checksums; from version 3, also the bytes the pass shipped inline |
 ///
 /// Numbers are 16 hex digits; the SHA-256 prefix (8 hex digits, of the object's content) keeps a
 /// name from ever standing for two contents, even when a power cut made the store rewrite the end of
 /// a segment it had already shipped. A generation is written after every object it names.
 enum ReplicaLayout {
     static let identity = "replica.json"
-    /// The layout version `replica.json` states, the only one this library reads and writes.
-    static let identityVersion = 1
+    /// The layout version `replica.json` states, which this library writes: 2, a replica whose
+    /// generations may be of version 3 (``GenerationContainer``). A shipper raises a replica of
+    /// layout 1 to 2 before it writes its first generation there.
+    static let identityVersion = 2
+    /// The layout versions this library reads.
+    static let readableIdentityVersions = 1...2
     static let generationsFolder = "generations/"
 
     static func hex16(_ value: UInt64) -> String {
@@ -94,6 +98,16 @@ struct ReplicaGeneration: Codable, Equatable, Sendable {
         var sha256: String
         /// For live-segment pieces: how many merges made it (pieces are merged four at a time).
         var level: Int
+        /// For bytes carried inline by a generation (version 3; `key` is that generation's name):
+        /// where they start among its inline bytes. `nil` for an object of its own.
+        var offset: Int64? = nil
+
+        /// Whether a generation carries the bytes, rather than an object of their own.
+        var isInline: Bool { offset != nil }
+
+        /// What tells this object's bytes apart from every other's in the replica: its key, and for
+        /// inline bytes their offset too (a generation carries several).
+        var identity: String { offset.map { "\(key)@\($0)" } ?? key }
     }
 
     struct File: Codable, Equatable, Sendable {
@@ -113,9 +127,15 @@ struct ReplicaGeneration: Codable, Equatable, Sendable {
     }
 
     var format = "statejournal-replica-generation"
-    /// 1, or 2 for a generation whose objects may be sealed in chunks (an encrypted replica's):
-    /// see ``ObjectEnvelope``.
+    /// 1; 2 for a generation whose objects may be sealed in chunks (an encrypted replica's): see
+    /// ``ObjectEnvelope``; 3 for one stored in a ``GenerationContainer`` that may carry bytes of
+    /// files inline (``Object/offset``), and whose sealed segments may stay made of pieces.
     var version = 1
+
+    /// The version this library writes.
+    static let currentVersion = 3
+    /// The newest version this library reads.
+    static let newestReadableVersion = 3
     var storeID: String
     var generation: UInt64
     /// When the shipper wrote it, in milliseconds since 1970 UTC.
@@ -183,12 +203,100 @@ struct ReplicaGeneration: Codable, Equatable, Sendable {
         return Array(try encoder.encode(generation))
     }
 
+    /// The generation a generation object's payload holds, whether a bare document (versions 1
+    /// and 2) or a ``GenerationContainer`` (version 3), without the bytes it carries inline.
     static func decode(_ bytes: [UInt8], key: String) throws -> ReplicaGeneration {
+        try GenerationContainer.open(bytes, key: key).generation
+    }
+
+    /// What every version of a generation document states.
+    private struct Stated: Decodable {
+        var format: String
+        var version: Int
+    }
+
+    /// The generation in the bare document `bytes`.
+    static func decodeDocument(_ bytes: some Collection<UInt8>, key: String) throws -> ReplicaGeneration {
+        let data = Data(bytes)
         do {
-            return try JSONDecoder().decode(ReplicaGeneration.self, from: Data(bytes))
+            return try JSONDecoder().decode(ReplicaGeneration.self, from: data)
         } catch {
+            // A later version may have changed what a generation holds: say which version it is.
+            if let stated = try? JSONDecoder().decode(Stated.self, from: data),
+                stated.format == "statejournal-replica-generation", stated.version > newestReadableVersion
+            {
+                throw ReplicationError(
+                    .damagedObject,
+                    "The generation \(printable(key)) is of version \(stated.version), which this StateJournal does not read; a newer one may (it reads versions up to \(newestReadableVersion)).",
+                    key: key)
+            }
             throw ReplicationError(
-                .damagedObject, "The generation \(key) is not a valid generation document.", key: key)
+                .damagedObject, "The generation \(printable(key)) is not a valid generation document.", key: key)
         }
+    }
+}
+
+/// How a generation of version 3 is stored: its document and the bytes of files that the pass
+/// which wrote it shipped inline, in one object, so that a pass costs one request.
+///
+/// | bytes | what they are |
+/// |---|---|
+/// | 4 | `SJGC` |
+/// | 1 | the container's version: 1 |
+/// | 4 | the document's length `n`, big-endian |
+/// | `n` | the generation document (JSON, version 3 or later) |
+/// | the rest | the inline bytes, which the generation's objects name by ``ReplicaGeneration/Object/offset`` |
+///
+/// The whole is one object's payload, sealed as any other (``ObjectEnvelope``), so the inline bytes
+/// are authenticated with the document when the replica is encrypted. A payload that starts with `{`
+/// is a bare document of version 1 or 2.
+enum GenerationContainer {
+    static let magic: [UInt8] = Array("SJGC".utf8)
+    static let version: UInt8 = 1
+    static let headerBytes = 9
+
+    /// The payload of a generation object holding `generation` and `inline`.
+    static func seal(_ generation: ReplicaGeneration, inline: [UInt8]) throws -> [UInt8] {
+        let document = try ReplicaGeneration.encode(generation)
+        guard generation.version >= 3 else { return document }
+        var bytes = magic + [version]
+        let length = UInt32(document.count)
+        bytes += [
+            UInt8(length >> 24), UInt8(truncatingIfNeeded: length >> 16), UInt8(truncatingIfNeeded: length >> 8),
+            UInt8(truncatingIfNeeded: length),
+        ]
+        bytes += document
+        bytes += inline
+        return bytes
+    }
+
+    /// The generation in a generation object's payload and the bytes it carries inline (none for a
+    /// bare document).
+    ///
+    /// - Throws: ``ReplicationError/Code/damagedObject`` when the payload is neither a bare document
+    ///   of version 1 or 2 nor a container of version 1 holding a document of version 3 or later.
+    static func open(_ bytes: [UInt8], key: String) throws -> (generation: ReplicaGeneration, inline: ArraySlice<UInt8>)
+    {
+        func damaged(_ reason: String) -> ReplicationError {
+            ReplicationError(
+                .damagedObject, "The generation \(printable(key)) is not a valid generation: \(reason).", key: key)
+        }
+        guard bytes.starts(with: magic) else {
+            let generation = try ReplicaGeneration.decodeDocument(bytes, key: key)
+            guard generation.version != 3 else { throw damaged("its version 3 document comes outside a container") }
+            return (generation, [])
+        }
+        guard bytes.count >= headerBytes else { throw damaged("its container is cut short") }
+        guard bytes[4] == version else {
+            throw damaged(
+                "its container is of version \(bytes[4]), which this StateJournal does not read; a newer one may")
+        }
+        let length = Int(bytes[5]) << 24 | Int(bytes[6]) << 16 | Int(bytes[7]) << 8 | Int(bytes[8])
+        guard length <= bytes.count - headerBytes else {
+            throw damaged("its document is said to be \(length) bytes long, beyond the container's end")
+        }
+        let generation = try ReplicaGeneration.decodeDocument(bytes[headerBytes..<(headerBytes + length)], key: key)
+        guard generation.version >= 3 else { throw damaged("its version \(generation.version) comes in a container") }
+        return (generation, bytes[(headerBytes + length)...])
     }
 }

@@ -5,9 +5,13 @@
 /// nothing larger than these limits is read, no number beyond them is used, and a body is never
 /// read past the size its generation declares.
 public enum ReplicaLimits {
-    /// The largest generation document read: 8 MiB (a generation of a store with thousands of
-    /// files is a few hundred kilobytes; decoding one takes up to about 30 times its size).
+    /// The largest generation object's payload read: 8 MiB, its document and the bytes it carries
+    /// inline together (a generation of a store with thousands of files is a few hundred kilobytes;
+    /// decoding one takes up to about 30 times the document's size).
     public static let maximumGenerationBytes = 8 << 20
+    /// The most bytes of files a generation carries inline (version 3): 4 MiB. A pass whose new
+    /// bytes fit costs one request, its generation; larger ones go up as objects of their own.
+    public static let maximumInlineBytes = 4 << 20
     /// The largest identity document (`replica.json`) read: 64 KiB.
     public static let maximumIdentityBytes = 64 << 10
     /// The largest single object a generation may name: 2 GiB.

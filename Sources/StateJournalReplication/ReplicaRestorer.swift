@@ -373,8 +373,8 @@ public struct ReplicaRestorer: Sendable {
         /// The next object's payload, checked against what its generation recorded.
         mutating func next() async throws -> Fetched {
             while nextToFetch < objects.count, nextToFetch - nextToUse < ReplicaLimits.fetchConcurrency {
-                let size = objects[nextToFetch].end - objects[nextToFetch].start
-                if size > Int64(ReplicaLimits.streamingPieceBytes) {
+                let size = Self.heldBytes(objects[nextToFetch])
+                if size > Int64(ReplicaLimits.streamingPieceBytes) && !objects[nextToFetch].isInline {
                     nextToFetch += 1
                     continue
                 }
@@ -388,7 +388,7 @@ public struct ReplicaRestorer: Sendable {
             let index = nextToUse
             nextToUse += 1
             guard let task = fetches.removeValue(forKey: index) else { return .stream }
-            bytesInFlight -= objects[index].end - objects[index].start
+            bytesInFlight -= Self.heldBytes(objects[index])
             return .payload(
                 try await withTaskCancellationHandler {
                     try await task.value
@@ -399,6 +399,12 @@ public struct ReplicaRestorer: Sendable {
 
         func cancelAll() {
             for task in fetches.values { task.cancel() }
+        }
+
+        /// What fetching `object` may hold: its size, or for bytes a generation carries inline the
+        /// largest generation object, which is read whole.
+        static func heldBytes(_ object: ReplicaGeneration.Object) -> Int64 {
+            object.isInline ? Int64(ReplicaLimits.maximumGenerationBytes) : object.end - object.start
         }
     }
 
@@ -635,6 +641,9 @@ extension ReplicaRestorer {
     /// - Throws: ``ReplicationError/Code/damagedObject`` when it is missing, larger or differs.
     static func fetch(_ object: ReplicaGeneration.Object, from replica: Replica) async throws -> [UInt8] {
         let size = object.end - object.start
+        if let offset = object.offset {
+            return try await fetchInline(object, offset: offset, size: size, from: replica)
+        }
         guard let fetched = try await replica.get(object.key, maximumPayload: Int(size)) else {
             throw ReplicationError(
                 .damagedObject, "The object \(object.key) is missing.", key: replica.fullKey(object.key))
@@ -646,6 +655,38 @@ extension ReplicaRestorer {
                 key: replica.fullKey(object.key))
         }
         return fetched
+    }
+
+    /// Bytes a generation carries inline: the generation object is read (no more than a generation
+    /// may hold), opened as a ``GenerationContainer``, and the bytes at `offset` checked against what
+    /// the generation naming them recorded.
+    private static func fetchInline(
+        _ object: ReplicaGeneration.Object, offset: Int64, size: Int64, from replica: Replica
+    ) async throws -> [UInt8] {
+        let key = replica.fullKey(object.key)
+        guard let payload = try await replica.get(object.key, maximumPayload: ReplicaLimits.maximumGenerationBytes)
+        else {
+            throw ReplicationError(
+                .damagedObject, "The generation \(printable(object.key)) that carries bytes of a file is missing.",
+                key: key)
+        }
+        let inline = try GenerationContainer.open(payload, key: key).inline
+        // Validation bounds offset and size by the largest generation: the sum cannot overflow.
+        guard offset + size <= Int64(inline.count) else {
+            throw ReplicationError(
+                .damagedObject,
+                "The generation \(printable(object.key)) carries \(inline.count) bytes inline, not the \(offset)..<\(offset + size) a generation names.",
+                key: key)
+        }
+        let start = inline.startIndex + Int(offset)
+        let bytes = Array(inline[start..<(start + Int(size))])
+        guard ReplicaLayout.sha256Hex(bytes) == object.sha256 else {
+            throw ReplicationError(
+                .damagedObject,
+                "The generation \(printable(object.key)) does not carry the bytes a generation recorded at \(offset) (SHA-256 differs).",
+                key: key)
+        }
+        return bytes
     }
 }
 

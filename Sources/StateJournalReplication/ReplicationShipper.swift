@@ -48,6 +48,9 @@ public struct ReplicationOptions: Sendable {
     var leaseHost: String?
     /// The size of the chunks encrypted objects are sealed in (tests write smaller ones).
     var sealedChunkBytes = ReplicaLimits.sealedChunkBytes
+    /// The most bytes of files a generation carries inline (tests that damage objects of their own
+    /// set 0, so that every file's bytes go up as objects, as a pass larger than this does).
+    var maximumInlineBytes = ReplicaLimits.maximumInlineBytes
     /// How long a generation that a newer one covers is kept all the same: ten minutes, so that a
     /// ``ReplicaFollower`` that polls for the generation after its own finds it (tests shorten it).
     var coveredGenerationsKept: Duration = .seconds(600)
@@ -452,6 +455,9 @@ public actor ReplicationShipper {
         let previous = Dictionary((latest?.files ?? []).map { ($0.name, $0) }, uniquingKeysWith: { first, _ in first })
         var files: [ReplicaGeneration.File] = []
         var staged = StagedUploads()
+        let number = max(latest?.generation ?? 0, highestGeneration) + 1
+        staged.carrier = ReplicaLayout.generation(number)
+        staged.inlineLimit = max(0, min(options.maximumInlineBytes, ReplicaLimits.maximumInlineBytes))
         do {
             for file in set.files {
                 files.append(try await ship(file, previous: previous[file.name], staged: &staged, report: &report))
@@ -462,6 +468,7 @@ public actor ReplicationShipper {
             return report
         }
         try await send(&staged, report: &report)
+        var inline = assembleInline(&files, from: staged)
         liveSegment = set.files.last { !$0.isSealed }?.name
         // A shipper's first generation in a term is written even when no file changed: it starts
         // the term in the chain, which fences every shipper of an older term.
@@ -470,14 +477,14 @@ public actor ReplicationShipper {
             return report
         }
         var next = ReplicaGeneration(
-            storeID: set.storeID, generation: max(latest?.generation ?? 0, highestGeneration) + 1,
+            storeID: set.storeID, generation: number,
             writtenMilliseconds: UInt64(Date().timeIntervalSince1970 * 1000), storeGeneration: set.generation,
             nextFileSequence: set.nextFileSequence, epochFloor: set.epochFloor, lastEpoch: set.lastEpoch?.epoch,
             lastEpochMilliseconds: set.lastEpoch.map { UInt64(($0.timestamp.timeIntervalSince1970 * 1000).rounded()) },
             files: files)
-        // Version 2: its objects may be sealed in chunks (version 2 envelopes), which readers before
-        // it cannot open; an unencrypted replica stays readable by them.
-        if options.keyring != nil { next.version = 2 }
+        // Version 3: a container carrying the pass's new bytes inline, whose objects may be sealed
+        // in chunks (version 2 envelopes).
+        next.version = ReplicaGeneration.currentVersion
         next.term = term
         next.holder = holder
         var starts = latest?.terms ?? []
@@ -499,8 +506,17 @@ public actor ReplicationShipper {
                 "the lease of \(location) ran out before generation \(next.generation) was written; not writing it")
             return report
         }
+        var payload = try GenerationContainer.seal(next, inline: inline)
+        if payload.count > ReplicaLimits.maximumGenerationBytes {
+            // A document too large to carry bytes as well: they go up as objects of their own.
+            try await spillInline(&next.files, carrier: staged.carrier, inline: inline, report: &report)
+            inline = []
+            payload = try GenerationContainer.seal(next, inline: [])
+        }
+        report.objectsUploaded += next.files.reduce(0) { $0 + $1.objects.filter { $0.key == staged.carrier }.count }
+        report.bytesUploaded += Int64(inline.count)
         let outcome = try await replica.put(
-            ReplicaLayout.generation(next.generation), payload: try ReplicaGeneration.encode(next), createOnly: true)
+            ReplicaLayout.generation(next.generation), payload: payload, createOnly: true)
         guard outcome == .created else {
             // Another shipper took the number: one of an older term (its last generation, landed
             // before this term started), whose generation this one builds on next time, or of a
@@ -594,6 +610,8 @@ public actor ReplicationShipper {
             if isNewest || (!covered && !expired) { kept.append(generation) } else { dropped.append(generation) }
         }
         let referenced = Set(kept.flatMap { $0.files.flatMap { $0.objects.map(\.key) } })
+        // A generation that carries bytes a kept one names stays until none does.
+        dropped.removeAll { referenced.contains(ReplicaLayout.generation($0.generation)) }
         // In batches: the generations first, so that none names an object already deleted, then the
         // objects only they named. A generation the server did not delete keeps its objects.
         let failedGenerations = try await replica.delete(dropped.map { ReplicaLayout.generation($0.generation) })
@@ -605,8 +623,9 @@ public actor ReplicationShipper {
                 knownGenerations[generation.generation] = nil
             }
         }
+        // Generations are deleted as generations above, never as the objects that carry bytes.
         let garbage = Set(dropped.flatMap { $0.files.flatMap { $0.objects.map(\.key) } }).union(unnamedUploads)
-            .subtracting(stillNamed)
+            .subtracting(stillNamed).filter { ReplicaLayout.generationNumber($0) == nil }
         unnamedUploads = []
         let failedObjects = try await replica.delete(garbage.sorted())
         if !failedGenerations.isEmpty || !failedObjects.isEmpty {
@@ -755,6 +774,31 @@ public actor ReplicationShipper {
     private struct StagedUploads {
         var objects: [(name: String, bytes: [UInt8])] = []
         var bytes = 0
+        /// The name of the generation the pass writes, which carries the bytes staged inline.
+        var carrier = ""
+        /// Bytes the generation will carry inline, by file and range (see ``inlineID(_:_:)``).
+        var inline: [String: [UInt8]] = [:]
+        var inlineBytes = 0
+        /// The most bytes it carries.
+        var inlineLimit = ReplicaLimits.maximumInlineBytes
+
+        /// How a piece staged inline is found again when the generation is assembled.
+        static func inlineID(_ file: String, _ range: Range<Int64>) -> String {
+            "\(file)@\(range.lowerBound)-\(range.upperBound)"
+        }
+
+        /// Stages bytes inline when they fit in what a generation carries; `false` when they do not.
+        mutating func addInline(_ file: String, _ range: Range<Int64>, _ bytes: [UInt8]) -> Bool {
+            guard bytes.count <= inlineLimit - inlineBytes else { return false }
+            inline[Self.inlineID(file, range)] = bytes
+            inlineBytes += bytes.count
+            return true
+        }
+
+        /// Drops bytes staged inline (a piece merged in the same pass).
+        mutating func dropInline(_ file: String, _ range: Range<Int64>) {
+            if let bytes = inline.removeValue(forKey: Self.inlineID(file, range)) { inlineBytes -= bytes.count }
+        }
         /// Past this many bytes, what is staged is sent before more is read.
         static let limit = 32 << 20
         /// How many uploads are in flight at once.
@@ -776,7 +820,8 @@ public actor ReplicationShipper {
     /// Uploads what is staged, up to ``StagedUploads/concurrency`` at a time.
     private func send(_ staged: inout StagedUploads, report: inout ShipmentReport) async throws {
         let objects = staged.objects
-        staged = StagedUploads()
+        staged.objects = []
+        staged.bytes = 0
         guard !objects.isEmpty else { return }
         let replica = self.replica
         try await withThrowingTaskGroup(of: Void.self) { group in
@@ -807,18 +852,22 @@ public actor ReplicationShipper {
             name: file.name, kind: file.kind == .checkpoint ? "checkpoint" : "segment", sequence: file.sequence,
             baseEpoch: file.baseEpoch, lastEpoch: file.lastEpoch, timestampMilliseconds: file.timestampMilliseconds,
             sealed: file.isSealed, length: file.length, objects: [])
-        if file.isSealed {
-            if let previous, previous.sealed, previous.length == file.length, previous.objects.count == 1 {
-                described.objects = previous.objects
-                return described
-            }
+        if file.isSealed, let previous, previous.sealed, previous.length == file.length {
+            described.objects = previous.objects
+            return described
+        }
+        // A checkpoint, or a segment sealed before this shipper saw it live, goes up whole; a
+        // segment shipped while live stays made of its pieces, and only its last bytes go up.
+        if file.kind == .checkpoint || (file.isSealed && (previous.map { $0.sealed || $0.objects.isEmpty } ?? true)) {
             let bytes = try read(file.name, 0..<file.length)
             let hash = ReplicaLayout.sha256Hex(bytes)
             let name =
                 file.kind == .checkpoint
                 ? ReplicaLayout.checkpoint(epoch: file.lastEpoch, sequence: file.sequence, sha256: hash)
                 : ReplicaLayout.segment(baseEpoch: file.baseEpoch, sequence: file.sequence, sha256: hash)
-            described.objects = [stage(name, bytes: bytes, start: 0, level: 0, sha256: hash, in: &staged)]
+            described.objects = [
+                stage(name, file: file.name, bytes: bytes, start: 0, level: 0, sha256: hash, in: &staged)
+            ]
             if staged.bytes > StagedUploads.limit { try await send(&staged, report: &report) }
             return described
         }
@@ -844,7 +893,7 @@ public actor ReplicationShipper {
             pieces.append(
                 stage(
                     ReplicaLayout.piece(sequence: file.sequence, start: start, end: file.length, sha256: hash),
-                    bytes: bytes, start: start, level: 0, sha256: hash, in: &staged))
+                    file: file.name, bytes: bytes, start: start, level: 0, sha256: hash, in: &staged))
             while pieces.count >= 4, Set(pieces.suffix(4).map(\.level)).count == 1 {
                 let merged = pieces.suffix(4)
                 let range = merged.first!.start..<merged.last!.end
@@ -853,11 +902,17 @@ public actor ReplicationShipper {
                 let piece = stage(
                     ReplicaLayout.piece(
                         sequence: file.sequence, start: range.lowerBound, end: range.upperBound, sha256: hash),
-                    bytes: bytes, start: range.lowerBound, level: merged.first!.level + 1, sha256: hash, in: &staged)
+                    file: file.name, bytes: bytes, start: range.lowerBound, level: merged.first!.level + 1,
+                    sha256: hash, in: &staged)
                 // A piece staged in this pass and merged in it too is never sent; one already sent
-                // that no generation names is deleted by retention.
+                // that no generation names is deleted by retention. Bytes an earlier generation
+                // carries go with that generation.
                 for replaced in merged where !(previous?.objects.contains(replaced) ?? false) {
-                    if !staged.drop(replaced.key) { unnamedUploads.insert(replaced.key) }
+                    if replaced.isInline {
+                        staged.dropInline(file.name, replaced.start..<replaced.end)
+                    } else if !staged.drop(replaced.key) {
+                        unnamedUploads.insert(replaced.key)
+                    }
                 }
                 pieces.removeLast(4)
                 pieces.append(piece)
@@ -867,15 +922,70 @@ public actor ReplicationShipper {
         return described
     }
 
-    /// Describes an object and stages its upload.
+    /// Describes an object and stages its upload: inline in the pass's generation when it fits
+    /// (its offset is set when the generation is assembled), else as an object of its own, `name`.
     private func stage(
-        _ name: String, bytes: [UInt8], start: Int64, level: Int, sha256: String,
+        _ name: String, file: String, bytes: [UInt8], start: Int64, level: Int, sha256: String,
         in staged: inout StagedUploads
     ) -> ReplicaGeneration.Object {
+        let range = start..<(start + Int64(bytes.count))
+        if staged.addInline(file, range, bytes) {
+            return ReplicaGeneration.Object(
+                key: staged.carrier, start: start, end: range.upperBound, sha256: sha256, level: level,
+                offset: Self.pendingOffset)
+        }
         staged.add(name, bytes)
-        return ReplicaGeneration.Object(
-            key: name, start: start, end: start + Int64(bytes.count),
-            sha256: sha256, level: level)
+        return ReplicaGeneration.Object(key: name, start: start, end: range.upperBound, sha256: sha256, level: level)
+    }
+
+    /// The offset of bytes staged inline until the generation is assembled.
+    private static let pendingOffset: Int64 = -1
+
+    /// Gives every object staged inline its offset among the generation's inline bytes, and
+    /// returns those bytes, in the order the files name them.
+    private func assembleInline(_ files: inout [ReplicaGeneration.File], from staged: StagedUploads) -> [UInt8] {
+        var inline: [UInt8] = []
+        for fileIndex in files.indices {
+            for objectIndex in files[fileIndex].objects.indices
+            where files[fileIndex].objects[objectIndex].offset == Self.pendingOffset {
+                let object = files[fileIndex].objects[objectIndex]
+                let id = StagedUploads.inlineID(files[fileIndex].name, object.start..<object.end)
+                files[fileIndex].objects[objectIndex].offset = Int64(inline.count)
+                inline += staged.inline[id] ?? []
+            }
+        }
+        return inline
+    }
+
+    /// Turns the bytes staged inline into objects of their own and uploads them: for a generation
+    /// whose document and inline bytes together would be larger than a generation may be.
+    private func spillInline(
+        _ files: inout [ReplicaGeneration.File], carrier: String, inline: [UInt8], report: inout ShipmentReport
+    ) async throws {
+        var spilled = StagedUploads()
+        for fileIndex in files.indices {
+            let file = files[fileIndex]
+            for objectIndex in file.objects.indices {
+                let object = file.objects[objectIndex]
+                guard object.key == carrier, let offset = object.offset else { continue }
+                let name: String
+                if file.isCheckpoint {
+                    name = ReplicaLayout.checkpoint(
+                        epoch: file.lastEpoch, sequence: file.sequence, sha256: object.sha256)
+                } else if file.sealed && file.objects.count == 1 && object.start == 0 && object.end == file.length {
+                    name = ReplicaLayout.segment(
+                        baseEpoch: file.baseEpoch, sequence: file.sequence, sha256: object.sha256)
+                } else {
+                    name = ReplicaLayout.piece(
+                        sequence: file.sequence, start: object.start, end: object.end, sha256: object.sha256)
+                }
+                let start = Int(offset)
+                spilled.add(name, Array(inline[start..<(start + Int(object.end - object.start))]))
+                files[fileIndex].objects[objectIndex].key = name
+                files[fileIndex].objects[objectIndex].offset = nil
+            }
+        }
+        try await send(&spilled, report: &report)
     }
 
     /// Bytes `range` of a store file; ``FileGone`` when the file is not there any more.

@@ -57,7 +57,8 @@ extension GatewayTests {
             let storeURL = directory.appendingPathComponent("store")
             let journal = try Journal.open(
                 at: storeURL, options: JournalOptions(durability: .everyCommit, segmentSizeLimit: 4096))
-            let shipper = ReplicationShipper(store: storeURL, to: location, configuration: gateway.configuration())
+            let shipper = ReplicationShipper(
+                store: storeURL, to: location, configuration: gateway.configuration(), options: .separateObjects())
             try commit(journal, count: 30)
             try await shipper.shipOnce()
             _ = try journal.compact()

@@ -32,7 +32,8 @@ struct DeltaFixture {
         var options = JournalOptions(durability: .everyCommit, segmentSizeLimit: segmentSizeLimit)
         options.compaction = .manual
         let journal = try Journal.open(at: storeURL, options: options)
-        let shipper = ReplicationShipper(store: storeURL, to: location, configuration: gateway.configuration())
+        let shipper = ReplicationShipper(
+            store: storeURL, to: location, configuration: gateway.configuration(), options: .separateObjects())
         try commit(journal, count: commits)
         try await shipper.shipOnce()
         return DeltaFixture(

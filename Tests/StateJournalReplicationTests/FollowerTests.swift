@@ -319,7 +319,8 @@ extension GatewayTests {
             file.length += 300
             forged.files[index] = file
             try await replica.put(
-                ReplicaLayout.generation(held + 1), payload: try ReplicaGeneration.encode(forged), createOnly: false)
+                ReplicaLayout.generation(held + 1), payload: try GenerationContainer.seal(forged, inline: []),
+                createOnly: false)
 
             await #expect {
                 try await follower.followOnce()
@@ -338,7 +339,8 @@ extension GatewayTests {
             try await replica.put(file.objects.last!.key, payload: junk, createOnly: false)
             forged.files[index] = file
             try await replica.put(
-                ReplicaLayout.generation(held + 2), payload: try ReplicaGeneration.encode(forged), createOnly: false)
+                ReplicaLayout.generation(held + 2), payload: try GenerationContainer.seal(forged, inline: []),
+                createOnly: false)
             // The follower lists after the forged generation, finds the damaged one, passes over it
             // (with a warning) and applies nothing.
             let passedOver = try await follower.followOnce()

@@ -20,12 +20,18 @@ extension GatewayTests {
     ///   SIGTERM, giving the lease up): 28 generations, terms starting at generations 1 and 13, and
     ///   `lease.json`.
     ///
+    /// - `Golden/replica-v3`: layout 2, generations of version 3 that carry the bytes of the files
+    ///   inline (no object but the generations, `replica.json` and `lease.json`), shipped by the
+    ///   first version that wrote them with `replicate --interval 0.1` while `soak --seconds 0.6
+    ///   --keep-history` wrote the store: 3 generations, segments sealed while made of pieces, and
+    ///   bytes carried by earlier generations.
+    ///
     /// `Golden/replica-v2` is an encrypted replica of format version 2 (envelope and generation
     /// version 2: objects sealed in chunks), shipped the same way by this version's shipper with the
     /// key in `key` and chunks of 4 KiB, the smallest a reader accepts, so that its objects of a few
     /// kilobytes are several chunks each.
     @Suite struct GoldenReplicaTests {
-        /// A golden replica of layout 1 and the number of generations it holds.
+        /// A golden replica and the number of generations it holds.
         struct Golden: Sendable, CustomStringConvertible {
             var name: String
             var generations: UInt64
@@ -37,7 +43,7 @@ extension GatewayTests {
 
         static let goldens = [
             Golden(name: "replica-v1-release-0.1.0", generations: 10), Golden(name: "replica-v1", generations: 12),
-            Golden(name: "replica-v1-terms", generations: 28),
+            Golden(name: "replica-v1-terms", generations: 28), Golden(name: "replica-v3", generations: 3),
         ]
         static let goldenV2 = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
             .appendingPathComponent("Golden/replica-v2")

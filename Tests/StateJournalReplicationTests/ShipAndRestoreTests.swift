@@ -268,7 +268,8 @@ extension GatewayTests {
             defer { try? FileManager.default.removeItem(at: directory) }
             let storeURL = directory.appendingPathComponent("store")
             let journal = try Journal.open(at: storeURL, options: JournalOptions(durability: .everyCommit))
-            let shipper = ReplicationShipper(store: storeURL, to: location, configuration: gateway.configuration())
+            let shipper = ReplicationShipper(
+                store: storeURL, to: location, configuration: gateway.configuration(), options: .separateObjects())
             try commit(journal, count: 6)
             try await shipper.shipOnce()
             let beforeCompaction = try journal.history().last!.epoch
@@ -299,7 +300,8 @@ extension GatewayTests {
             defer { try? FileManager.default.removeItem(at: directory) }
             let storeURL = directory.appendingPathComponent("store")
             let journal = try Journal.open(at: storeURL, options: JournalOptions(durability: .everyCommit))
-            let shipper = ReplicationShipper(store: storeURL, to: location, configuration: gateway.configuration())
+            let shipper = ReplicationShipper(
+                store: storeURL, to: location, configuration: gateway.configuration(), options: .separateObjects())
             try commit(journal, count: 5)
             try await shipper.shipOnce()
             let before = try journal.history().last!.epoch
@@ -340,7 +342,10 @@ extension GatewayTests {
             let journal = try Journal.open(at: storeURL, options: JournalOptions(segmentSizeLimit: 4096))
             // Long retention: a generation from before a compaction is kept, covered ones go.
             // Covered generations go at once here (a follower's ten minutes are waived).
-            var keepingOptions = ReplicationOptions(retention: .seconds(3600), retentionCheckInterval: .zero)
+            // Every file's bytes as objects of their own: what generations name and what they carry
+            // are apart (the test below has generations carry them).
+            var keepingOptions = ReplicationOptions.separateObjects(
+                ReplicationOptions(retention: .seconds(3600), retentionCheckInterval: .zero))
             keepingOptions.coveredGenerationsKept = .zero
             let keeping = ReplicationShipper(
                 store: storeURL, to: location, configuration: gateway.configuration(), options: keepingOptions)
@@ -361,7 +366,8 @@ extension GatewayTests {
 
             // No retention: only the newest generation and what it names are left.
             // (Applied by hand below, not by the pass, to count its requests.)
-            var pruningOptions = ReplicationOptions(retention: .zero, retentionCheckInterval: .seconds(3600))
+            var pruningOptions = ReplicationOptions.separateObjects(
+                ReplicationOptions(retention: .zero, retentionCheckInterval: .seconds(3600)))
             pruningOptions.coveredGenerationsKept = .zero
             let pruning = ReplicationShipper(
                 store: storeURL, to: location, configuration: gateway.configuration(), options: pruningOptions)
@@ -383,6 +389,59 @@ extension GatewayTests {
             #expect(try report.epoch.epoch == journal.history().last!.epoch)
             // All but replica.json, lease.json and the generation.
             #expect(report.objectsDownloaded == left.count - 3)
+            try journal.close()
+        }
+
+        @Test func aGenerationThatCarriesBytesAKeptOneNamesIsKeptUntilNoneDoesThenDeleted() async throws {
+            let gateway = try Gateway.required()
+            let client = gateway.client()
+            let location = S3Location(bucket: try await gateway.freshBucket(client), prefix: "carriers")
+            let directory = try temporaryDirectory("carriers")
+            defer { try? FileManager.default.removeItem(at: directory) }
+            let storeURL = directory.appendingPathComponent("store")
+            var journalOptions = JournalOptions(segmentSizeLimit: 1 << 20)
+            journalOptions.compaction = .manual
+            let journal = try Journal.open(at: storeURL, options: journalOptions)
+            // No retention at all: only what the newest generation needs may stay.
+            var options = ReplicationOptions(retention: .zero, retentionCheckInterval: .seconds(3600))
+            options.coveredGenerationsKept = .zero
+            let shipper = ReplicationShipper(
+                store: storeURL, to: location, configuration: gateway.configuration(), options: options)
+            func generationsLeft() async throws -> [String] {
+                try await client.list(bucket: location.bucket, prefix: location.prefix + "generations/").map {
+                    String($0.key.dropFirst(location.prefix.count))
+                }
+            }
+            func restoresTheLatest(_ label: String) async throws {
+                let report = try await ReplicaRestorer(from: location, configuration: gateway.configuration())
+                    .restore(into: directory.appendingPathComponent(label))
+                #expect(try report.epoch.epoch == journal.history().last!.epoch, "\(label)")
+                #expect(report.damage.isEmpty, "\(label)")
+            }
+            try commit(journal, count: 4)
+            try await shipper.shipOnce()
+            try commit(journal, count: 4)
+            try await shipper.shipOnce()
+            // The newest generation names the live segment's first bytes, which the first carries.
+            let newest = try #require(try await storedGenerations(location, gateway: gateway).last)
+            #expect(newest.generation == 2)
+            #expect(newest.files.flatMap(\.objects).contains { $0.key == ReplicaLayout.generation(1) })
+            try await shipper.applyRetention()
+            #expect(try await generationsLeft() == [ReplicaLayout.generation(1), ReplicaLayout.generation(2)])
+            try await restoresTheLatest("both")
+
+            // Compacted twice, the store keeps none of those bytes: both carriers go.
+            _ = try journal.compact()
+            try commit(journal, count: 2)
+            _ = try journal.compact()
+            try commit(journal, count: 2)
+            try await shipper.shipOnce()
+            let last = try #require(try await storedGenerations(location, gateway: gateway).last)
+            #expect(last.generation == 3)
+            #expect(last.files.flatMap(\.objects).allSatisfy { $0.key == ReplicaLayout.generation(3) })
+            try await shipper.applyRetention()
+            #expect(try await generationsLeft() == [ReplicaLayout.generation(3)])
+            try await restoresTheLatest("last")
             try journal.close()
         }
 

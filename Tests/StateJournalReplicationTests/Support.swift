@@ -80,6 +80,16 @@ func temporaryDirectory(_ label: String = "replication") throws -> URL {
     return url
 }
 
+extension ReplicationOptions {
+    /// `options` with every file's bytes shipped as objects of their own, as a pass larger than what
+    /// a generation carries ships them: for tests that damage, count or fetch particular objects.
+    static func separateObjects(_ options: ReplicationOptions = ReplicationOptions()) -> ReplicationOptions {
+        var options = options
+        options.maximumInlineBytes = 0
+        return options
+    }
+}
+
 /// Every suite that uses the gateway, run one test at a time: a fault test stops the gateway, which
 /// must not fail a test running beside it.
 @Suite(.serialized) struct GatewayTests {}
@@ -91,6 +101,7 @@ func plantGeneration(_ generation: ReplicaGeneration, at location: S3Location, c
     try await client.put(
         bucket: location.bucket, key: location.prefix + name,
         body: try ObjectEnvelope.seal(
-            try ReplicaGeneration.encode(generation), name: name, keyring: nil, storeID: nil, replicaID: nil,
+            try GenerationContainer.seal(generation, inline: []), name: name, keyring: nil, storeID: nil,
+            replicaID: nil,
             chunkBytes: ReplicaLimits.sealedChunkBytes))
 }

@@ -116,9 +116,12 @@ struct ShippedReplica {
     /// The replica as the attacker reads it (with the key, where a test grants it).
     var replica: Replica { Replica(client: client, location: location, keyring: keyring) }
 
-    /// Ships a store of `passes.count` passes, each committing that many epochs.
+    /// Ships a store of `passes.count` passes, each committing that many epochs; every file's bytes
+    /// go up as objects of their own unless `inline`, when generations carry them as a shipper's do
+    /// by default.
     static func ship(
-        _ gateway: Gateway, bucket: String, prefix: String, keyring: ReplicationKeyring? = nil, passes: [Int] = [6, 4]
+        _ gateway: Gateway, bucket: String, prefix: String, keyring: ReplicationKeyring? = nil, passes: [Int] = [6, 4],
+        inline: Bool = false
     ) async throws -> ShippedReplica {
         let directory = try temporaryDirectory("shipped")
         let store = directory.appendingPathComponent("store")
@@ -129,7 +132,8 @@ struct ShippedReplica {
         defer { try? journal.close() }
         let shipper = ReplicationShipper(
             store: store, to: shipped.location, configuration: gateway.configuration(),
-            options: ReplicationOptions(keyring: keyring))
+            options: inline
+                ? ReplicationOptions(keyring: keyring) : .separateObjects(ReplicationOptions(keyring: keyring)))
         for count in passes {
             try commit(journal, count: count, marker: prefix)
             let report = try await shipper.shipOnce()
@@ -158,9 +162,15 @@ struct ShippedReplica {
 
     /// Writes `generation` as generation `number`, sealed with `keyring` (an attacker has none: in
     /// the clear), replacing whatever is there.
+    ///
+    /// The bytes the generation in its place carried inline (version 3) are carried on, so that the
+    /// forged generation differs from the shipper's only where it was changed.
     func forge(_ generation: ReplicaGeneration, as number: UInt64, keyring: ReplicationKeyring? = nil) async throws {
+        let name = ReplicaLayout.generation(number)
+        let existing = try? await boundReplica().get(name, maximumPayload: ReplicaLimits.maximumGenerationBytes)
+        let inline = existing.flatMap { try? GenerationContainer.open($0, key: name).inline }.map { Array($0) } ?? []
         try await put(
-            ReplicaLayout.generation(number), payload: try ReplicaGeneration.encode(generation), keyring: keyring,
+            name, payload: try GenerationContainer.seal(generation, inline: inline), keyring: keyring,
             storeID: generation.storeID)
     }
 

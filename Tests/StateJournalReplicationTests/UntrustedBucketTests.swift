@@ -91,13 +91,13 @@ extension GatewayTests {
         /// under any of the oversized bodies below.
         static let peakLimitKiB = 96 << 10
 
-        @Test(arguments: HostileGeneration.allCases)
-        func aHostileGenerationIsRefusedWithoutWritingOutsideTheTargetOrTrapping(_ attack: HostileGeneration)
-            async throws
-        {
+        @Test(arguments: HostileGeneration.allCases, [false, true])
+        func aHostileGenerationIsRefusedWithoutWritingOutsideTheTargetOrTrapping(
+            _ attack: HostileGeneration, inline: Bool
+        ) async throws {
             let gateway = try Gateway.required()
             let shipped = try await ShippedReplica.ship(
-                gateway, bucket: try await gateway.freshBucket(), prefix: "hostile", passes: [8])
+                gateway, bucket: try await gateway.freshBucket(), prefix: "hostile", passes: [8], inline: inline)
             defer { shipped.remove() }
             let sandbox = try Sandbox()
             defer { sandbox.remove() }
@@ -187,7 +187,7 @@ extension GatewayTests {
                 gateway, bucket: try await gateway.freshBucket(), prefix: "later", passes: [3])
             defer { shipped.remove() }
             let storeID = try await shipped.generation(shipped.newestGeneration).storeID
-            for version in ["2", "99", "0", "-1"] {
+            for version in ["3", "99", "0", "-1"] {
                 let identity = #"{"format":"statejournal-replica","version":\#(version),"storeID":"\#(storeID)"}"#
                 try await shipped.put(ReplicaLayout.identity, payload: Array(identity.utf8))
                 let sandbox = try Sandbox()
