@@ -51,6 +51,9 @@ public struct ReplicationOptions: Sendable {
     /// The most bytes of files a generation carries inline (tests that damage objects of their own
     /// set 0, so that every file's bytes go up as objects, as a pass larger than this does).
     var maximumInlineBytes = ReplicaLimits.maximumInlineBytes
+    /// The largest generation payload written with bytes inline: past it, they go up as objects of
+    /// their own (tests lower it to reach that path with small stores).
+    var maximumGenerationPayload = ReplicaLimits.maximumGenerationBytes
     /// How long a generation that a newer one covers is kept all the same: ten minutes, so that a
     /// ``ReplicaFollower`` that polls for the generation after its own finds it (tests shorten it).
     var coveredGenerationsKept: Duration = .seconds(600)
@@ -507,14 +510,13 @@ public actor ReplicationShipper {
             return report
         }
         var payload = try GenerationContainer.seal(next, inline: inline)
-        if payload.count > ReplicaLimits.maximumGenerationBytes {
+        if payload.count > min(options.maximumGenerationPayload, ReplicaLimits.maximumGenerationBytes) {
             // A document too large to carry bytes as well: they go up as objects of their own.
             try await spillInline(&next.files, carrier: staged.carrier, inline: inline, report: &report)
             inline = []
             payload = try GenerationContainer.seal(next, inline: [])
         }
-        report.objectsUploaded += next.files.reduce(0) { $0 + $1.objects.filter { $0.key == staged.carrier }.count }
-        report.bytesUploaded += Int64(inline.count)
+        let carried = next.files.reduce(0) { $0 + $1.objects.filter { $0.key == staged.carrier }.count }
         let outcome = try await replica.put(
             ReplicaLayout.generation(next.generation), payload: payload, createOnly: true)
         guard outcome == .created else {
@@ -547,6 +549,8 @@ public actor ReplicationShipper {
             }
             return report
         }
+        report.objectsUploaded += carried
+        report.bytesUploaded += Int64(inline.count)
         await lease.noteGeneration(next.generation)
         shippedEpoch = next.lastEpoch
         generationsWritten += 1
@@ -951,7 +955,8 @@ public actor ReplicationShipper {
                 let object = files[fileIndex].objects[objectIndex]
                 let id = StagedUploads.inlineID(files[fileIndex].name, object.start..<object.end)
                 files[fileIndex].objects[objectIndex].offset = Int64(inline.count)
-                inline += staged.inline[id] ?? []
+                // Every object staged inline and still named was staged under this id.
+                inline += staged.inline[id]!
             }
         }
         return inline

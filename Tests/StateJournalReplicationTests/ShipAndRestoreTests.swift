@@ -392,6 +392,44 @@ extension GatewayTests {
             try journal.close()
         }
 
+        @Test func aGenerationTooLargeToCarryItsBytesShipsThemAsObjectsOfTheirOwnAndStillRestores() async throws {
+            let gateway = try Gateway.required()
+            let client = gateway.client()
+            let location = S3Location(bucket: try await gateway.freshBucket(client), prefix: "spilled")
+            let directory = try temporaryDirectory("spilled")
+            defer { try? FileManager.default.removeItem(at: directory) }
+            let storeURL = directory.appendingPathComponent("store")
+            let journal = try Journal.open(at: storeURL, options: JournalOptions(segmentSizeLimit: 2048))
+            // A generation may hold a byte here: every document is too large to carry bytes too.
+            var options = ReplicationOptions()
+            options.maximumGenerationPayload = 1
+            let shipper = ReplicationShipper(
+                store: storeURL, to: location, configuration: gateway.configuration(), options: options)
+            try commit(journal, count: 40)
+            _ = try journal.compact()
+            try commit(journal, count: 3)
+            let first = try await shipper.shipOnce()
+            let spilled = try await client.list(bucket: location.bucket, prefix: location.prefix).map {
+                String($0.key.dropFirst(location.prefix.count))
+            }
+            #expect(spilled.contains { $0.hasPrefix("checkpoints/") }, "\(spilled)")
+            #expect(spilled.contains { $0.hasPrefix("segments/") || $0.hasPrefix("tail/") }, "\(spilled)")
+            try commit(journal, count: 1)
+            try await shipper.shipOnce()
+            let generations = try await storedGenerations(location, gateway: gateway)
+            #expect(generations.count == 2)
+            for generation in generations {
+                let noneCarried = generation.files.flatMap(\.objects).allSatisfy { !$0.isInline }
+                #expect(noneCarried, "generation \(generation.generation)")
+            }
+            let report = try await ReplicaRestorer(from: location, configuration: gateway.configuration())
+                .restore(into: directory.appendingPathComponent("restored"))
+            #expect(try report.epoch.epoch == journal.history().last!.epoch && report.damage.isEmpty)
+            #expect(first.wroteGeneration)
+            #expect(StoreInspector.verify(directory.appendingPathComponent("restored")).status == .clean)
+            try journal.close()
+        }
+
         @Test func aGenerationThatCarriesBytesAKeptOneNamesIsKeptUntilNoneDoesThenDeleted() async throws {
             let gateway = try Gateway.required()
             let client = gateway.client()
@@ -425,7 +463,8 @@ extension GatewayTests {
             // The newest generation names the live segment's first bytes, which the first carries.
             let newest = try #require(try await storedGenerations(location, gateway: gateway).last)
             #expect(newest.generation == 2)
-            #expect(newest.files.flatMap(\.objects).contains { $0.key == ReplicaLayout.generation(1) })
+            let namesTheFirst = newest.files.flatMap(\.objects).contains { $0.key == ReplicaLayout.generation(1) }
+            #expect(namesTheFirst)
             try await shipper.applyRetention()
             #expect(try await generationsLeft() == [ReplicaLayout.generation(1), ReplicaLayout.generation(2)])
             try await restoresTheLatest("both")
@@ -438,7 +477,8 @@ extension GatewayTests {
             try await shipper.shipOnce()
             let last = try #require(try await storedGenerations(location, gateway: gateway).last)
             #expect(last.generation == 3)
-            #expect(last.files.flatMap(\.objects).allSatisfy { $0.key == ReplicaLayout.generation(3) })
+            let carriesAll = last.files.flatMap(\.objects).allSatisfy { $0.key == ReplicaLayout.generation(3) }
+            #expect(carriesAll)
             try await shipper.applyRetention()
             #expect(try await generationsLeft() == [ReplicaLayout.generation(3)])
             try await restoresTheLatest("last")
