@@ -141,7 +141,13 @@ extension GatewayTests {
                 let first = Task { try await restorer.restore(into: target, delta: true) }
                 // Midway: the network goes silent and the task is cancelled. A restore fetches at
                 // most 8 objects ahead of the one it writes, so by the 16th request 8 are written.
+                // Polled often, so that the restore is stopped midway; a hang guard of 10 minutes.
+                let deadline = ContinuousClock.now + .seconds(600)
                 while try await proxy.counts().count(method: "GET", path: "*/segments/*") < 16 {
+                    guard ContinuousClock.now < deadline else {
+                        Issue.record("the restore never requested 16 segments")
+                        break
+                    }
                     try await Task.sleep(for: .milliseconds(1))
                 }
                 try await proxy.set(.blackhole)
@@ -176,7 +182,13 @@ extension GatewayTests {
                 let first = try startTool(
                     ["restore", replica, "--into", target.path, "--delta"], environment: environment,
                     logs: fixture.directory, name: "first")
+                // Polled often, so that the restore is stopped midway; a hang guard of 10 minutes.
+                let deadline = ContinuousClock.now + .seconds(600)
                 while try await proxy.counts().count(method: "GET", path: "*/segments/*") < 16 {
+                    guard ContinuousClock.now < deadline else {
+                        Issue.record("the restore never requested 16 segments")
+                        break
+                    }
                     try await Task.sleep(for: .milliseconds(1))
                 }
                 // As above: by the 16th request, 8 objects are written.
