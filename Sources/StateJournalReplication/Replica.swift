@@ -16,6 +16,8 @@ struct Replica: Sendable {
     var replicaID: String?
     /// The size of the chunks encrypted objects are sealed in.
     var sealedChunkBytes = ReplicaLimits.sealedChunkBytes
+    /// The generations whose inline bytes were fetched last, shared by every copy of this replica.
+    let carriers = InlineCarriers()
 
     /// This replica, known to belong to `storeID`.
     func bound(to storeID: String) -> Replica {

@@ -657,20 +657,14 @@ extension ReplicaRestorer {
         return fetched
     }
 
-    /// Bytes a generation carries inline: the generation object is read (no more than a generation
-    /// may hold), opened as a ``GenerationContainer``, and the bytes at `offset` checked against what
-    /// the generation naming them recorded.
+    /// Bytes a generation carries inline, checked against what the generation naming them recorded.
     private static func fetchInline(
         _ object: ReplicaGeneration.Object, offset: Int64, size: Int64, from replica: Replica
     ) async throws -> [UInt8] {
         let key = replica.fullKey(object.key)
-        guard let payload = try await replica.get(object.key, maximumPayload: ReplicaLimits.maximumGenerationBytes)
-        else {
-            throw ReplicationError(
-                .damagedObject, "The generation \(printable(object.key)) that carries bytes of a file is missing.",
-                key: key)
+        let inline = try await replica.carriers.inline(of: object.key) {
+            try await carriedBytes(of: object.key, from: replica)
         }
-        let inline = try GenerationContainer.open(payload, key: key).inline
         // Validation bounds offset and size by the largest generation: the sum cannot overflow.
         guard offset + size <= Int64(inline.count) else {
             throw ReplicationError(
@@ -687,6 +681,30 @@ extension ReplicaRestorer {
                 key: key)
         }
         return bytes
+    }
+
+    /// The inline bytes of the generation object `name`: read with a ranged GET of no more than a
+    /// generation object may be, so that a larger one is never downloaded, then opened as a
+    /// ``GenerationContainer``.
+    static func carriedBytes(of name: String, from replica: Replica) async throws -> ArraySlice<UInt8> {
+        let key = replica.fullKey(name)
+        let most = ObjectEnvelope.maximumBytes(payload: ReplicaLimits.maximumGenerationBytes)
+        guard
+            let bytes = try await replica.client.get(
+                bucket: replica.location.bucket, key: key, range: 0..<Int64(most + 1), maximumBytes: most + 1)
+        else {
+            throw ReplicationError(
+                .damagedObject, "The generation \(printable(name)) that carries bytes of a file is missing.", key: key)
+        }
+        guard bytes.count <= most else {
+            throw ReplicationError(
+                .damagedObject,
+                "The generation \(printable(name)) that carries bytes of a file is larger than the \(most) bytes a generation may have; it was not read past them.",
+                key: key)
+        }
+        let payload = try ObjectEnvelope.open(
+            bytes, name: name, keyring: replica.keyring, storeID: replica.storeID, replicaID: replica.replicaID)
+        return try GenerationContainer.open(payload, key: key).inline
     }
 }
 

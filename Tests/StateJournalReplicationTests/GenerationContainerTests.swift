@@ -190,6 +190,38 @@ import Testing
         #expect(carriedByEarlier > 0 && sealedInPieces > 0)
     }
 
+    /// Counts the fetches of ``InlineCarriers``.
+    actor Fetches {
+        var count = 0
+        var failing = false
+        func fetch() throws -> ArraySlice<UInt8> {
+            count += 1
+            if failing { throw ReplicationError(.damagedObject, "unreadable") }
+            return [1, 2, 3][...]
+        }
+        func fail(_ failing: Bool) { self.failing = failing }
+    }
+
+    @Test func aCarrierIsFetchedOnceForEveryObjectItCarriesAndAgainAfterItFailed() async throws {
+        let carriers = InlineCarriers()
+        let fetches = Fetches()
+        for _ in 0..<5 {
+            #expect(Array(try await carriers.inline(of: "g1") { try await fetches.fetch() }) == [1, 2, 3])
+        }
+        #expect(await fetches.count == 1)
+        // Only the last few are kept.
+        for key in ["g2", "g3", "g1"] { _ = try await carriers.inline(of: key) { try await fetches.fetch() } }
+        #expect(await fetches.count == 4)
+        // A carrier that could not be read is not kept.
+        await fetches.fail(true)
+        await #expect(throws: ReplicationError.self) {
+            try await carriers.inline(of: "g4") { try await fetches.fetch() }
+        }
+        await fetches.fail(false)
+        #expect(Array(try await carriers.inline(of: "g4") { try await fetches.fetch() }) == [1, 2, 3])
+        #expect(await fetches.count == 6)
+    }
+
     @Test func fromVersion3ASealedSegmentMayStayPiecesButACheckpointStaysOneObject() {
         #expect(Self.validates(Self.generation(5, sealed: true, pieces: 3)))
         #expect(!Self.validates(Self.generation(5, version: 2, sealed: true, pieces: 3)))

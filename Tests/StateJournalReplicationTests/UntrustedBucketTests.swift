@@ -345,6 +345,30 @@ extension GatewayTests {
             #expect(run.peakKiB < Self.peakLimitKiB, "peak \(run.peakKiB) KiB")
         }
 
+        @Test func aGenerationThatCarriesBytesIsNeverDownloadedPastWhatAGenerationMayBe() async throws {
+            let gateway = try Gateway.required()
+            let shipped = try await ShippedReplica.ship(
+                gateway, bucket: try await gateway.freshBucket(), prefix: "carrier", passes: [6, 4], inline: true)
+            defer { shipped.remove() }
+            let sandbox = try Sandbox()
+            defer { sandbox.remove() }
+            // The newest generation names bytes the first carries; the first grows by 160 MiB.
+            let newest = try await shipped.generation(shipped.newestGeneration)
+            let first = ReplicaLayout.generation(1)
+            let namesTheFirst = newest.files.flatMap(\.objects).contains { $0.key == first }
+            #expect(namesTheFirst)
+            let payload = try #require(
+                try await shipped.boundReplica().get(first, maximumPayload: ReplicaLimits.maximumGenerationBytes))
+            try await shipped.put(
+                first, payload: payload + [UInt8](repeating: 0x41, count: 160 << 20), storeID: newest.storeID)
+
+            let run = try shipped.restoreWithTool(into: sandbox.target)
+
+            #expect(run.status != 0, "\(run.error)")
+            #expect(run.error.contains("larger than"), "\(run.error)")
+            #expect(run.peakKiB < Self.peakLimitKiB, "peak \(run.peakKiB) KiB")
+        }
+
         @Test func aLargeObjectAnUnencryptedGenerationDeclaresIsWrittenAsItComesNotHeld() async throws {
             let gateway = try Gateway.required()
             let shipped = try await ShippedReplica.ship(
