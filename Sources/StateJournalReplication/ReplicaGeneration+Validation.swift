@@ -34,6 +34,11 @@ extension ReplicaGeneration {
         guard storeGeneration <= limit, nextFileSequence <= limit, epochFloor <= limit, (lastEpoch ?? 0) <= limit
         else { throw damaged("a number in it is beyond \(limit)") }
         try validateTerms(damaged)
+        // A store always has a segment: a generation that names no file reaches no epoch, whatever
+        // it says, and a restore would pass over it without a word.
+        guard lastEpoch == nil || !files.isEmpty else {
+            throw damaged("it says it reaches epoch \(lastEpoch ?? 0) but names no file")
+        }
         guard files.count <= ReplicaLimits.maximumFiles else { throw damaged("it names \(files.count) files") }
         var previousCheckpoint: UInt64?
         var previousSegment: ReplicaGeneration.File?

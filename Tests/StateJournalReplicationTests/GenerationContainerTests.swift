@@ -222,6 +222,17 @@ import Testing
         #expect(await fetches.count == 6)
     }
 
+    @Test func aGenerationThatClaimsAnEpochButNamesNoFileIsDamageNotSilentlyPassedOver() {
+        var empty = Self.generation(5, offsets: [0, 100])
+        empty.files = []
+        let error = #expect(throws: ReplicationError.self) {
+            try empty.validated(number: 5, storeID: Self.storeID, key: "g")
+        }
+        #expect(error?.message.contains("names no file") == true)
+        empty.lastEpoch = nil
+        #expect(Self.validates(empty))
+    }
+
     @Test func fromVersion3ASealedSegmentMayStayPiecesButACheckpointStaysOneObject() {
         #expect(Self.validates(Self.generation(5, sealed: true, pieces: 3)))
         #expect(!Self.validates(Self.generation(5, version: 2, sealed: true, pieces: 3)))

@@ -33,6 +33,7 @@ enum HostileGeneration: String, CaseIterable, Sendable, CustomStringConvertible 
     case largestLastEpoch = "a last epoch of 2^64-1"
     case overlappingObjects = "two objects covering the same bytes"
     case controlCharactersInAName = "terminal escape sequences in a file name"
+    case noFileButALastEpoch = "no file at all, still naming its last epoch"
 
     var description: String { rawValue }
 
@@ -75,6 +76,7 @@ enum HostileGeneration: String, CaseIterable, Sendable, CustomStringConvertible 
             let object = generation.files[last].objects[0]
             generation.files[last].objects.insert(object, at: 0)
         case .controlCharactersInAName: generation.files[last].name = "\u{1B}]0;owned\u{07}\u{1B}[2J"
+        case .noFileButALastEpoch: generation.files = []
         }
     }
 }
