@@ -79,11 +79,11 @@ extension GatewayTests {
                 #expect(original[name] == bytes, "\(name) differs")
             }
             // The large object came in ranged pieces: the header, then about four pieces (or groups
-            // of sealed chunks), requested at once, each on a connection of its own. One at a time,
-            // the restore kept to the connection it had opened first.
+            // of sealed chunks). How many of them were in flight at once, and so how many connections
+            // they took, depends on how fast each came back: `PieceWindowTests` shows the window
+            // without a network.
             let gets = counts.count(method: "GET", path: "*/" + large.key)
             #expect(gets >= 5, "\(gets) requests of \(large.key)")
-            #expect(counts.accepted >= ReplicaLimits.streamingPiecesInFlight, "\(counts.accepted) connections")
         }
 
         @Test func aDamagedPieceInTheMiddleOfALargeObjectIsReportedAndTheRestoreStopsBeforeTheObject()
