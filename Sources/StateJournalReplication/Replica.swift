@@ -50,18 +50,55 @@ struct Replica: Sendable {
 
     /// An object's payload, checked and decrypted; `nil` when it is not there.
     ///
-    /// No more than `maximumPayload` bytes of payload (and an envelope) are read. With a keyring,
-    /// only objects it sealed are accepted, unless `acceptsPlaintext`.
+    /// No more than `maximumPayload` bytes of payload (and an envelope) are asked for: the request
+    /// names that range, so a larger object is never sent past it, however many readers fetch it at
+    /// once. With a keyring, only objects it sealed are accepted, unless `acceptsPlaintext`.
     ///
     /// - Throws: ``ReplicationError/Code/damagedObject`` when the object is larger or damaged, the
     ///   envelope's key errors, or the client's.
     func get(_ name: String, maximumPayload: Int, acceptsPlaintext: Bool = false) async throws -> [UInt8]? {
+        let most = ObjectEnvelope.maximumBytes(payload: maximumPayload)
         guard
             let bytes = try await client.get(
+                bucket: location.bucket, key: fullKey(name), range: 0..<Int64(most + 1), maximumBytes: most + 1)
+        else { return nil }
+        guard bytes.count <= most else {
+            throw ReplicationError(
+                .damagedObject,
+                "\(location.bucket)/\(printable(fullKey(name))) is larger than the \(most) bytes it may have; it was not read past them.",
+                key: fullKey(name))
+        }
+        return try open(bytes, name: name, acceptsPlaintext: acceptsPlaintext)
+    }
+
+    /// An object's payload as ``get(_:maximumPayload:acceptsPlaintext:)`` reads it, with its ETag
+    /// (for a conditional write over it); `nil` when it is not there.
+    func getWithETag(_ name: String, maximumPayload: Int, acceptsPlaintext: Bool = false) async throws
+        -> (payload: [UInt8], etag: String)?
+    {
+        guard
+            let found = try await client.getWithETag(
                 bucket: location.bucket, key: fullKey(name),
                 maximumBytes: ObjectEnvelope.maximumBytes(payload: maximumPayload))
         else { return nil }
-        return try ObjectEnvelope.open(
+        return (try open(found.body, name: name, acceptsPlaintext: acceptsPlaintext), found.etag)
+    }
+
+    /// Writes an object's payload, sealed (in the clear unless `encrypted`), only if it is still as
+    /// seen (`etag`), or, without one, only if there is none; the new ETag, or `nil` when the
+    /// condition failed and nothing was written.
+    func put(_ name: String, payload: [UInt8], ifMatching etag: String?, encrypted: Bool = true) async throws
+        -> String?
+    {
+        let bytes = try ObjectEnvelope.seal(
+            payload, name: name, keyring: encrypted ? keyring : nil, storeID: storeID, replicaID: replicaID,
+            chunkBytes: sealedChunkBytes)
+        return try await client.put(bucket: location.bucket, key: fullKey(name), body: bytes, ifMatching: etag)
+    }
+
+    /// Opens an object's envelope as this replica's.
+    func open(_ bytes: [UInt8], name: String, acceptsPlaintext: Bool = false) throws -> [UInt8] {
+        try ObjectEnvelope.open(
             bytes, name: name, keyring: keyring, acceptsPlaintext: acceptsPlaintext, storeID: storeID,
             replicaID: replicaID)
     }
@@ -132,26 +169,17 @@ struct Replica: Sendable {
     /// refuse the replica naming its layout, instead of taking its newest generations for damage.
     /// Only the version changes, and only if `replica.json` is still what was read.
     private func upgrade(_ identity: ReplicaIdentity) async throws -> ReplicaIdentity? {
+        let name = ReplicaLayout.identity
         guard
-            let found = try await client.getWithETag(
-                bucket: location.bucket, key: fullKey(ReplicaLayout.identity),
-                maximumBytes: ObjectEnvelope.maximumBytes(payload: ReplicaLimits.maximumIdentityBytes))
-        else { return nil }
-        let payload = try ObjectEnvelope.open(
-            found.body, name: ReplicaLayout.identity, keyring: keyring, acceptsPlaintext: true, storeID: storeID,
-            replicaID: replicaID)
-        guard let current = try? JSONDecoder().decode(ReplicaIdentity.self, from: Data(payload)), current == identity
+            let found = try await getWithETag(
+                name, maximumPayload: ReplicaLimits.maximumIdentityBytes, acceptsPlaintext: true),
+            let current = try? JSONDecoder().decode(ReplicaIdentity.self, from: Data(found.payload)),
+            current == identity
         else { return nil }
         var upgraded = identity
         upgraded.version = ReplicaLayout.identityVersion
-        let bytes = try ObjectEnvelope.seal(
-            Array(try JSONEncoder().encode(upgraded)), name: ReplicaLayout.identity, keyring: nil, storeID: storeID,
-            replicaID: replicaID, chunkBytes: sealedChunkBytes)
-        guard
-            try await client.put(
-                bucket: location.bucket, key: fullKey(ReplicaLayout.identity), body: bytes, ifMatching: found.etag)
-                != nil
-        else { return nil }
+        let payload = Array(try JSONEncoder().encode(upgraded))
+        guard try await put(name, payload: payload, ifMatching: found.etag, encrypted: false) != nil else { return nil }
         return upgraded
     }
 

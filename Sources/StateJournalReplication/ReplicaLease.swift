@@ -70,15 +70,9 @@ extension Replica {
     /// - Throws: ``ReplicationError/Code/damagedObject`` when it is not a valid lease, the
     ///   envelope's key errors, or the client's.
     func lease() async throws -> (document: LeaseDocument, etag: String)? {
-        guard
-            let found = try await client.getWithETag(
-                bucket: location.bucket, key: fullKey(LeaseDocument.name),
-                maximumBytes: ObjectEnvelope.maximumBytes(payload: ReplicaLimits.maximumIdentityBytes))
+        guard let found = try await getWithETag(LeaseDocument.name, maximumPayload: ReplicaLimits.maximumIdentityBytes)
         else { return nil }
-        let payload = try ObjectEnvelope.open(
-            found.body, name: LeaseDocument.name, keyring: keyring, acceptsPlaintext: false, storeID: storeID,
-            replicaID: replicaID)
-        return (try LeaseDocument.decode(payload, key: fullKey(LeaseDocument.name)), found.etag)
+        return (try LeaseDocument.decode(found.payload, key: fullKey(LeaseDocument.name)), found.etag)
     }
 
     /// The lease as it is in the bucket: its document, or `nil` when it is damaged, not sealed by
@@ -100,9 +94,7 @@ extension Replica {
             return (nil, etag, error)
         }
         do {
-            let payload = try ObjectEnvelope.open(
-                found.body, name: LeaseDocument.name, keyring: keyring, acceptsPlaintext: false, storeID: storeID,
-                replicaID: replicaID)
+            let payload = try open(found.body, name: LeaseDocument.name)
             return (try LeaseDocument.decode(payload, key: fullKey(LeaseDocument.name)), found.etag, nil)
         } catch let error as ReplicationError where ReplicaRestorer.passesOver(error) {
             return (nil, found.etag, error)
@@ -112,10 +104,6 @@ extension Replica {
     /// Writes the lease only if it is still as it was seen (`etag`), or, without one, only if there
     /// is none; the new ETag, or `nil` when it changed (or appeared) in between.
     func writeLease(_ document: LeaseDocument, ifMatching etag: String?) async throws -> String? {
-        let bytes = try ObjectEnvelope.seal(
-            try LeaseDocument.encode(document), name: LeaseDocument.name, keyring: keyring, storeID: storeID,
-            replicaID: replicaID, chunkBytes: sealedChunkBytes)
-        return try await client.put(
-            bucket: location.bucket, key: fullKey(LeaseDocument.name), body: bytes, ifMatching: etag)
+        try await put(LeaseDocument.name, payload: try LeaseDocument.encode(document), ifMatching: etag)
     }
 }

@@ -683,27 +683,13 @@ extension ReplicaRestorer {
         return bytes
     }
 
-    /// The inline bytes of the generation object `name`: read with a ranged GET of no more than a
-    /// generation object may be, so that a larger one is never downloaded, then opened as a
-    /// ``GenerationContainer``.
+    /// The inline bytes of the generation object `name`, read no further than a generation may be.
     static func carriedBytes(of name: String, from replica: Replica) async throws -> ArraySlice<UInt8> {
         let key = replica.fullKey(name)
-        let most = ObjectEnvelope.maximumBytes(payload: ReplicaLimits.maximumGenerationBytes)
-        guard
-            let bytes = try await replica.client.get(
-                bucket: replica.location.bucket, key: key, range: 0..<Int64(most + 1), maximumBytes: most + 1)
-        else {
+        guard let payload = try await replica.get(name, maximumPayload: ReplicaLimits.maximumGenerationBytes) else {
             throw ReplicationError(
                 .damagedObject, "The generation \(printable(name)) that carries bytes of a file is missing.", key: key)
         }
-        guard bytes.count <= most else {
-            throw ReplicationError(
-                .damagedObject,
-                "The generation \(printable(name)) that carries bytes of a file is larger than the \(most) bytes a generation may have; it was not read past them.",
-                key: key)
-        }
-        let payload = try ObjectEnvelope.open(
-            bytes, name: name, keyring: replica.keyring, storeID: replica.storeID, replicaID: replica.replicaID)
         return try GenerationContainer.open(payload, key: key).inline
     }
 }

@@ -512,7 +512,7 @@ public actor ReplicationShipper {
         var payload = try GenerationContainer.seal(next, inline: inline)
         if payload.count > min(options.maximumGenerationPayload, ReplicaLimits.maximumGenerationBytes) {
             // A document too large to carry bytes as well: they go up as objects of their own.
-            try await spillInline(&next.files, carrier: staged.carrier, inline: inline, report: &report)
+            try await spillInline(&next.files, from: staged, report: &report)
             inline = []
             payload = try GenerationContainer.seal(next, inline: [])
         }
@@ -780,8 +780,9 @@ public actor ReplicationShipper {
         var bytes = 0
         /// The name of the generation the pass writes, which carries the bytes staged inline.
         var carrier = ""
-        /// Bytes the generation will carry inline, by file and range (see ``inlineID(_:_:)``).
-        var inline: [String: [UInt8]] = [:]
+        /// Bytes the generation will carry inline, by file and range (see ``inlineID(_:_:)``), and
+        /// the name they go up under should they not fit after all.
+        var inline: [String: (name: String, bytes: [UInt8])] = [:]
         var inlineBytes = 0
         /// The most bytes it carries.
         var inlineLimit = ReplicaLimits.maximumInlineBytes
@@ -792,16 +793,16 @@ public actor ReplicationShipper {
         }
 
         /// Stages bytes inline when they fit in what a generation carries; `false` when they do not.
-        mutating func addInline(_ file: String, _ range: Range<Int64>, _ bytes: [UInt8]) -> Bool {
+        mutating func addInline(_ file: String, _ range: Range<Int64>, _ bytes: [UInt8], name: String) -> Bool {
             guard bytes.count <= inlineLimit - inlineBytes else { return false }
-            inline[Self.inlineID(file, range)] = bytes
+            inline[Self.inlineID(file, range)] = (name, bytes)
             inlineBytes += bytes.count
             return true
         }
 
         /// Drops bytes staged inline (a piece merged in the same pass).
         mutating func dropInline(_ file: String, _ range: Range<Int64>) {
-            if let bytes = inline.removeValue(forKey: Self.inlineID(file, range)) { inlineBytes -= bytes.count }
+            if let staged = inline.removeValue(forKey: Self.inlineID(file, range)) { inlineBytes -= staged.bytes.count }
         }
         /// Past this many bytes, what is staged is sent before more is read.
         static let limit = 32 << 20
@@ -933,7 +934,7 @@ public actor ReplicationShipper {
         in staged: inout StagedUploads
     ) -> ReplicaGeneration.Object {
         let range = start..<(start + Int64(bytes.count))
-        if staged.addInline(file, range, bytes) {
+        if staged.addInline(file, range, bytes, name: name) {
             return ReplicaGeneration.Object(
                 key: staged.carrier, start: start, end: range.upperBound, sha256: sha256, level: level,
                 offset: Self.pendingOffset)
@@ -956,36 +957,27 @@ public actor ReplicationShipper {
                 let id = StagedUploads.inlineID(files[fileIndex].name, object.start..<object.end)
                 files[fileIndex].objects[objectIndex].offset = Int64(inline.count)
                 // Every object staged inline and still named was staged under this id.
-                inline += staged.inline[id]!
+                inline += staged.inline[id]!.bytes
             }
         }
         return inline
     }
 
-    /// Turns the bytes staged inline into objects of their own and uploads them: for a generation
-    /// whose document and inline bytes together would be larger than a generation may be.
+    /// Turns the bytes staged inline into objects of their own, under the names they were staged
+    /// with, and uploads them: for a generation whose document and inline bytes together would be
+    /// larger than a generation may be.
     private func spillInline(
-        _ files: inout [ReplicaGeneration.File], carrier: String, inline: [UInt8], report: inout ShipmentReport
+        _ files: inout [ReplicaGeneration.File], from staged: StagedUploads, report: inout ShipmentReport
     ) async throws {
         var spilled = StagedUploads()
         for fileIndex in files.indices {
-            let file = files[fileIndex]
-            for objectIndex in file.objects.indices {
-                let object = file.objects[objectIndex]
-                guard object.key == carrier, let offset = object.offset else { continue }
-                let name: String
-                if file.isCheckpoint {
-                    name = ReplicaLayout.checkpoint(
-                        epoch: file.lastEpoch, sequence: file.sequence, sha256: object.sha256)
-                } else if file.sealed && file.objects.count == 1 && object.start == 0 && object.end == file.length {
-                    name = ReplicaLayout.segment(
-                        baseEpoch: file.baseEpoch, sequence: file.sequence, sha256: object.sha256)
-                } else {
-                    name = ReplicaLayout.piece(
-                        sequence: file.sequence, start: object.start, end: object.end, sha256: object.sha256)
-                }
-                let start = Int(offset)
-                spilled.add(name, Array(inline[start..<(start + Int(object.end - object.start))]))
+            for objectIndex in files[fileIndex].objects.indices
+            where files[fileIndex].objects[objectIndex].key == staged.carrier {
+                let object = files[fileIndex].objects[objectIndex]
+                // Every object staged inline and still named was staged under this id.
+                let (name, bytes) = staged.inline[
+                    StagedUploads.inlineID(files[fileIndex].name, object.start..<object.end)]!
+                spilled.add(name, bytes)
                 files[fileIndex].objects[objectIndex].key = name
                 files[fileIndex].objects[objectIndex].offset = nil
             }
