@@ -13,7 +13,22 @@ import Logging
 /// is after the holder sent it. Only the clocks' rates enter, never their readings, and a wrong
 /// judgement costs an unneeded takeover, never two writers with accepted generations (the
 /// generation chain fences them).
+///
+/// Every generation the shipper writes renews the lease as a write of the lease would: another
+/// shipper counts the holder as silent only while neither the lease nor the generation chain
+/// changes, so a busy holder writes the lease only when it goes idle and when it ships again.
+/// Once it has shipped nothing for a lease's duration, the lease is written with
+/// ``idleDuration`` (renewed every half of it) when a standby has marked the replica, else as
+/// *dormant*: it does not expire, and an idle store costs no request at all.
 actor LeaseKeeper {
+    /// How the lease is written: as the shipper ships, while it is idle and a standby watches, or
+    /// while it is idle and nobody does.
+    enum Mode: Sendable, Equatable {
+        case active
+        case idle
+        case dormant
+    }
+
     /// What a renewal came to.
     enum Renewal: Sendable {
         case renewed
@@ -25,6 +40,8 @@ actor LeaseKeeper {
 
     let holder: String
     let duration: Duration
+    /// How long the lease lasts while the shipper is idle and a standby watches the replica.
+    let idleDuration: Duration
     private let replica: Replica
     private let logger: Logger
     private let host: String?
@@ -34,11 +51,29 @@ actor LeaseKeeper {
     /// The clock's time (see ``LeaseClock``) until which this shipper may write generations.
     private var validUntil: Duration?
     private var lastRenewalSent: Duration?
+    /// When the newest generation the shipper wrote was sent (or the lease taken): a shipper that
+    /// has written none for a lease's duration is idle.
+    private var lastActivity: Duration?
+    /// How the lease was last written, and when it was last written as idle or dormant.
+    private(set) var mode = Mode.active
+    private var restingSince: Duration?
+    /// Whether a standby was found to watch the replica: once it was, the lease is never dormant.
+    private var standbyFound = false
+    /// While dormant: when to look for a standby next, and how long after that the next look is.
+    private var nextStandbyCheck: Duration?
+    private var standbyCheckInterval = Duration.zero
+    /// Whether the lease is written as idle or dormant once the shipper has shipped nothing for a
+    /// lease's duration (tests of renewals turn it off).
+    private(set) var restsWhenIdle = true
+
+    /// Sets ``restsWhenIdle``.
+    func setRestsWhenIdle(_ rests: Bool) { restsWhenIdle = rests }
     private var renewing = false
     /// The lease of the shipper that took over, once one did.
     private(set) var fencedBy: LeaseDocument?
-    /// Another holder's lease as last seen, and when the response showing it arrived.
-    private var observed: (etag: String, renewal: UInt64, at: Duration)?
+    /// Another holder's lease and the newest generation as last seen, and when the response
+    /// showing them arrived.
+    private var observed: (etag: String, renewal: UInt64, chainHead: UInt64?, at: Duration)?
     private var latestGeneration: UInt64?
     /// Renews the lease every eighth of its duration while it is held, beside whatever the shipper
     /// is doing, so that a long upload does not let it run out.
@@ -50,11 +85,12 @@ actor LeaseKeeper {
     /// A keeper for `replica`'s lease; `holder` is the shipper's holder id (see
     /// ``holderID(store:host:)``); time is measured on `clock`.
     init(
-        replica: Replica, duration: Duration, holder: String, logger: Logger,
+        replica: Replica, duration: Duration, idleDuration: Duration? = nil, holder: String, logger: Logger,
         clock: any Clock<Duration> = ContinuousClock()
     ) {
         self.replica = replica
         self.duration = duration
+        self.idleDuration = min(max(idleDuration ?? duration * 60, duration), .seconds(3600))
         self.logger = logger
         self.holder = holder
         self.clock = LeaseClock(clock)
@@ -98,7 +134,9 @@ actor LeaseKeeper {
             while !Task.isCancelled {
                 try? await clock.sleep(period)
                 guard let self else { return }
-                switch await self.renewIfDue() {
+                let renewal = await self.renewIfDue()
+                await self.countRenewerPass()
+                switch renewal {
                 case .fenced(let other):
                     self.logger.error(
                         "another shipper took over \(self.replica.location) in term \(other.term); this shipper stops at its next pass"
@@ -114,6 +152,11 @@ actor LeaseKeeper {
         }
     }
 
+    /// How many times the renewer has woken and done what was due (tests wait on it).
+    private(set) var renewerPasses = 0
+
+    private func countRenewerPass() { renewerPasses += 1 }
+
     /// The margin kept on each side: the holder stops this long before its lease runs out, and
     /// another shipper waits this long after.
     var margin: Duration { duration / 5 }
@@ -127,15 +170,29 @@ actor LeaseKeeper {
         return clock.now() < validUntil
     }
 
-    /// Notes the newest generation this shipper wrote, for the next renewal to publish.
-    func noteGeneration(_ number: UInt64) { latestGeneration = number }
+    /// The time on the keeper's clock, for ``noteGeneration(_:sent:)``.
+    nonisolated func now() -> Duration { clock.now() }
+
+    /// Notes a generation this shipper wrote, whose request was sent at `sent` (``now()``): it
+    /// renews the lease, since another shipper counts a changed chain as a renewal.
+    func noteGeneration(_ number: UInt64, sent: Duration) {
+        latestGeneration = number
+        lastActivity = max(lastActivity ?? sent, sent)
+        guard document != nil, fencedBy == nil else { return }
+        lastRenewalSent = max(lastRenewalSent ?? sent, sent)
+        validUntil = max(validUntil ?? sent, sent + duration - margin)
+    }
 
     /// Tries once to take the lease: at once when there is none or it was released (or `force`),
     /// else once it has stayed unchanged for its duration and the margin. `chainTerm` is the
     /// newest term the generations show: the new term is above it and above the lease's.
     ///
     /// - Returns: whether this shipper now holds the lease; when `false`, the lease another holds.
-    func tryAcquire(chainTerm: UInt64, force: Bool) async throws -> (held: Bool, other: LeaseDocument?) {
+    /// `chainHead` is the newest generation number the caller has seen, when it watches the chain:
+    /// a holder that writes generations renews its lease by them.
+    func tryAcquire(chainTerm: UInt64, chainHead: UInt64? = nil, force: Bool) async throws -> (
+        held: Bool, other: LeaseDocument?
+    ) {
         if isValid { return (true, nil) }
         if fencedBy != nil { return (false, fencedBy) }
         guard let stored = try await replica.leaseAsStored() else {
@@ -154,7 +211,11 @@ actor LeaseKeeper {
             // a lease's duration and the margin, it is replaced, in a term above every one the
             // generations show.
             let arrived = clock.now()
-            if observed?.etag != stored.etag { observed = (stored.etag, 0, arrived) }
+            if observed?.etag != stored.etag || Self.chainMoved(from: observed?.chainHead, to: chainHead) {
+                observed = (stored.etag, 0, chainHead, arrived)
+            } else if observed?.chainHead == nil {
+                observed?.chainHead = chainHead
+            }
             if !warnedOfDamage {
                 warnedOfDamage = true
                 logger.warning(
@@ -195,11 +256,18 @@ actor LeaseKeeper {
             return (false, found)
         }
         let arrived = clock.now()
-        if observed?.etag != foundETag || observed?.renewal != found.renewal {
-            observed = (foundETag, found.renewal, arrived)
+        if observed?.etag != foundETag || observed?.renewal != found.renewal
+            || Self.chainMoved(from: observed?.chainHead, to: chainHead)
+        {
+            observed = (foundETag, found.renewal, chainHead, arrived)
+        } else if observed?.chainHead == nil {
+            observed?.chainHead = chainHead
         }
         let silentFor = arrived - (observed?.at ?? arrived)
-        let expired = silentFor >= .milliseconds(Int64(found.durationMilliseconds)) + margin
+        // A dormant lease does not expire: its holder had shipped everything and went idle with
+        // nobody standing by.
+        let expired =
+            found.dormant != true && silentFor >= .milliseconds(Int64(found.durationMilliseconds)) + margin
         guard found.released || force || expired else { return (false, found) }
         let taken = try await claim(term: max(found.term, chainTerm) + 1, replacing: foundETag)
         if taken {
@@ -210,36 +278,88 @@ actor LeaseKeeper {
         return (taken, taken ? nil : found)
     }
 
+    /// Whether the newest generation seen changed: a caller that starts watching the chain only
+    /// later has not seen it move.
+    private static func chainMoved(from earlier: UInt64?, to now: UInt64?) -> Bool {
+        guard let earlier, let now else { return false }
+        return earlier != now
+    }
+
     private func claim(term: UInt64, replacing foundETag: String?) async throws -> Bool {
         let sent = clock.now()
         let claimed = LeaseDocument(
             term: term, holder: holder, renewal: 0,
-            durationMilliseconds: UInt64(
-                max(
-                    1,
-                    duration.components.seconds * 1000
-                        + duration.components.attoseconds / 1_000_000_000_000_000)),
+            durationMilliseconds: milliseconds(duration),
             released: false, latestGeneration: nil, host: host, writtenMilliseconds: Self.wallClock())
         guard let newETag = try await replica.writeLease(claimed, ifMatching: foundETag) else { return false }
         document = claimed
         etag = newETag
         observed = nil
         lastRenewalSent = sent
+        lastActivity = sent
+        mode = .active
+        restingSince = nil
         validUntil = sent + duration - margin
         startRenewing()
         return true
     }
 
-    /// Renews the lease when a quarter of its duration has passed since the last renewal.
+    /// Writes the lease when it is due: while the shipper ships, a quarter of its duration after
+    /// the last renewal (a generation counts as one); once it has shipped nothing for a lease's
+    /// duration, as idle or dormant (see ``Mode``); while idle, every half of ``idleDuration``;
+    /// while dormant, never; and as active again once the shipper ships.
     func renewIfDue() async -> Renewal? {
         guard document != nil, fencedBy == nil, !renewing else { return nil }
-        if let lastRenewalSent, clock.now() - lastRenewalSent < duration / 4 { return nil }
-        return await renew()
+        let now = clock.now()
+        let shippedSinceResting = restingSince.map { (lastActivity ?? .zero) > $0 } ?? false
+        switch mode {
+        case .idle, .dormant:
+            if shippedSinceResting { return await renew(as: .active) }
+            if mode == .dormant {
+                // A standby may have started since: looked for after the idle duration, then after
+                // twice as long each time, at least once a day, so that a long rest costs a few
+                // requests and a standby that came late is heard of within as long as the rest was.
+                guard let nextStandbyCheck, now >= nextStandbyCheck else { return nil }
+                let found = (try? await replica.hasStandby()) ?? false
+                standbyCheckInterval = min(standbyCheckInterval * 2, .seconds(86_400))
+                self.nextStandbyCheck = now + standbyCheckInterval
+                guard found else { return nil }
+                standbyFound = true
+                return await renew(as: .idle)
+            }
+            guard let lastRenewalSent, now - lastRenewalSent >= idleDuration / 2 else { return nil }
+            return await renew(as: .idle)
+        case .active:
+            if restsWhenIdle, now - (lastActivity ?? now) >= duration {
+                if !standbyFound {
+                    // Asked each time the shipper goes idle until a standby is found; when the
+                    // answer does not come, the lease is kept as idle, which expires.
+                    standbyFound = (try? await replica.hasStandby()) ?? true
+                }
+                return await renew(as: standbyFound ? .idle : .dormant)
+            }
+            if let lastRenewalSent, now - lastRenewalSent < duration / 4 { return nil }
+            return await renew()
+        }
     }
 
-    /// Renews the lease: the document with its renewal count one up, written only over the ETag
-    /// this shipper last wrote.
-    func renew() async -> Renewal {
+    /// How long the lease lasts when written as `mode`: a dormant one does not expire, so its
+    /// holder may write for as long as nobody takes it by force (the generation chain fences it then).
+    private func length(_ mode: Mode) -> Duration {
+        switch mode {
+        case .active: duration
+        case .idle: idleDuration
+        case .dormant: .seconds(Int64(1) << 40)
+        }
+    }
+
+    private func milliseconds(_ duration: Duration) -> UInt64 {
+        UInt64(max(1, duration.components.seconds * 1000 + duration.components.attoseconds / 1_000_000_000_000_000))
+    }
+
+    /// Renews the lease: the document with its renewal count one up, written as `mode` only over
+    /// the ETag this shipper last wrote.
+    func renew(as mode: Mode = .active) async -> Renewal {
         guard var next = document, let etag else {
             return .failed(ReplicationError(.unexpectedResponse, "No lease is held."))
         }
@@ -249,12 +369,14 @@ actor LeaseKeeper {
         next.renewal += 1
         next.latestGeneration = latestGeneration ?? next.latestGeneration
         next.writtenMilliseconds = Self.wallClock()
+        next.durationMilliseconds = milliseconds(mode == .idle ? idleDuration : duration)
+        next.dormant = mode == .dormant ? true : nil
         var currentETag = etag
         do {
             for _ in 0..<2 {
                 let sent = clock.now()
                 if let newETag = try await write(next, ifMatching: currentETag) {
-                    adopt(next, etag: newETag, sent: sent)
+                    adopt(next, etag: newETag, sent: sent, as: mode)
                     return .renewed
                 }
                 // The condition failed: the lease changed, or an earlier renewal whose answer never
@@ -317,11 +439,21 @@ actor LeaseKeeper {
         }
     }
 
-    private func adopt(_ written: LeaseDocument, etag newETag: String, sent: Duration) {
+    private func adopt(_ written: LeaseDocument, etag newETag: String, sent: Duration, as mode: Mode) {
         document = written
         etag = newETag
         lastRenewalSent = sent
-        validUntil = sent + duration - margin
+        if mode != .active, self.mode == .active { restingSince = sent }
+        if mode == .dormant {
+            standbyCheckInterval = idleDuration
+            nextStandbyCheck = sent + idleDuration
+        }
+        if mode == .active { restingSince = nil }
+        self.mode = mode
+        // A generation sent after this renewal was sent may make the shipper valid for longer.
+        var until = sent + length(mode) - margin
+        if let lastActivity, lastActivity > sent { until = max(until, lastActivity + duration - margin) }
+        validUntil = until
     }
 
     /// Gives the lease up, so that another shipper can take over at once; a failure is left for
@@ -330,6 +462,7 @@ actor LeaseKeeper {
         guard var next = document, let etag, fencedBy == nil else { return }
         next.renewal += 1
         next.released = true
+        next.dormant = nil
         next.latestGeneration = latestGeneration ?? next.latestGeneration
         next.writtenMilliseconds = Self.wallClock()
         renewer?.cancel()

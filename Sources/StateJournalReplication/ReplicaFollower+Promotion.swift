@@ -51,24 +51,50 @@ extension ReplicaFollower {
     ) {
         if !isStarted { try await followOnce() }
         let keeper = LeaseKeeper(
-            replica: boundReplica, duration: options.leaseDuration,
+            replica: boundReplica, duration: options.leaseDuration, idleDuration: options.idleLeaseDuration,
             holder: LeaseKeeper.holderID(store: directory, host: options.leaseHost), logger: options.logger)
         var previousTerm: UInt64 = 0
         var waitingSaid = false
+        var dormantSaid = false
+        var markAttempts = 0
         while true {
             if Task.isCancelled {
                 throw ReplicationError(.cancelled, "Cancelled while waiting for the lease of \(location).")
             }
+            // The generations the primary writes renew its lease: the newest one applied is what
+            // the follower has seen of the chain.
             let (held, other) = try await keeper.tryAcquire(
-                chainTerm: appliedTerm, force: options.takesOverImmediately)
+                chainTerm: appliedTerm, chainHead: appliedGeneration, force: options.takesOverImmediately)
             if held { break }
             if let other {
                 previousTerm = other.term
+                if markAttempts < 3 {
+                    // So that the primary, once idle, keeps a lease that expires rather than a
+                    // dormant one. Tried up to three times; the wait goes on without it.
+                    markAttempts += 1
+                    do {
+                        try await boundReplica.markStandby(host: ProcessInfo.processInfo.hostName)
+                        markAttempts = 3
+                    } catch let error as ReplicationError {
+                        self.options.logger.warning(
+                            "marking \(location) as watched by a standby failed: \(error.message)")
+                    }
+                }
                 if !waitingSaid {
                     waitingSaid = true
                     self.options.logger.notice(
                         "another shipper (term \(other.term)) holds the lease of \(location); following until it gives it up or it expires"
                     )
+                }
+                if other.dormant == true, !dormantSaid {
+                    dormantSaid = true
+                    self.options.logger.warning(
+                        """
+                        the primary of \(location) is idle and its lease is dormant (no standby watched the replica when \
+                        it went idle): it does not expire until the primary ships again; the primary had shipped \
+                        everything when it went idle, so if its host is gone, take over with --take-over \
+                        (takesOverImmediately)
+                        """)
                 }
             }
             // Following while waiting keeps the takeover short.

@@ -142,7 +142,7 @@ public actor ReplicaFollower: Sendable {
     private var folder: FollowerDirectory?
     private var lock: StoreWriterLock?
     /// The generation the local store holds, and what is known of its files.
-    private var appliedGeneration: UInt64?
+    private(set) var appliedGeneration: UInt64?
     /// The generation applied last, when it was read whole: its term starts fence later numbers.
     private var appliedDocument: ReplicaGeneration?
     private var appliedLastEpoch: UInt64?

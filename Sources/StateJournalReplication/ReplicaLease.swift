@@ -26,6 +26,10 @@ struct LeaseDocument: Codable, Equatable, Sendable {
     var released: Bool
     /// The newest generation the holder wrote, when it wrote one in this term.
     var latestGeneration: UInt64?
+    /// Whether the holder is idle and no standby watched the replica when it went idle: the lease
+    /// does not expire, and nobody takes it over unless it is released or taken by force. Absent
+    /// while the holder ships.
+    var dormant: Bool?
     /// The holder's host name, for people.
     var host: String?
     /// When the holder wrote this, in milliseconds since 1970 UTC, for people.
@@ -101,9 +105,38 @@ extension Replica {
         }
     }
 
+    /// Says that a standby watches the replica, so that an idle holder keeps a lease that expires
+    /// (see ``ReplicationOptions/idleLeaseDuration``) rather than a dormant one. Written once,
+    /// create-only: an existing mark is left as it is.
+    func markStandby(host: String?) async throws {
+        let mark = StandbyMark(host: host, writtenMilliseconds: UInt64(max(0, Date().timeIntervalSince1970 * 1000)))
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys]
+        _ = try await put(StandbyMark.name, payload: Array(try encoder.encode(mark)), ifMatching: nil)
+    }
+
+    /// Whether a standby has marked the replica (see ``markStandby(host:)``): only whether the object
+    /// is there counts, never what it says.
+    func hasStandby() async throws -> Bool {
+        try await client.etag(bucket: location.bucket, key: fullKey(StandbyMark.name)) != nil
+    }
+
     /// Writes the lease only if it is still as it was seen (`etag`), or, without one, only if there
     /// is none; the new ETag, or `nil` when it changed (or appeared) in between.
     func writeLease(_ document: LeaseDocument, ifMatching etag: String?) async throws -> String? {
         try await put(LeaseDocument.name, payload: try LeaseDocument.encode(document), ifMatching: etag)
     }
+}
+
+/// What `standby.json` holds: that a standby follows the replica to take over, for people. A
+/// holder only asks whether it is there.
+struct StandbyMark: Codable, Sendable {
+    var format = "statejournal-replica-standby"
+    var version = 1
+    /// The standby's host name, for people.
+    var host: String?
+    /// When the standby wrote this, in milliseconds since 1970 UTC, for people.
+    var writtenMilliseconds: UInt64
+
+    static let name = "standby.json"
 }

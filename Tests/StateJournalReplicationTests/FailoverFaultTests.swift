@@ -87,6 +87,9 @@ extension GatewayTests {
                 replica: Replica(client: gateway.client(retry: retry), location: location, keyring: nil),
                 duration: duration, holder: String(repeating: "b", count: 32), logger: logger, clock: clock)
             #expect(try await primary.tryAcquire(chainTerm: 0, force: false).held)
+            // A holder that ships nothing rests its lease after its duration; these tests are of
+            // renewals, so it keeps renewing.
+            await primary.setRestsWhenIdle(false)
             return (primary, standby)
         }
 

@@ -768,7 +768,10 @@ extension GatewayTests {
             try primaryStore.close()
             let replica = "s3://\(bucket)/standby"
             let primary = try startTool(
-                ["replicate", primaryURL.path, "--to", replica, "--interval", "0.2", "--lease-seconds", "2"],
+                [
+                    "replicate", primaryURL.path, "--to", replica, "--interval", "0.2", "--lease-seconds", "2",
+                    "--idle-lease-seconds", "2",
+                ],
                 environment: gateway.childEnvironment, logs: directory, name: "primary")
             try await eventually("the primary shipped") {
                 try await storedGenerations(location, gateway: gateway).last?.lastEpoch == shipped.last

@@ -49,12 +49,16 @@ struct FollowCommand: ParsableCommand {
     @Option(help: "Seconds the lease lasts unrenewed once this host ships (with --failover).")
     var leaseSeconds: Double = 10
 
+    @Option(help: idleLeaseHelp)
+    var idleLeaseSeconds: Double = 600
+
     @OptionGroup var storage: ObjectStorageOptions
 
     func validate() throws {
         guard leaseSeconds >= 0.5, leaseSeconds <= 3600 else {
             throw ValidationError("--lease-seconds must be between 0.5 and 3600.")
         }
+        try validateIdleLease(idleLeaseSeconds, lease: leaseSeconds)
     }
 
     func run() throws {
@@ -67,6 +71,7 @@ struct FollowCommand: ParsableCommand {
         let directory = URL(fileURLWithPath: into)
         var shipping = ReplicationOptions(keyring: keyring, logger: logger)
         shipping.leaseDuration = .milliseconds(Int64(leaseSeconds * 1000))
+        shipping.idleLeaseDuration = .milliseconds(Int64(idleLeaseSeconds * 1000))
         let failover = failover
         try runReplication { [logger, shipping, options] in
             logger.info("following \(location) at \(configuration.endpoint) into \(directory.path)")
@@ -156,6 +161,9 @@ struct PromoteCommand: ParsableCommand {
     @Option(help: "Seconds the lease lasts unrenewed.")
     var leaseSeconds: Double = 10
 
+    @Option(help: idleLeaseHelp)
+    var idleLeaseSeconds: Double = 600
+
     @Option(help: "Seconds the replica may fall behind the store once shipping.")
     var interval: Double = 1
 
@@ -165,6 +173,7 @@ struct PromoteCommand: ParsableCommand {
         guard leaseSeconds >= 0.5, leaseSeconds <= 3600 else {
             throw ValidationError("--lease-seconds must be between 0.5 and 3600.")
         }
+        try validateIdleLease(idleLeaseSeconds, lease: leaseSeconds)
     }
 
     func run() throws {
@@ -173,6 +182,7 @@ struct PromoteCommand: ParsableCommand {
         var shipping = ReplicationOptions(
             interval: .milliseconds(Int64(max(interval, 0.01) * 1000)), keyring: keyring, logger: logger)
         shipping.leaseDuration = .milliseconds(Int64(leaseSeconds * 1000))
+        shipping.idleLeaseDuration = .milliseconds(Int64(idleLeaseSeconds * 1000))
         shipping.takesOverImmediately = takeOver
         let directory = URL(fileURLWithPath: into)
         try runReplication { [logger, shipping] in

@@ -153,7 +153,7 @@ struct ReplicateCommand: ParsableCommand {
 
     @Option(
         help:
-            "Seconds the replica may fall behind the store: passes start this often, less the time recent uploads took."
+            "Seconds the replica may fall behind the store: a pass starts every 0.92 of it, and its upload follows."
     )
     var interval: Double = 1
 
@@ -162,9 +162,12 @@ struct ReplicateCommand: ParsableCommand {
 
     @Option(
         help:
-            "Seconds the shipper's lease on the replica lasts unrenewed: another shipper of the store takes over once it has gone this long (and a fifth more) without a renewal."
+            "Seconds the shipper's lease on the replica lasts unrenewed: another shipper of the store takes over once neither the lease nor the generations have changed for this long (and a fifth more)."
     )
     var leaseSeconds: Double = 10
+
+    @Option(help: idleLeaseHelp)
+    var idleLeaseSeconds: Double = 600
 
     @Flag(
         help:
@@ -176,6 +179,7 @@ struct ReplicateCommand: ParsableCommand {
         guard leaseSeconds >= 0.5, leaseSeconds <= 3600 else {
             throw ValidationError("--lease-seconds must be between 0.5 and 3600.")
         }
+        try validateIdleLease(idleLeaseSeconds, lease: leaseSeconds)
     }
 
     func run() throws {
@@ -185,6 +189,7 @@ struct ReplicateCommand: ParsableCommand {
             interval: .milliseconds(Int64(max(interval, 0.01) * 1000)),
             retention: .seconds(Int64(retentionHours * 3600)), keyring: keyring, logger: logger)
         options.leaseDuration = .milliseconds(Int64(leaseSeconds * 1000))
+        options.idleLeaseDuration = .milliseconds(Int64(idleLeaseSeconds * 1000))
         options.takesOverImmediately = takeOver
         let store = URL(fileURLWithPath: directory)
         let interval = interval
@@ -324,4 +329,18 @@ func restoreDocument(_ report: RestoreReport, directory: String) -> [String: JSO
                 ])
             }),
     ]
+}
+
+/// The help of `--idle-lease-seconds`.
+let idleLeaseHelp = ArgumentHelp(
+    "Seconds the lease lasts once the shipper is idle, while a standby (follow --failover) watches the replica.",
+    discussion:
+        "The lease is then written every half of it. With no standby, an idle shipper's lease is dormant: it sends nothing, and nobody takes the lease over unless it is given up or taken with --take-over."
+)
+
+/// Checks `--idle-lease-seconds` against `--lease-seconds`.
+func validateIdleLease(_ idle: Double, lease: Double) throws {
+    guard idle >= lease, idle <= 3600 else {
+        throw ValidationError("--idle-lease-seconds must be between --lease-seconds and 3600.")
+    }
 }
