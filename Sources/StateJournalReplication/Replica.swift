@@ -216,6 +216,21 @@ struct Replica: Sendable {
             key: fullKey(ReplicaLayout.identity))
     }
 
+    /// The newest generation number after `known` that is in the bucket, asked for one at a time
+    /// with `HEAD` (at most 16): a holder writing generations renews its lease by them, so whoever
+    /// waits for the lease watches them. A failed request ends the search.
+    func newestGeneration(after known: UInt64) async -> UInt64 {
+        var newest = known
+        for _ in 0..<16 {
+            let next = newest + 1
+            guard next <= ReplicaLimits.maximumCounter,
+                (try? await client.etag(bucket: location.bucket, key: fullKey(ReplicaLayout.generation(next)))) != nil
+            else { break }
+            newest = next
+        }
+        return newest
+    }
+
     /// The generation numbers present, oldest first.
     func generationNumbers() async throws -> [UInt64] {
         try await list(ReplicaLayout.generationsFolder).compactMap { ReplicaLayout.generationNumber($0.key) }.sorted()

@@ -57,14 +57,18 @@ extension ReplicaFollower {
         var waitingSaid = false
         var dormantSaid = false
         var markAttempts = 0
+        // The generations the primary writes renew its lease, so the newest one in the bucket is
+        // watched: not the newest applied, which moves while a lagging follower catches up with a
+        // primary that is already gone. Looked for again whenever the follower applied one, or
+        // failed to.
+        var chainSeen = await boundReplica.newestGeneration(after: appliedGeneration ?? 0)
+        var wasDormant = false
         while true {
             if Task.isCancelled {
                 throw ReplicationError(.cancelled, "Cancelled while waiting for the lease of \(location).")
             }
-            // The generations the primary writes renew its lease: the newest one applied is what
-            // the follower has seen of the chain.
             let (held, other) = try await keeper.tryAcquire(
-                chainTerm: appliedTerm, chainHead: appliedGeneration, force: options.takesOverImmediately)
+                chainTerm: appliedTerm, chainHead: chainSeen, force: options.takesOverImmediately)
             if held { break }
             if let other {
                 previousTerm = other.term
@@ -86,22 +90,36 @@ extension ReplicaFollower {
                         "another shipper (term \(other.term)) holds the lease of \(location); following until it gives it up or it expires"
                     )
                 }
+                if wasDormant, other.dormant != true {
+                    self.options.logger.notice(
+                        "the primary of \(location) heard of this standby: its idle lease now expires after \(other.durationMilliseconds / 1000) s unrenewed"
+                    )
+                }
+                wasDormant = other.dormant == true
                 if other.dormant == true, !dormantSaid {
                     dormantSaid = true
                     self.options.logger.warning(
                         """
                         the primary of \(location) is idle and its lease is dormant (no standby watched the replica when \
-                        it went idle): it does not expire until the primary ships again; the primary had shipped \
-                        everything when it went idle, so if its host is gone, take over with --take-over \
-                        (takesOverImmediately)
+                        it went idle): it does not expire. The primary hears of this standby when it ships again or \
+                        next looks for one (after its idle lease duration, then twice as long each time: this standby \
+                        may wait as long as the primary has been idle), and its lease expires from then on. It had \
+                        shipped everything when it went idle: if its host is gone, stop this command and run \
+                        `statejournal promote --take-over` (takesOverImmediately)
                         """)
                 }
             }
             // Following while waiting keeps the takeover short.
+            let applied = appliedGeneration
             do {
                 try await followOnce()
+                if appliedGeneration != applied {
+                    chainSeen = await boundReplica.newestGeneration(after: max(chainSeen, appliedGeneration ?? 0))
+                }
             } catch let error as ReplicationError where Self.isRetried(error) {
                 self.options.logger.warning("following failed, retrying: \(error.message)")
+                // A generation that cannot be applied must not hide a primary that goes on shipping.
+                chainSeen = await boundReplica.newestGeneration(after: max(chainSeen, appliedGeneration ?? 0))
             }
             do {
                 try await Task.sleep(for: min(options.leaseDuration / 4, .seconds(1)))

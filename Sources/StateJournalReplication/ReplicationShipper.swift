@@ -262,7 +262,7 @@ public actor ReplicationShipper {
                 throw ReplicationError(.cancelled, "Cancelled while waiting for the lease of \(location).")
             }
             let force = options.takesOverImmediately && !forcedOnce
-            if waited { highestGeneration = await newestGeneration(after: highestGeneration) }
+            if waited { highestGeneration = await replica.newestGeneration(after: highestGeneration) }
             let (held, other) = try await lease.tryAcquire(
                 chainTerm: highestTerm, chainHead: waited ? highestGeneration : nil, force: force)
             if held, let term = await lease.term {
@@ -292,22 +292,6 @@ public actor ReplicationShipper {
                 throw ReplicationError(.cancelled, "Cancelled while waiting for the lease of \(location).")
             }
         }
-    }
-
-    /// The newest generation number after `known` that is in the bucket, asked for one at a time
-    /// (at most 16): a holder writing generations renews its lease by them. A failed request ends
-    /// the search.
-    private func newestGeneration(after known: UInt64) async -> UInt64 {
-        var newest = known
-        for _ in 0..<16 {
-            let next = newest + 1
-            guard next <= ReplicaLimits.maximumCounter,
-                (try? await client.etag(bucket: location.bucket, key: replica.fullKey(ReplicaLayout.generation(next))))
-                    != nil
-            else { break }
-            newest = next
-        }
-        return newest
     }
 
     /// The store's files now.
