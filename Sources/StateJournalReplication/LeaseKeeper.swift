@@ -19,7 +19,8 @@ import Logging
 /// changes, so a busy holder writes the lease only when it goes idle and when it ships again.
 /// Once it has shipped nothing for a lease's duration, the lease is written with
 /// ``idleDuration`` (renewed every half of it) when a standby has marked the replica, else as
-/// *dormant*: it does not expire, and an idle store costs no request at all.
+/// *dormant*: it does not expire, and the idle holder only looks for a standby again, less and
+/// less often.
 actor LeaseKeeper {
     /// How the lease is written: as the shipper ships, while it is idle and a standby watches, or
     /// while it is idle and nobody does.
@@ -211,11 +212,7 @@ actor LeaseKeeper {
             // a lease's duration and the margin, it is replaced, in a term above every one the
             // generations show.
             let arrived = clock.now()
-            if observed?.etag != stored.etag || Self.chainMoved(from: observed?.chainHead, to: chainHead) {
-                observed = (stored.etag, 0, chainHead, arrived)
-            } else if observed?.chainHead == nil {
-                observed?.chainHead = chainHead
-            }
+            observe(etag: stored.etag, renewal: 0, chainHead: chainHead, at: arrived)
             if !warnedOfDamage {
                 warnedOfDamage = true
                 logger.warning(
@@ -256,13 +253,7 @@ actor LeaseKeeper {
             return (false, found)
         }
         let arrived = clock.now()
-        if observed?.etag != foundETag || observed?.renewal != found.renewal
-            || Self.chainMoved(from: observed?.chainHead, to: chainHead)
-        {
-            observed = (foundETag, found.renewal, chainHead, arrived)
-        } else if observed?.chainHead == nil {
-            observed?.chainHead = chainHead
-        }
+        observe(etag: foundETag, renewal: found.renewal, chainHead: chainHead, at: arrived)
         let silentFor = arrived - (observed?.at ?? arrived)
         // A dormant lease does not expire: its holder had shipped everything and went idle with
         // nobody standing by.
@@ -278,11 +269,16 @@ actor LeaseKeeper {
         return (taken, taken ? nil : found)
     }
 
-    /// Whether the newest generation seen changed: a caller that starts watching the chain only
-    /// later has not seen it move.
-    private static func chainMoved(from earlier: UInt64?, to now: UInt64?) -> Bool {
-        guard let earlier, let now else { return false }
-        return earlier != now
+    /// Notes what another holder's lease and the chain look like at `arrived`: the silence starts
+    /// again when either changed. A caller that starts watching the chain only later has not seen
+    /// it move.
+    private func observe(etag: String, renewal: UInt64, chainHead: UInt64?, at arrived: Duration) {
+        let chainMoved = observed?.chainHead.flatMap { seen in chainHead.map { $0 != seen } } ?? false
+        if observed?.etag != etag || observed?.renewal != renewal || chainMoved {
+            observed = (etag, renewal, chainHead, arrived)
+        } else if observed?.chainHead == nil {
+            observed?.chainHead = chainHead
+        }
     }
 
     private func claim(term: UInt64, replacing foundETag: String?) async throws -> Bool {

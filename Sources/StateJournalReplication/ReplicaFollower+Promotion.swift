@@ -76,13 +76,7 @@ extension ReplicaFollower {
                     // So that the primary, once idle, keeps a lease that expires rather than a
                     // dormant one. Tried up to three times; the wait goes on without it.
                     markAttempts += 1
-                    do {
-                        try await boundReplica.markStandby(host: ProcessInfo.processInfo.hostName)
-                        markAttempts = 3
-                    } catch let error as ReplicationError {
-                        self.options.logger.warning(
-                            "marking \(location) as watched by a standby failed: \(error.message)")
-                    }
+                    if await boundReplica.markStandby(logger: self.options.logger) { markAttempts = 3 }
                 }
                 if !waitingSaid {
                     waitingSaid = true

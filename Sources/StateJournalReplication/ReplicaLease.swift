@@ -1,4 +1,5 @@
 import Foundation
+import Logging
 import StateJournal
 
 /// What `lease.json` holds: which shipper may write generations, in which term, and how recently
@@ -107,15 +108,25 @@ extension Replica {
 
     /// Says that a standby watches the replica, so that an idle holder keeps a lease that expires
     /// (see ``ReplicationOptions/idleLeaseDuration``) rather than a dormant one. Written once,
-    /// create-only: an existing mark is left as it is.
-    func markStandby(host: String?) async throws {
-        let mark = StandbyMark(host: host, writtenMilliseconds: UInt64(max(0, Date().timeIntervalSince1970 * 1000)))
+    /// create-only: an existing mark is left as it is. A failure is logged as a warning.
+    ///
+    /// - Returns: whether the mark is there now.
+    func markStandby(logger: Logger) async -> Bool {
+        let mark = StandbyMark(
+            host: ProcessInfo.processInfo.hostName,
+            writtenMilliseconds: UInt64(max(0, Date().timeIntervalSince1970 * 1000)))
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys]
-        _ = try await put(StandbyMark.name, payload: Array(try encoder.encode(mark)), ifMatching: nil)
+        do {
+            _ = try await put(StandbyMark.name, payload: Array(try encoder.encode(mark)), ifMatching: nil)
+            return true
+        } catch {
+            logger.warning("marking \(location) as watched by a standby failed: \(error)")
+            return false
+        }
     }
 
-    /// Whether a standby has marked the replica (see ``markStandby(host:)``): only whether the object
+    /// Whether a standby has marked the replica (see ``markStandby(logger:)``): only whether the object
     /// is there counts, never what it says.
     func hasStandby() async throws -> Bool {
         try await client.etag(bucket: location.bucket, key: fullKey(StandbyMark.name)) != nil

@@ -42,8 +42,9 @@ public struct ReplicationOptions: Sendable {
     /// standby watches the replica (`follow --failover`, ``ReplicaFollower/promote(shipping:)``):
     /// the lease is then written again every half of it, and a standby takes over a primary that
     /// died while idle after this long (and a fifth of ``leaseDuration``). With no standby, an idle
-    /// shipper's lease is *dormant*: it sends nothing until it ships again, and no shipper takes
-    /// the lease over unless it is given up or taken by force. Between ``leaseDuration`` and an hour;
+    /// shipper's lease is *dormant*: no shipper takes it over unless it is given up or taken by
+    /// force, and the shipper only looks for a standby again (a `HEAD`) after this long, then after
+    /// twice as long each time, until it ships again. Between ``leaseDuration`` and an hour;
     /// defaults to ten minutes.
     public var idleLeaseDuration: Duration = .seconds(600)
     /// Whether the shipper takes the lease at once even while another shipper holds it, instead of
@@ -273,13 +274,8 @@ public actor ReplicationShipper {
             if let fencedBy = await lease.fencedBy { throw fenced(by: fencedBy, storeLastEpoch: storeLastEpoch) }
             if !waitingSaid, let other {
                 waitingSaid = true
-                // Waiting for the lease is standing by: marked, so that an idle holder keeps a
-                // lease that expires (see ``ReplicationOptions/idleLeaseDuration``).
-                do {
-                    try await replica.markStandby(host: ProcessInfo.processInfo.hostName)
-                } catch {
-                    options.logger.warning("marking \(location) as watched by a standby failed: \(error)")
-                }
+                // Waiting for the lease is standing by (see ``ReplicationOptions/idleLeaseDuration``).
+                _ = await replica.markStandby(logger: options.logger)
                 options.logger.notice(
                     """
                     another shipper (\(other.host.map { printable($0) } ?? "unknown host"), term \(other.term)) holds the \

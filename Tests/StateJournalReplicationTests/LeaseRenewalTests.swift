@@ -22,13 +22,46 @@ private func advance(_ clock: ManualClock, by step: Duration, renewerOf shipper:
     }
 }
 
-/// The lease in the bucket, read as a standby would.
-private func storedLease(_ location: S3Location, gateway: Gateway) async throws -> LeaseDocument {
-    let client = gateway.client()
-    let bytes = try #require(try await client.get(bucket: location.bucket, key: location.prefix + LeaseDocument.name))
-    let payload = try ObjectEnvelope.open(
-        bytes, name: LeaseDocument.name, keyring: nil, acceptsPlaintext: true, storeID: nil, replicaID: nil)
-    return try LeaseDocument.decode(payload, key: LeaseDocument.name)
+/// A store with three epochs committed and a fresh bucket for its replica, with shippers of it
+/// for hosts whose lease is timed on a clock the test moves.
+private struct LeaseFixture {
+    let gateway: Gateway
+    let location: S3Location
+    let directory: URL
+    let storeURL: URL
+    let journal: Journal
+
+    init(_ name: String) async throws {
+        gateway = try Gateway.required()
+        location = S3Location(bucket: try await gateway.freshBucket(), prefix: name)
+        directory = try temporaryDirectory("lease-\(name)")
+        storeURL = directory.appendingPathComponent("store")
+        journal = try Journal.open(at: storeURL)
+        try commit(journal, count: 3)
+    }
+
+    /// A shipper of the store on `host`, with a ten-second lease timed on `clock`.
+    func shipper(host: String, clock: any Clock<Duration>, idleLease: Duration? = nil) -> ReplicationShipper {
+        var options = leaseOptions(lease: .seconds(10), host: host)
+        options.leaseClock = clock
+        if let idleLease { options.idleLeaseDuration = idleLease }
+        return ReplicationShipper(
+            store: storeURL, to: location, configuration: gateway.configuration(), options: options)
+    }
+
+    /// The lease in the bucket, read as a standby would.
+    func lease() async throws -> LeaseDocument {
+        let bytes = try #require(
+            try await gateway.client().get(bucket: location.bucket, key: location.prefix + LeaseDocument.name))
+        let payload = try ObjectEnvelope.open(
+            bytes, name: LeaseDocument.name, keyring: nil, acceptsPlaintext: true, storeID: nil, replicaID: nil)
+        return try LeaseDocument.decode(payload, key: LeaseDocument.name)
+    }
+
+    func close() {
+        try? journal.close()
+        try? FileManager.default.removeItem(at: directory)
+    }
 }
 
 /// Moves `clock` on by `step` each time `standby` waits for the lease, until it holds it or
@@ -61,24 +94,14 @@ extension GatewayTests {
         @Test func aShipperWritingAGenerationEachSecondNeverWritesItsLeaseAndAStandbyWatchingTheChainDoesNotTakeOver()
             async throws
         {
-            let gateway = try Gateway.required()
-            let location = S3Location(bucket: try await gateway.freshBucket(), prefix: "busy")
-            let directory = try temporaryDirectory("lease-busy")
-            defer { try? FileManager.default.removeItem(at: directory) }
-            let storeURL = directory.appendingPathComponent("store")
-            let journal = try Journal.open(at: storeURL)
-            try commit(journal, count: 3)
+            let fixture = try await LeaseFixture("busy")
+            defer { fixture.close() }
+            let journal = fixture.journal
             let primaryClock = StarvedClock()
-            var primaryOptions = leaseOptions(lease: .seconds(10), host: "primary")
-            primaryOptions.leaseClock = primaryClock
-            let primary = ReplicationShipper(
-                store: storeURL, to: location, configuration: gateway.configuration(), options: primaryOptions)
+            let primary = fixture.shipper(host: "primary", clock: primaryClock)
             try await primary.shipOnce()
             let standbyClock = ManualClock()
-            var standbyOptions = leaseOptions(lease: .seconds(10), host: "standby")
-            standbyOptions.leaseClock = standbyClock
-            let standby = ReplicationShipper(
-                store: storeURL, to: location, configuration: gateway.configuration(), options: standbyOptions)
+            let standby = fixture.shipper(host: "standby", clock: standbyClock)
             let taking = Task { try await standby.shipOnce() }
             defer { taking.cancel() }
             let before = primary.requestCounts
@@ -94,7 +117,7 @@ extension GatewayTests {
             let sent = primary.requestCounts.since(before)
             #expect(sent.puts == 30, "a PUT a generation, none for the lease: \(sent)")
             #expect(sent.total == 30, "\(sent)")
-            #expect(try await storedLease(location, gateway: gateway).renewal == 0)
+            #expect(try await fixture.lease().renewal == 0)
             #expect(await !standby.holdsLease)
             #expect(await primary.holdsLease)
             // The primary stops: neither the lease nor the chain changes, and the standby takes
@@ -103,22 +126,14 @@ extension GatewayTests {
             let took = try #require(waited)
             #expect(took >= .seconds(11) && took <= .seconds(13), "took over after \(took)")
             #expect(try await taking.value.wroteGeneration)
-            try journal.close()
         }
 
         @Test func anIdleShipperWithNoStandbyMakesItsLeaseDormantAndSendsNothingUntilItShipsAgain() async throws {
-            let gateway = try Gateway.required()
-            let location = S3Location(bucket: try await gateway.freshBucket(), prefix: "dormant")
-            let directory = try temporaryDirectory("lease-dormant")
-            defer { try? FileManager.default.removeItem(at: directory) }
-            let storeURL = directory.appendingPathComponent("store")
-            let journal = try Journal.open(at: storeURL)
-            try commit(journal, count: 3)
+            let fixture = try await LeaseFixture("dormant")
+            defer { fixture.close() }
+            let journal = fixture.journal
             let clock = ManualClock()
-            var options = leaseOptions(lease: .seconds(10), host: "primary")
-            options.leaseClock = clock
-            let primary = ReplicationShipper(
-                store: storeURL, to: location, configuration: gateway.configuration(), options: options)
+            let primary = fixture.shipper(host: "primary", clock: clock)
             try await primary.shipOnce()
             let before = primary.requestCounts
             // The renewer wakes every 1.25 s: three renewals in the lease's duration, then, idle,
@@ -128,7 +143,7 @@ extension GatewayTests {
             }
             let idling = primary.requestCounts.since(before)
             #expect(idling.puts == 4 && idling.heads == 1 && idling.total == 5, "\(idling)")
-            let dormant = try await storedLease(location, gateway: gateway)
+            let dormant = try await fixture.lease()
             #expect(dormant.dormant == true)
             // Two hours idle: no write, and three looks for a standby, after 10, 30 and 70 minutes.
             let rested = primary.requestCounts
@@ -141,10 +156,7 @@ extension GatewayTests {
 
             // A standby does not take a dormant lease over, however long it waits.
             let standbyClock = ManualClock()
-            var standbyOptions = leaseOptions(lease: .seconds(10), host: "standby")
-            standbyOptions.leaseClock = standbyClock
-            let standby = ReplicationShipper(
-                store: storeURL, to: location, configuration: gateway.configuration(), options: standbyOptions)
+            let standby = fixture.shipper(host: "standby", clock: standbyClock)
             let taking = Task { try await standby.shipOnce() }
             defer { taking.cancel() }
             #expect(
@@ -159,7 +171,7 @@ extension GatewayTests {
             try await advance(clock, by: .milliseconds(1250), renewerOf: primary)
             let woke = primary.requestCounts.since(waking)
             #expect(woke.puts == 2, "the generation and the lease: \(woke)")
-            let awake = try await storedLease(location, gateway: gateway)
+            let awake = try await fixture.lease()
             #expect(awake.dormant == nil && awake.durationMilliseconds == 10_000)
             // Then it dies: the standby takes over once the lease has been unchanged for its
             // duration and a fifth.
@@ -167,35 +179,23 @@ extension GatewayTests {
                 try await waitedForLease(standby, clock: standbyClock, step: .seconds(1), limit: .seconds(20)))
             #expect(took >= .seconds(11) && took <= .seconds(13), "took over after \(took)")
             #expect(try await taking.value.wroteGeneration)
-            try journal.close()
         }
 
         @Test func aDormantShipperHearsOfAStandbyThatCameLateAtItsNextLookAndItsLeaseThenExpires() async throws {
-            let gateway = try Gateway.required()
-            let location = S3Location(bucket: try await gateway.freshBucket(), prefix: "late")
-            let directory = try temporaryDirectory("lease-late")
-            defer { try? FileManager.default.removeItem(at: directory) }
-            let storeURL = directory.appendingPathComponent("store")
-            let journal = try Journal.open(at: storeURL)
-            try commit(journal, count: 3)
+            let fixture = try await LeaseFixture("late")
+            defer { fixture.close() }
+            let journal = fixture.journal
             let clock = ManualClock()
-            var options = leaseOptions(lease: .seconds(10), host: "primary")
-            options.leaseClock = clock
-            options.idleLeaseDuration = .seconds(60)
-            let primary = ReplicationShipper(
-                store: storeURL, to: location, configuration: gateway.configuration(), options: options)
+            let primary = fixture.shipper(host: "primary", clock: clock, idleLease: .seconds(60))
             try await primary.shipOnce()
             for _ in 0..<8 {
                 try await advance(clock, by: .milliseconds(1250), renewerOf: primary)
             }
-            #expect(try await storedLease(location, gateway: gateway).dormant == true)
+            #expect(try await fixture.lease().dormant == true)
             // A standby comes (a second shipper waiting for the lease marks the replica), and
             // waits a minute and more: the dormant lease does not expire meanwhile.
             let standbyClock = ManualClock()
-            var standbyOptions = leaseOptions(lease: .seconds(10), host: "standby")
-            standbyOptions.leaseClock = standbyClock
-            let standby = ReplicationShipper(
-                store: storeURL, to: location, configuration: gateway.configuration(), options: standbyOptions)
+            let standby = fixture.shipper(host: "standby", clock: standbyClock)
             let taking = Task { try await standby.shipOnce() }
             defer { taking.cancel() }
             #expect(
@@ -205,42 +205,33 @@ extension GatewayTests {
             for _ in 0..<48 {
                 try await advance(clock, by: .milliseconds(1250), renewerOf: primary)
             }
-            let idle = try await storedLease(location, gateway: gateway)
+            let idle = try await fixture.lease()
             #expect(idle.dormant == nil && idle.durationMilliseconds == 60_000)
             let took = try #require(
                 try await waitedForLease(standby, clock: standbyClock, step: .seconds(1), limit: .seconds(70)))
             #expect(took >= .seconds(62) && took <= .seconds(63), "took over after \(took)")
             #expect(try await taking.value.wroteGeneration)
-            try journal.close()
         }
 
         @Test func anIdleShipperWatchedByAStandbyKeepsALeaseThatExpiresAfterTheIdleDurationRenewedEveryHalfOfIt()
             async throws
         {
-            let gateway = try Gateway.required()
-            let location = S3Location(bucket: try await gateway.freshBucket(), prefix: "watched")
-            let directory = try temporaryDirectory("lease-watched")
-            defer { try? FileManager.default.removeItem(at: directory) }
-            let storeURL = directory.appendingPathComponent("store")
-            let journal = try Journal.open(at: storeURL)
-            try commit(journal, count: 3)
+            let fixture = try await LeaseFixture("watched")
+            defer { fixture.close() }
+            let journal = fixture.journal
             let clock = ManualClock()
-            var options = leaseOptions(lease: .seconds(10), host: "primary")
-            options.leaseClock = clock
-            options.idleLeaseDuration = .seconds(600)
-            let primary = ReplicationShipper(
-                store: storeURL, to: location, configuration: gateway.configuration(), options: options)
+            let primary = fixture.shipper(host: "primary", clock: clock, idleLease: .seconds(600))
             try await primary.shipOnce()
             // A standby marks the replica as watched (`follow --failover` does it while it waits).
-            let replica = Replica(client: gateway.client(), location: location, keyring: nil)
-            try await replica.markStandby(host: "standby")
+            let replica = Replica(client: fixture.gateway.client(), location: fixture.location, keyring: nil)
+            #expect(await replica.markStandby(logger: ReplicationOptions().logger))
             let before = primary.requestCounts
             // Idle for the lease's duration, then an hour: the lease is written as idle once, then
             // every five minutes.
             for _ in 0..<8 {
                 try await advance(clock, by: .milliseconds(1250), renewerOf: primary)
             }
-            let idle = try await storedLease(location, gateway: gateway)
+            let idle = try await fixture.lease()
             #expect(idle.dormant == nil && idle.durationMilliseconds == 600_000)
             let rested = primary.requestCounts
             for _ in 0..<60 {
@@ -253,17 +244,13 @@ extension GatewayTests {
             // It dies: a standby takes over once the lease has been unchanged for ten minutes and
             // a fifth of the lease's duration, not before.
             let standbyClock = ManualClock()
-            var standbyOptions = leaseOptions(lease: .seconds(10), host: "standby")
-            standbyOptions.leaseClock = standbyClock
-            let standby = ReplicationShipper(
-                store: storeURL, to: location, configuration: gateway.configuration(), options: standbyOptions)
+            let standby = fixture.shipper(host: "standby", clock: standbyClock)
             let taking = Task { try await standby.shipOnce() }
             defer { taking.cancel() }
             let took = try #require(
                 try await waitedForLease(standby, clock: standbyClock, step: .seconds(1), limit: .seconds(620)))
             #expect(took >= .seconds(602) && took <= .seconds(603), "took over after \(took)")
             #expect(try await taking.value.wroteGeneration)
-            try journal.close()
         }
     }
 }

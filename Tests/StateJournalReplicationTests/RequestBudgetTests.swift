@@ -28,14 +28,16 @@ extension GatewayTests {
                 // The default options: a pass a second at most, a lease of ten seconds.
                 let shipper = ReplicationShipper(
                     store: storeURL, to: location, configuration: proxy.configuration(for: gateway))
+                let generationsWritten = Locked(0)
+                await shipper.observeGenerations { _ in generationsWritten.withLock { $0 += 1 } }
                 let loop = Task { try await shipper.run() }
                 defer { loop.cancel() }
                 var index = 0
-                /// Commits 100 epochs a second for `duration`, as a small app would.
-                func commitFor(_ duration: Duration) async throws {
+                /// Commits 100 epochs a second for `duration`, or until `done` holds, as a small app would.
+                func commitFor(_ duration: Duration, until done: () async -> Bool = { false }) async throws {
                     let start = ContinuousClock.now
                     var due = start
-                    while ContinuousClock.now - start < duration {
+                    while ContinuousClock.now - start < duration, await !done() {
                         due += .milliseconds(10)
                         if due > ContinuousClock.now { try await Task.sleep(until: due) }
                         let epoch = try journal.beginEpoch()
@@ -46,8 +48,10 @@ extension GatewayTests {
                         index += 1
                     }
                 }
-                // The shipper's start (the identity, the listing, the lease) is not the steady state.
-                try await commitFor(.seconds(5))
+                // The shipper's start (the identity, the listing, the lease) is not the steady state:
+                // counting starts once it has written its first generation.
+                try await commitFor(.seconds(600)) { generationsWritten.withLock { $0 } > 0 }
+                #expect(generationsWritten.withLock { $0 } > 0)
                 try await proxy.zero()
                 let busyStart = ContinuousClock.now
                 try await commitFor(.seconds(60))
@@ -66,7 +70,12 @@ extension GatewayTests {
 
                 // Idle: the last pass, then a lease's duration until the lease goes dormant (no
                 // standby watches), then nothing at all.
-                try await Task.sleep(for: .seconds(15))
+                let keeper = try #require(await shipper.lease)
+                let deadline = ContinuousClock.now + .seconds(600)
+                while await keeper.mode != .dormant, ContinuousClock.now < deadline {
+                    try await Task.sleep(for: .milliseconds(100))
+                }
+                #expect(await keeper.mode == .dormant)
                 try await proxy.zero()
                 try await Task.sleep(for: .seconds(30))
                 let idle = try await proxy.counts()
