@@ -85,7 +85,9 @@ extension RestorationManager {
                     : "A restoration of scene \(scene!) is in progress; call completeStateRestoration(scene:) before "
                         + "restoring it again.")
         }
+        try recordCrashedRestoration()
         var (history, choice, state) = try chooseState(asOf: epoch, scene: scene)
+        noteCrashLoop(choice, scene: scene)
         var report = RestorationReport(outcome: .nothingToRestore, epoch: nil, reason: choice.reason)
         report.scene = scene
         guard let target = choice.stateEpoch, let info = state?.epoch, var state else { return report }
@@ -108,25 +110,33 @@ extension RestorationManager {
 
         let latestState = history.last(where: CrashLoopGuard.changesState)?.epoch
         let restoredLatest = latestState.map { target >= $0 } ?? true
-        let progress = RestorationProgress(
+        var progress = RestorationProgress(
             epoch: target, restoredLatest: restoredLatest, savedMetadata: savedMetadata, count: 1)
         var began = markerMetadata(.restorationBegan, progress)
         began[EpochMetadataKey.unfinishedAttempts] = String(choice.unfinishedAttempts)
-        // A scene's attempts are also kept in an entry at its own path, which compaction keeps: in a
-        // store with several scenes, it may fold every marker of one scene while others write.
+        // From here until the app's restoration code returns, a crash signal leaves a note that the
+        // next launch records as a failed restoration; a kill from outside leaves none.
+        let token = armCrashNote(restoring: target, scene: scene)
+        defer { journal.disarmCrashNote() }
+        began[EpochMetadataKey.restorationToken] = token
+        // A scene's failed attempts are also kept in an entry at its own path, which compaction keeps:
+        // in a store with several scenes, it may fold every marker of one scene while others write.
         var bookkeeping: [JournalChange] = []
         var attempts: CrashLoopGuard.RecordedAttempts?
-        if let scene {
+        if let scene, choice.unfinishedAttempts > 0 || token == nil {
+            // Without a crash note, the attempt counts as failed until it completes, as before notes.
             let recorded = CrashLoopGuard.RecordedAttempts(
-                epoch: target, attempts: choice.unfinishedAttempts + 1, restoredLatest: restoredLatest)
+                epoch: target, attempts: choice.unfinishedAttempts + (token == nil ? 1 : 0),
+                restoredLatest: restoredLatest)
             bookkeeping = [.put(scene.basePath, Self.encodeAttempts(recorded))]
             attempts = recorded
         }
         try journal.commit(bookkeeping, metadata: began)
-        if let scene {
+        if let scene, let attempts {
             sceneAttempts[scene] = attempts
             recordedSessions.insert(scene)
         }
+        progress.token = token
         restoration = progress
         // Until the pass returns, the calls without a scene made from it are this scene's.
         sceneBeingRestored = .some(scene)
@@ -163,6 +173,7 @@ extension RestorationManager {
         }
         if !report.skipped.isEmpty { metrics.skips.increment(by: report.skipped.count) }
         delegate.didDecodeRestorableState(coder)
+        journal.disarmCrashNote()
         // After the finish pass and didDecode, where the app attaches what it restored.
         for path in pass.controllersNoParentHolds(roots: roots) {
             report.diagnostics.append(.restoredControllerOutsideHierarchy(path))
@@ -172,7 +183,47 @@ extension RestorationManager {
         activate(scene)
         restoration?.encodedReport = RecordedRestorationReport(report).encoded()
         try completeRestoration(scene: scene)
+        if let held = restoration, held.token != nil {
+            // Held open by extendStateRestoration(): failed, unless a completion follows.
+            var metadata = markerMetadata(.restorationHeld, held)
+            metadata[EpochMetadataKey.restorationToken] = held.token
+            metadata[EpochMetadataKey.unfinishedAttempts] = String(choice.unfinishedAttempts + 1)
+            try journal.commit(failureBookkeeping(scene: scene, restoring: held.epoch), metadata: metadata)
+        }
         return report
+    }
+
+    /// Logs a crash loop at error: the fallback and the history it holds, or, when the fallback is
+    /// off, that the same state is restored again.
+    private func noteCrashLoop(_ choice: CrashLoopGuard.Choice, scene: SceneSession?) {
+        let sceneName = scene?.persistentIdentifier ?? "default"
+        if case .crashLoopFallback(let avoided) = choice.reason {
+            do {
+                try journal.holdHistory(from: avoided)
+            } catch {
+                configuration.logger.error(
+                    "Could not hold the history of the state a crash-loop fallback avoided",
+                    metadata: ["avoided_epoch": "\(avoided)", "error": "\(error)"])
+            }
+            configuration.logger.error(
+                """
+                Restoring the saved state crashed the app twice in a row, so an earlier state is restored instead. \
+                The avoided state stays in the store's history (held from its epoch on, whatever the retention \
+                policy): restoreState(roots:asOf:) with that epoch, or `statejournal rewind`, brings it back; \
+                Journal.releaseHistoryHold() lets retention drop it
+                """,
+                metadata: [
+                    "avoided_epoch": "\(avoided)", "restored_epoch": "\(choice.stateEpoch.map(String.init) ?? "none")",
+                    "scene": "\(sceneName)",
+                ])
+        } else if choice.unfinishedAttempts >= CrashLoopGuard.failureLimit, let epoch = choice.stateEpoch {
+            configuration.logger.error(
+                """
+                Restoring the saved state crashed the app \(choice.unfinishedAttempts) times in a row; it is restored \
+                again, since the crash-loop fallback is off (a service's state is data)
+                """,
+                metadata: ["epoch": "\(epoch)", "scene": "\(sceneName)"])
+        }
     }
 
     /// Holds the restoration open past ``restoreState(roots:asOf:)``, for state that finishes
@@ -273,7 +324,8 @@ extension RestorationManager {
                 ?? CrashLoopGuard.choose(
                     history: history, recoveredAfterCrash: !journal.recoveryReport.isClean,
                     retained: history.count < passes.count ? Set(allHistory.map(\.epoch)) : nil,
-                    recorded: scene.flatMap { sceneAttempts[$0] })
+                    recorded: scene.flatMap { sceneAttempts[$0] },
+                    fallsBack: effectiveCrashLoopFallback == .restoreEarlierState)
             // Compaction folded every epoch of the scene: its state is the one every retained epoch holds,
             // named by the oldest (the checkpoint's), which stays the same until the next compaction.
             // (Not after a crash-loop fallback that found no earlier state: that restores nothing.)

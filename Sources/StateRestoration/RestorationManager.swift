@@ -67,6 +67,8 @@ public final class RestorationManager {
     var recordedSessions: Set<SceneSession> = []
     /// While a restoration pass runs, the scene it restores (`.some(nil)` for the default scene).
     var sceneBeingRestored: SceneSession??
+    /// The crash-loop fallback a service set for the manager it runs, over the configuration's.
+    package var crashLoopFallbackOverride: CrashLoopFallback?
     /// Whether the store holds, or this manager saved, a named scene's tree.
     var hasNamedScenes = false
     let typeNames = TypeNameCache()
@@ -86,6 +88,8 @@ public final class RestorationManager {
         /// The restoration's report, encoded for the `restorationCompleted` marker once the pass
         /// ran (``EpochMetadataKey/restorationReport``).
         var encodedReport: String?
+        /// The token its markers carry while its crash note is armed (``EpochMetadataKey/restorationToken``).
+        var token: String?
     }
 
     /// What the manager keeps per scene.

@@ -59,6 +59,13 @@ public final class StateRestorationService: Service {
         /// `ContinuousClock`; a test passes a clock it advances by hand, so that what a pass saves
         /// does not depend on how fast the machine runs.
         public var clock: any Clock<Duration>
+        /// What restoring at start does when the same state crashed the app twice in a row.
+        /// ``CrashLoopFallback/never`` by default: a service's state is data, and an older state
+        /// restored in its place would undo acknowledged changes at the next save. The service sets
+        /// it on the manager it runs, over the manager's configuration. Choose
+        /// ``CrashLoopFallback/restoreEarlierState`` for state the user can rebuild, as UIKit does for
+        /// screens.
+        public var crashLoopFallback = CrashLoopFallback.never
 
         /// Creates a configuration; every parameter has a default.
         ///
@@ -132,6 +139,7 @@ public final class StateRestorationService: Service {
     ) {
         self.configuration = configuration
         self.journal = manager.journal
+        manager.crashLoopFallbackOverride = configuration.crashLoopFallback
         (events, requests) = AsyncStream.makeStream(of: PassRequest.self)
         passes = PassRunner(manager: manager, roots: roots, scenes: scenes, logger: configuration.logger)
         // An object that invalidates itself (its own invalidateRestorableState(), a @Preserved

@@ -3,6 +3,10 @@ enum FileNames {
     static let manifest = "MANIFEST"
     static let lock = "LOCK"
     static let temporarySuffix = ".tmp"
+    /// What a process left when it died of a crash signal with a note armed (``CrashNote``).
+    static let crashNote = "CRASHNOTE"
+    /// The epoch from which retention keeps history whatever its policy (``Journal/holdHistory(from:)``).
+    static let historyHold = "HOLD"
 
     static func segment(_ sequence: UInt64) -> String { "segment-\(hex16(sequence)).sjl" }
     static func checkpoint(_ sequence: UInt64) -> String { "checkpoint-\(hex16(sequence)).lz4" }

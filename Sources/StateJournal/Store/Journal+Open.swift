@@ -160,6 +160,7 @@ extension Journal {
             directory: store.path, options: options, fileSystem: fileSystem, manifest: manifest, segment: segment,
             lock: lock, recovered: recovered, report: report, nextEpoch: next)
         do {
+            journal.heldHistory = try store.readHistoryHold()
             journal.checkpointBytes =
                 try manifest.checkpoints.last.map { try store.fileSize(FileNames.checkpoint($0.sequence)) } ?? 0
             for sequence in manifest.segments where try store.segmentBase(sequence) >= manifest.newestCheckpointEpoch {

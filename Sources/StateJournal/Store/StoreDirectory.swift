@@ -192,7 +192,8 @@ struct StoreDirectory {
 
     /// Whether a name is one this library writes (and so may delete as a leftover).
     static func isStoreFile(_ name: String) -> Bool {
-        name == FileNames.manifest || name == FileNames.lock || name.hasSuffix(FileNames.temporarySuffix)
+        name == FileNames.manifest || name == FileNames.lock || name == FileNames.crashNote
+            || name == FileNames.historyHold || name.hasSuffix(FileNames.temporarySuffix)
             || FileNames.segmentSequence(name) != nil || FileNames.checkpointSequence(name) != nil
             || name.hasPrefix("damaged-")
     }

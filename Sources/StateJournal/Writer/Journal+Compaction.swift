@@ -188,7 +188,8 @@ extension Journal {
         of current: Manifest, adding checkpoint: Manifest.CheckpointReference?, _ retention: RetentionPolicy
     ) throws -> Retired {
         do {
-            return try retirement(of: current, adding: checkpoint, now: options.clock(), policy: retention)
+            let hold = condition.withLock { heldHistory }
+            return try retirement(of: current, adding: checkpoint, now: options.clock(), policy: retention, hold: hold)
         } catch {
             throw Self.ioError(error, "read the sizes and epochs of the files retention chooses from")
         }
@@ -244,7 +245,8 @@ extension Journal {
     /// read, ordered only by reference counts (which ThreadSanitizer does not see). The new manifest
     /// is built under the lock, from the writer's (``install(adding:dropping:naming:)``).
     func retirement(
-        of current: Manifest, adding checkpoint: Manifest.CheckpointReference?, now: Date, policy: RetentionPolicy
+        of current: Manifest, adding checkpoint: Manifest.CheckpointReference?, now: Date, policy: RetentionPolicy,
+        hold: UInt64? = nil
     ) throws -> Retired {
         var checkpoints: [Manifest.CheckpointReference] = []
         checkpoints.reserveCapacity(current.checkpoints.count + 1)
@@ -288,6 +290,17 @@ extension Journal {
                     }
             }
             while keepFrom < checkpoints.count - 1 && retainedBytes(from: keepFrom) > budget { keepFrom += 1 }
+        }
+        // A hold keeps the history from its epoch on: the newest checkpoint at or before it, and
+        // the segments after that; without one, every segment, from the first epoch.
+        if let hold {
+            if let covering = checkpoints.lastIndex(where: { $0.epoch <= hold }) {
+                keepFrom = min(keepFrom, covering)
+            } else if formatFloor == 0 && segments.count <= Self.segmentsKeptAtMost {
+                return ([], [])
+            } else {
+                keepFrom = formatFloor
+            }
         }
         keepFrom = max(keepFrom, formatFloor)
         while keepFrom < checkpoints.count - 1,

@@ -85,6 +85,10 @@ public final class Journal: @unchecked Sendable {
     /// The current checkpoint's size on disk.
     var checkpointBytes: Int64 = 0
     var lastCompactionFailure: JournalError?
+    /// The descriptor of the crash note file while a note is armed (``armCrashNote(_:)``).
+    var armedCrashNote: Int32?
+    /// The epoch from which retention keeps history, whatever its policy (``holdHistory(from:)``).
+    var heldHistory: UInt64?
     /// Whether the active segment's descriptor is closed: by ``close()``, or by a ``reopen()`` that
     /// failed after letting go of the poisoned writer's files.
     var filesReleased = false

@@ -16,9 +16,20 @@ public enum EpochMetadataKey: Sendable {
     /// the next launch that the marker's own epoch holds the same state, once compaction has folded
     /// the restored epoch.
     public static let restoredLatest = "restoredLatest"
-    /// On `restorationBegan` markers: how many restorations of the same epoch began before this one
-    /// and never completed, so that a crash loop is still seen once compaction folded their markers.
+    /// On `restorationBegan` markers: how many restorations of the same epoch failed in a row before
+    /// this one; on `restorationHeld` and `restorationFailed` markers, how many with the one they
+    /// name; so that a crash loop is still seen once compaction folded the markers before.
     public static let unfinishedAttempts = "unfinishedAttempts"
+    /// On `restorationBegan` markers: a token, in hexadecimal, when the manager armed a crash note
+    /// for the restoration (`Journal.armCrashNote(_:)`); on `restorationFailed` and
+    /// `restorationHeld` markers, the token of the restoration they say failed. A `restorationBegan`
+    /// marker with a token counts as failed only when such a marker names it; one without (written by
+    /// an earlier release, or when the note could not be armed) whenever no `restorationCompleted`
+    /// marker follows it.
+    public static let restorationToken = "restorationToken"
+    /// On `restorationFailed` markers: the crash signal the process died of during the restoration
+    /// (`SIGSEGV`, `SIGILL`, `SIGTRAP`, `SIGABRT`, ...).
+    public static let crashSignal = "crashSignal"
     /// On restoration markers: the bundle version that saved the restored state, so that the state
     /// keeps its saved version when it is read through the marker after compaction.
     public static let restoredBundleVersion = "restoredBundleVersion"
@@ -57,6 +68,13 @@ public enum RestorationEpochKind: String, Sendable, Hashable, CaseIterable {
     case restorationBegan
     /// A restoration completed (no entries): the crash-loop marker that clears it.
     case restorationCompleted
+    /// A restoration's pass returned with the restoration held open by
+    /// `extendStateRestoration()`: it counts as failed unless a `restorationCompleted` marker
+    /// follows.
+    case restorationHeld
+    /// The process died of a crash signal during a restoration, as the next launch found in the
+    /// store's crash note: the restoration counts as failed.
+    case restorationFailed
 
     /// Whether epochs of this kind change the state (rather than only mark an event).
     public var changesState: Bool { self == .preservation || self == .discard }

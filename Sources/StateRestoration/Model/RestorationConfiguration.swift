@@ -24,6 +24,10 @@ public struct RestorationConfiguration: Sendable, Hashable {
     public var logger: Logger
     /// How the manager retries after its journal failed to write or sync; see ``StoreHealth``.
     public var recovery = StoreRecoveryPolicy()
+    /// What a restoration does when restoring the same state crashed twice in a row; by default,
+    /// as in UIKit, it restores the state saved before. `StateRestorationService` sets its own
+    /// (``CrashLoopFallback/never`` by default) on the manager it runs.
+    public var crashLoopFallback = CrashLoopFallback.restoreEarlierState
     /// The factory metrics are created with; `nil` (the default) means the global `MetricsSystem`.
     package var metricsFactory: (any MetricsFactory)?
 

@@ -67,7 +67,7 @@ enum CrashLoopGuard {
 
     static func choose(
         history: [EpochInfo], recoveredAfterCrash: Bool, retained: Set<UInt64>? = nil,
-        recorded: RecordedAttempts? = nil
+        recorded: RecordedAttempts? = nil, fallsBack: Bool = true
     ) -> Choice {
         let retained = retained ?? Set(history.map(\.epoch))
         var failures: [UInt64: Int] = [:]
@@ -82,11 +82,27 @@ enum CrashLoopGuard {
             switch kind(of: info) {
             case .restorationBegan?:
                 if let restoring {
+                    // With a crash note armed, a restoration that never completed failed only when a
+                    // later marker says so (and that marker counts it): a process killed from outside
+                    // left it unfinished, and that is not a crash. Without one (an earlier release),
+                    // it failed.
+                    let counts = info.metadata[EpochMetadataKey.restorationToken] == nil ? 1 : 0
                     // A marker also says how many attempts came before it, which compaction may have folded.
                     let before = info.metadata[EpochMetadataKey.unfinishedAttempts].flatMap(Int.init) ?? 0
-                    failures[restoring] = max(failures[restoring, default: 0], before) + 1
+                    failures[restoring] = max(failures[restoring, default: 0], before) + counts
                     let counted = exact[restoring, default: (0, 0)]
-                    exact[restoring] = (counted.markers + 1, max(counted.attempts, before + 1))
+                    exact[restoring] = (counted.markers + counts, max(counted.attempts, before + counts))
+                    oldestBegan = (restoring, info)
+                }
+                continue
+            case .restorationHeld?, .restorationFailed?:
+                // It also says how many attempts failed in a row with it, for when compaction folded
+                // the `restorationBegan` marker it names.
+                if let restoring {
+                    let through = info.metadata[EpochMetadataKey.unfinishedAttempts].flatMap(Int.init) ?? 1
+                    failures[restoring] = max(failures[restoring, default: 0], through)
+                    let counted = exact[restoring, default: (0, 0)]
+                    exact[restoring] = (counted.markers + 1, max(counted.attempts, through))
                     oldestBegan = (restoring, info)
                 }
                 continue
@@ -121,7 +137,7 @@ enum CrashLoopGuard {
         let stateEpochs = history.filter(changesState).map(\.epoch)
         var candidate: UInt64? = found.state
         var avoided: UInt64?
-        while let current = candidate, failures[current, default: 0] >= failureLimit {
+        while fallsBack, let current = candidate, failures[current, default: 0] >= failureLimit {
             avoided = avoided ?? current
             candidate = stateEpochs.last { $0 < current }
         }

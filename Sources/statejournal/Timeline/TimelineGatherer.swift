@@ -138,7 +138,9 @@ struct TimelineGatherer {
         case .discard: return .discard
         case .restorationBegan: return .restorationBegan
         case .restorationCompleted: return .restorationCompleted
-        case nil: return .commit
+        // A held or crashed restoration is a marker of the launch that began it: the timeline
+        // draws it as a commit of no state, and the launch as one that never completed.
+        case .restorationHeld, .restorationFailed, nil: return .commit
         }
     }
 
