@@ -46,7 +46,9 @@ func archiveRoundTrip(
         let text = NSAttributedString(attributedString: runs)
         var restored: NSAttributedString?
         var secure: NSAttributedString?
-        let diagnostics = try archiveRoundTrip(codingClasses: [NSAttributedString.self], { $0.encode(text, forKey: "text") }) {
+        let diagnostics = try archiveRoundTrip(
+            codingClasses: [NSAttributedString.self], { $0.encode(text, forKey: "text") }
+        ) {
             coder in
             restored = coder.decodeObject(forKey: "text") as? NSAttributedString
             secure = coder.decodeObject(of: NSAttributedString.self, forKey: "text")
