@@ -63,6 +63,7 @@ extension RestorationReport {
                 coder.encode(["https://a.org", 7] as [Any], forKey: "mixed")
             },
             decode: { coder in
+                coder.requiresSecureCoding = true
                 urls = coder.decodeObject(of: [NSArray.self, NSURL.self], forKey: "urls")
                 mixed = coder.decodeObject(of: [NSArray.self, NSURL.self], forKey: "mixed")
             })
@@ -301,6 +302,7 @@ extension RestorationReport {
         let report = try roundTrip(
             { $0.encode(CodedNote(title: "Secret", pinned: false), forKey: "note") },
             decode: { coder in
+                coder.requiresSecureCoding = true
                 refused = coder.decodeObject(of: [NSString.self], forKey: "note")
                 allowed = coder.decodeObject(of: [NSString.self, CodedNote.self], forKey: "note")
             })
@@ -327,6 +329,7 @@ extension RestorationReport {
                 number = coder.decodeObject(of: NSNumber.self, forKey: "number")
                 decodedURL = coder.decodeObject(of: NSURL.self, forKey: "url") as URL?
                 typedURL = coder.decodeObject(of: URL.self, forKey: "url")
+                coder.requiresSecureCoding = true
                 refused = coder.decodeObject(of: [NSNumber.self], forKey: "string")
             })
         #expect(string == "text")

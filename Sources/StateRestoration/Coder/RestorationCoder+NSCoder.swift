@@ -15,9 +15,13 @@ extension RestorationCoder {
 
     // MARK: - Conversions
 
-    func integer<N: FixedWidthInteger>(_ key: String) -> N? {
+    func integer<N: FixedWidthInteger>(_ key: String) -> N? { integer(values[key], key) }
+
+    /// `value` (saved under `key`) as an `N`, as `NSNumber`'s accessors convert; `nil` (with a
+    /// diagnostic) when it is not a number or does not fit, and for a missing or null value.
+    func integer<N: FixedWidthInteger>(_ value: RestorableValue?, _ key: String) -> N? {
         let found: N?
-        switch values[key] {
+        switch value {
         case nil, .null?: return nil
         case .int(let int)?: found = N(exactly: int)
         case .bool(let bool)?: found = bool ? 1 : 0
@@ -30,8 +34,12 @@ extension RestorationCoder {
         return found
     }
 
-    func floatingPoint(_ key: String) -> Double? {
-        switch values[key] {
+    func floatingPoint(_ key: String) -> Double? { floatingPoint(values[key], key) }
+
+    /// `value` (saved under `key`) as a `Double`; `nil` (with a diagnostic) when it is not a
+    /// number, and for a missing or null value.
+    func floatingPoint(_ value: RestorableValue?, _ key: String) -> Double? {
+        switch value {
         case nil, .null?: return nil
         case .double(let double)?: return double
         case .int(let int)?: return Double(int)
@@ -73,6 +81,8 @@ extension RestorationCoder {
     /// nothing.
     func storedValue(of object: Any, _ key: String) -> RestorableValue? {
         if let restorable = object as? any StateRestoring { return reference(to: restorable, key) }
+        // With their classes, as NSKeyedArchiver saves them (before NSNumber: an NSDecimalNumber is one).
+        if let bridged = FoundationArchive(bridging: object) { return bridged.stored }
         if type(of: object) is NSNumber.Type, let number = object as? NSNumber { return storedValue(of: number, key) }
         switch object {
         case is NSNull: return .null
@@ -106,7 +116,7 @@ extension RestorationCoder {
                 entries[name] = stored
             }
             return .dictionary(entries)
-        case let value as NSObject & NSCoding: return archive(value)
+        case let value as NSObject & NSCoding: return archive(value, key)
         case let value as any Encodable:
             do {
                 return try ValueEncoding.encode(value, path: restorationPath, key: key)
@@ -137,10 +147,11 @@ extension RestorationCoder {
     }
 
     /// An `NSCoding` object's keys, encoded on a coder of its own, with its class name.
-    func archive(_ object: NSObject & NSCoding) -> RestorableValue {
+    func archive(_ object: NSObject & NSCoding, _ key: String) -> RestorableValue {
         let coder = RestorationCoder(
             path: restorationPath, isApplicationCoder: isApplicationCoder, resolver: resolver,
             owner: owner ?? self)
+        coder.failureKey = key
         object.encode(with: coder)
         var entries = coder.values.asDictionary
         // The type's full Swift name, never looked up by name again: decoding matches it against
@@ -160,8 +171,10 @@ extension RestorationCoder {
     ) -> Any? {
         let codingClass: (any (NSObject & NSCoding).Type)?
         if let classes {
+            // Without secure coding, the list names classes that may be made besides the registered ones.
             codingClass =
                 classes.first { TypeNames.name(of: $0) == className } as? any (NSObject & NSCoding).Type
+                ?? (secureCodingRequired ? nil : resolver?.registeredCodingClass(named: className))
             guard codingClass != nil else {
                 let names = classes.map { "\($0)" }.joined(separator: ", ")
                 note(.classNotAllowed, key, "\(className) is not among the allowed classes (\(names))")
@@ -183,6 +196,9 @@ extension RestorationCoder {
         let coder = RestorationCoder(
             path: restorationPath, values: values, isApplicationCoder: isApplicationCoder, resolver: resolver,
             owner: owner ?? self)
+        coder.secureCodingRequired = secureCodingRequired
+        coder.allowedClassLists = allowedClassLists
+        coder.failureKey = key
         guard let object = codingClass.init(coder: coder) else {
             note(.unsupportedValue, key, "\(className).init(coder:) returned nil")
             return nil

@@ -42,6 +42,24 @@ public final class RestorationCoder: NSCoder {
     /// The class instances encoded unconditionally, held so that their identifiers stay theirs,
     /// with their values, for `encodeConditionalObject`.
     var encodedInstances: [ObjectIdentifier: (instance: AnyObject, value: RestorableValue)] = [:]
+    /// How many values the unkeyed methods encoded and decoded: the next one goes under, or is read
+    /// from, `$<count>`, as `NSKeyedArchiver` names them (RestorationCoder+Unkeyed.swift).
+    var unkeyedEncodeCount = 0
+    var unkeyedDecodeCount = 0
+    /// The class lists of the `decodeObject(of:forKey:)` calls under way, the innermost last, which
+    /// ``allowedClasses`` reports (an `NSCoding` object's `init(coder:)` reads them).
+    var allowedClassLists: [[AnyClass]] = []
+    /// Whether ``requiresSecureCoding`` was set.
+    var secureCodingRequired = false
+    /// The first error `failWithError(_:)` was given, which ``error`` reports.
+    var failure: (any Error)?
+    /// The key of the `NSCoding` object this coder encodes or decodes, which a failure reported by
+    /// its `encode(with:)` or `init(coder:)` is recorded under; empty for an object's own coder.
+    var failureKey = ""
+    /// The buffers handed out by the decoders that return pointers (`decodeBytes`, a C string of
+    /// `decodeValue(ofObjCType:at:)`), freed with the coder, as `NSCoder` frees them with its
+    /// autorelease pool.
+    var heldBuffers: [UnsafeMutableRawBufferPointer] = []
 
     init(
         path: RestorationPath, values: [String: RestorableValue] = [:], isApplicationCoder: Bool = false,
@@ -53,6 +71,10 @@ public final class RestorationCoder: NSCoder {
         self.resolver = resolver
         self.owner = owner
         super.init()
+    }
+
+    deinit {
+        for buffer in heldBuffers { buffer.deallocate() }
     }
 
     /// Records a problem met under `NSCoder`'s names, in the object's own coder.
@@ -180,18 +202,23 @@ public final class RestorationCoder: NSCoder {
         return plainObject(value, key)
     }
 
-    /// Decodes what was saved under `key` when it is an instance of one of `classes` (or of a
-    /// subclass), as `NSKeyedUnarchiver` decodes with an allowed-classes list.
+    /// Decodes what was saved under `key` as an instance of one of `classes` (or of a subclass), as
+    /// `NSKeyedUnarchiver` decodes with an allowed-classes list.
     ///
     /// Values are matched through their `NS` forms: `NSString` allows a string, `NSNumber` a number
     /// or a Boolean, `NSData` bytes, `NSDate` a date, `NSArray` a list, `NSDictionary` a dictionary,
     /// `NSURL` and `NSUUID` a URL or a UUID, or a string holding one (returned as `NSURL` or
-    /// `NSUUID`), `NSNull` a null inside a list. Inside a list or a dictionary every element must be allowed too, as secure
-    /// coding checks every object of an archive. An `NSCoding` object is created only when its
-    /// class is allowed; a reference gives the restored object when it is of an allowed class.
+    /// `NSUUID`), `NSIndexPath` an index path, `NSDecimalNumber` (and `NSNumber`) a decimal, each
+    /// also in the `Codable` form the typed API saves, `NSValue` a point, a size, a rectangle or a
+    /// range, `NSNull` a null inside a list. Inside a list or a dictionary every element must be
+    /// allowed too, as secure coding checks every object of an archive. An `NSCoding` object is
+    /// created when its class is listed (or registered); a reference gives the restored object.
     ///
-    /// Anything else returns `nil` and records a ``CoderDiagnostic`` (the saved value is not of an
-    /// allowed class); a missing key or a null value returns `nil` alone.
+    /// The list is held to only when ``requiresSecureCoding`` is set, as `NSCoder` ignores it
+    /// otherwise: then a value of no listed class returns `nil` and records a ``CoderDiagnostic``
+    /// (the saved value is not of an allowed class), and only listed `NSCoding` classes are made.
+    /// Without it, such a value comes back as ``decodeObject(forKey:)`` gives it. A missing key or a
+    /// null value returns `nil` alone. While it decodes, ``allowedClasses`` is `classes`.
     ///
     /// - Parameters:
     ///   - classes: The allowed classes; `nil` allows everything, as ``decodeObject(forKey:)``.
@@ -201,9 +228,16 @@ public final class RestorationCoder: NSCoder {
         guard let classes else { return decodeObject(forKey: key) }
         guard let value = values[key] else { return nil }
         if case .null = value { return nil }
-        let noted = diagnostics.count
+        allowedClassLists.append(classes)
+        defer { allowedClassLists.removeLast() }
+        let noted = (owner ?? self).diagnostics.count
         let found = secureObject(value, allowing: classes, key)
-        if found == nil, diagnostics.count == noted {
+        // Without secure coding the list is ignored, as NSCoder ignores it: a value of no listed
+        // class comes back as decodeObject(forKey:) gives it.
+        if found == nil, !secureCodingRequired, (owner ?? self).diagnostics.count == noted {
+            return plainObject(value, key)
+        }
+        if found == nil, (owner ?? self).diagnostics.count == noted {
             let names = classes.map { "\($0)" }.joined(separator: ", ")
             note(.classNotAllowed, key, "the saved \(value.kindName) is not an instance of an allowed class (\(names))")
         }
@@ -243,6 +277,7 @@ public final class RestorationCoder: NSCoder {
             if case .string(let name)? = dictionary[Self.classKey] {
                 return unarchive(dictionary, className: name, key, allowing: classes)
             }
+            if let bridged = codableBridged(dictionary, allowing: classes, key) { return bridged }
             guard allows(NSDictionary.self) else { return nil }
             var elements: [String: Any] = [:]
             for (name, item) in dictionary {
@@ -353,7 +388,19 @@ public final class RestorationCoder: NSCoder {
             if let typed = object as? T { return typed }
         default:
             // A class (NSString, NSURL, an NSCoding class) is matched as an allowed class is.
-            if let cls = T.self as? AnyClass { return decodeObject(of: [cls], forKey: key) as? T }
+            if let cls = T.self as? AnyClass {
+                // Held to the class, as if secure coding were required: what is not a T cannot be
+                // returned anyway, and no other NSCoding class is made.
+                let noted = (owner ?? self).diagnostics.count
+                let wasRequired = secureCodingRequired
+                secureCodingRequired = true
+                defer { secureCodingRequired = wasRequired }
+                if let typed = decodeObject(of: [cls], forKey: key) as? T { return typed }
+                if (owner ?? self).diagnostics.count == noted {
+                    note(.classNotAllowed, key, "the saved \(value.kindName) is not an instance of \(T.self)")
+                }
+                return nil
+            }
             if let typed = plainObject(value, key) as? T { return typed }
             if let decodable = T.self as? any Decodable.Type, let typed = typedValue(decodable, value, key) as? T {
                 return typed
@@ -362,6 +409,187 @@ public final class RestorationCoder: NSCoder {
         note(.typeMismatch, key, "the saved \(value.kindName) is not a \(T.self)")
         return nil
     }
+
+    /// Decodes a C `int`, as `NSKeyedUnarchiver`'s `decodeInt(forKey:)`: the same as
+    /// ``decodeInt32(forKey:)``, `0` for a missing key.
+    ///
+    /// - Parameter key: The key it was encoded under.
+    /// - Returns: The value; `0` and a ``CoderDiagnostic`` for a value that is not a number, or does
+    ///   not fit.
+    public override func decodeCInt(forKey key: String) -> Int32 { integer(key) ?? 0 }
+
+    /// Encodes `length` bytes from `bytes`, as `NSKeyedArchiver` does: they decode with
+    /// ``decodeBytes(forKey:returnedLength:)``, `withDecodedUnsafeBytes(forKey:body:)`, and as `Data`.
+    ///
+    /// - Parameters:
+    ///   - bytes: The first byte; `nil` (with any length) encodes no bytes.
+    ///   - length: How many bytes to encode.
+    ///   - key: The key, unique within this object.
+    public override func encodeBytes(_ bytes: UnsafePointer<UInt8>?, length: Int, forKey key: String) {
+        store(.data(Self.data(bytes.map(UnsafeRawPointer.init), length)), forKey: key)
+    }
+
+    /// Calls `body` with the bytes saved under `key`, or with `nil` when the key is missing or does
+    /// not hold bytes (with a ``CoderDiagnostic`` for the latter), as `NSKeyedUnarchiver` does.
+    ///
+    /// - Parameters:
+    ///   - key: The key it was encoded under.
+    ///   - body: What to do with the bytes, which are valid only during the call.
+    /// - Returns: What `body` returns.
+    public override func withDecodedUnsafeBytes<ResultType>(
+        forKey key: String, body: (UnsafeRawBufferPointer?) throws -> ResultType
+    ) rethrows -> ResultType {
+        guard let data = bytes(key) else { return try body(nil) }
+        return try data.withUnsafeBytes { try body($0) }
+    }
+
+    /// Calls `body` with the bytes saved under `key`, as ``withDecodedUnsafeBytes(forKey:body:)``.
+    ///
+    /// - Parameters:
+    ///   - key: The key it was encoded under.
+    ///   - body: What to do with the bytes, which are valid only during the call.
+    /// - Returns: What `body` returns.
+    @available(swift, deprecated: 9999, renamed: "withDecodedUnsafeBytes(forKey:body:)")
+    public override func withDecodedUnsafeBufferPointer<ResultType>(
+        forKey key: String, body: (UnsafeBufferPointer<UInt8>?) throws -> ResultType
+    ) rethrows -> ResultType {
+        guard let data = bytes(key) else { return try body(nil) }
+        return try data.withUnsafeBytes { try body($0.bindMemory(to: UInt8.self)) }
+    }
+
+    /// Decodes a property list saved under `key` (strings, numbers, dates, bytes, and lists and
+    /// dictionaries of them), as `decodeObject(forKey:)` does.
+    ///
+    /// - Parameter key: The key it was encoded under.
+    /// - Returns: The value, or `nil` when the key is missing or holds null.
+    public override func decodePropertyList(forKey key: String) -> Any? { decodeObject(forKey: key) }
+
+    // Unkeyed coding, in the order of the calls (RestorationCoder+Unkeyed.swift).
+
+    /// Encodes a value or an object without a key, as `NSKeyedArchiver` does: under the next of the
+    /// keys `$0`, `$1`…, which ``decodeObject()`` reads back in the same order. Anything
+    /// ``encode(_:forKey:)-(Any?,_)`` encodes, it encodes.
+    ///
+    /// - Parameter object: The value or object, or `nil`.
+    public override func encode(_ object: Any?) { encode(object, forKey: nextUnkeyedEncodeKey()) }
+
+    /// Encodes an object without a key only if something encodes it unconditionally, as
+    /// ``encodeConditionalObject(_:forKey:)`` does, under the next unkeyed key.
+    ///
+    /// - Parameter object: The object, or `nil`.
+    public override func encodeConditionalObject(_ object: Any?) {
+        encodeConditionalObject(object, forKey: nextUnkeyedEncodeKey())
+    }
+
+    /// Encodes bytes without a key, under the next unkeyed key; ``decodeData()`` reads them back.
+    ///
+    /// - Parameter data: The bytes.
+    public override func encode(_ data: Data) { store(.data(data), forKey: nextUnkeyedEncodeKey()) }
+
+    /// Encodes `length` bytes without a key, under the next unkeyed key;
+    /// ``decodeBytes(withReturnedLength:)`` and ``decodeData()`` read them back.
+    ///
+    /// - Parameters:
+    ///   - bytes: The first byte; `nil` encodes no bytes.
+    ///   - length: How many bytes to encode.
+    public override func encodeBytes(_ bytes: UnsafeRawPointer?, length: Int) {
+        store(.data(Self.data(bytes, length)), forKey: nextUnkeyedEncodeKey())
+    }
+
+    /// Encodes a property list without a key, as ``encode(_:)-(Any?)`` does.
+    ///
+    /// - Parameter propertyList: Strings, numbers, dates, bytes, and lists and dictionaries of them.
+    public override func encodePropertyList(_ propertyList: Any) { encode(propertyList) }
+
+    /// Encodes the value at `address` whose Objective-C type is `type`, without a key, as
+    /// `NSKeyedArchiver` does: `@` an object, `#` a class (its name), `c` `C` `s` `S` `i` `I` `l`
+    /// `L` `q` `Q` `f` `d` `B` the numbers, `*` a C string, `[<count><type>]` a C array of one of
+    /// these. It is read back by ``decodeValue(ofObjCType:at:)`` with the same type.
+    ///
+    /// A structure (`{…}`) or any other type is not encoded: the call fails through
+    /// ``failWithError(_:)``, which records a ``CoderDiagnostic``; nothing traps.
+    ///
+    /// - Parameters:
+    ///   - type: One type code, as `@encode` writes it.
+    ///   - address: The value.
+    public override func encodeValue(ofObjCType type: UnsafePointer<CChar>, at address: UnsafeRawPointer) {
+        encodeValue(String(cString: type), at: address)
+    }
+
+    /// Decodes the next unkeyed value as a value of Objective-C type `type` into `address`, which
+    /// must have room for one: the counterpart of ``encodeValue(ofObjCType:at:)``.
+    ///
+    /// A type it does not decode, or a saved value that is not of that type, fails through
+    /// ``failWithError(_:)`` and leaves `address` as it was; nothing traps.
+    ///
+    /// - Parameters:
+    ///   - type: One type code, as `@encode` writes it.
+    ///   - address: Where to put the value.
+    public override func decodeValue(ofObjCType type: UnsafePointer<CChar>, at address: UnsafeMutableRawPointer) {
+        decodeValue(String(cString: type), at: address, size: nil)
+    }
+
+    /// Decodes the next unkeyed value, as `NSKeyedUnarchiver` does: what ``encode(_:)-(Any?)`` (or
+    /// another unkeyed encoder) wrote, in the same order, as ``decodeObject(forKey:)`` returns it;
+    /// `nil` past the last one.
+    ///
+    /// - Returns: The value or object, or `nil`.
+    public override func decodeObject() -> Any? { decodeObject(forKey: nextUnkeyedDecodeKey()) }
+
+    /// Decodes the next unkeyed value as bytes, as `NSKeyedUnarchiver` does.
+    ///
+    /// - Returns: The bytes; `nil` when the next value is not bytes (with a ``CoderDiagnostic``),
+    ///   or past the last one.
+    public override func decodeData() -> Data? { bytes(nextUnkeyedDecodeKey()) }
+
+    /// Decodes the next unkeyed value as a property list, as ``decodeObject()`` does.
+    ///
+    /// - Returns: The value, or `nil`.
+    public override func decodePropertyList() -> Any? { decodeObject() }
+
+    // Coder state (RestorationCoder+Failure.swift).
+
+    /// The version of the coder's format, as `NSKeyedArchiver` gives it (2000).
+    public override var systemVersion: UInt32 { 2000 }
+
+    /// The version of a class in the saved state: always 0, as a keyed archive records no class
+    /// versions, and every class reads as its first version.
+    ///
+    /// - Parameter className: The class name.
+    /// - Returns: 0.
+    public override func version(forClassName className: String) -> Int { 0 }
+
+    /// The classes allowed by the `decodeObject(of:forKey:)` call under way (its list, added to
+    /// those of the calls it is nested in, innermost last), as `NSKeyedUnarchiver` gives them to an
+    /// `NSCoding` object's `init(coder:)`; `nil` outside such a call.
+    public override var allowedClasses: [AnyClass]? { allowedClassLists.last }
+
+    /// Whether `decodeObject(of:forKey:)` holds saved values to its list of classes, as
+    /// `NSKeyedUnarchiver` does when it requires secure coding. `false` unless set: the list then
+    /// only says which form to give a value in (`NSIndexPath` or `IndexPath`), and which `NSCoding`
+    /// classes may be made besides the registered ones, as `NSCoder` ignores it.
+    ///
+    /// Once set, it stays set, as `NSKeyedUnarchiver`'s does: unsetting it is ignored and recorded
+    /// as a ``CoderDiagnostic``. The coders of the `NSCoding` objects decoded from this one inherit it.
+    public override var requiresSecureCoding: Bool {
+        get { secureCodingRequired }
+        set { setRequiresSecureCoding(newValue) }
+    }
+
+    /// Always `.setErrorAndReturn`: a decoding failure (``failWithError(_:)``) sets ``error``,
+    /// records a ``CoderDiagnostic`` and returns; the coder never stops the process.
+    public override var decodingFailurePolicy: NSCoder.DecodingFailurePolicy { .setErrorAndReturn }
+
+    /// The first error given to ``failWithError(_:)`` by this coder or by an `NSCoding` object
+    /// decoding from it, or `nil`.
+    public override var error: (any Error)? { failure }
+
+    /// Records a failure, as an `NSCoding` object's `init(coder:)` reports damaged state: sets
+    /// ``error`` (when it is not set yet) and records a ``CoderDiagnostic`` with the error's
+    /// description; decoding goes on, under the `.setErrorAndReturn` policy.
+    ///
+    /// - Parameter error: What went wrong.
+    public override func failWithError(_ error: any Error) { fail(error) }
 
     // MARK: - Archive keys
 
