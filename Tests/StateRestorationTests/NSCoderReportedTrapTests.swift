@@ -16,7 +16,7 @@ func archiveRoundTrip(
     return (archive.diagnostics, restored)
 }
 
-/// The three calls of issue 42 that stopped the process (Foundation's `NSCoder` traps in every
+/// Three calls ported UIKit code makes that stopped the process (Foundation's `NSCoder` traps in every
 /// method a subclass does not implement), each run in a child process so that a trap fails the
 /// test instead of ending the run, then run again here to check what it gives back.
 @Suite struct NSCoderReportedTrapTests {
