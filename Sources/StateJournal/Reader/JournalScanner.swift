@@ -278,6 +278,18 @@ struct JournalScanner {
             sealed: false,
             segmentPaths: nil, lastMetadata: nil)
         var decoder = BatchDecoder()
+        // The paths the segment's committed epochs define. Batch records of an epoch that never
+        // committed (a torn tail) define paths too, but they are cut off: a writer that went on
+        // numbering after them would write later epochs against numbers no reader knows.
+        var committedPathCount = 0
+
+        /// Ends the segment's scan at its last commit: the tail a writer continues from holds only
+        /// what committed epochs define.
+        func endAtLastCommit() {
+            decoder.paths.truncate(to: committedPathCount)
+            tail.segmentPaths = decoder.paths
+            result.tail = tail
+        }
         var scanner = RecordScanner(reader: reader, offset: Int64(SegmentHeader.size), version: header.version)
         var batches = 0
         var entries = 0
@@ -293,9 +305,8 @@ struct JournalScanner {
         /// Ends the scan at a record that is not valid where it is: damage, unless nothing after it
         /// says it had reached the disk (an unsynced tail).
         func damage(_ offset: Int64, _ reason: String) throws {
-            tail.segmentPaths = decoder.paths
-            result.tail = tail
             assembler.discard()
+            endAtLastCommit()
             if index >= manifest.wholeDurableSegments,
                 let unsynced = try unsyncedTail(
                     index: index, header: header, at: offset, committedEnd: tail.committedEnd, fileSize: fileSize,
@@ -347,10 +358,10 @@ struct JournalScanner {
             bytes = 0
             digest = 0
             decoder.startEpoch()
+            committedPathCount = decoder.paths.count
             if let visit, try !visit(info, changes) { throw Stop() }
             if let through = options.through, commit.epoch >= through {
-                tail.segmentPaths = decoder.paths
-                result.tail = tail
+                endAtLastCommit()
                 throw Stop()
             }
             return true
@@ -372,8 +383,7 @@ struct JournalScanner {
                     return true
                 }
                 assembler.discard()
-                tail.segmentPaths = decoder.paths
-                result.tail = tail
+                endAtLastCommit()
                 return false
             case .invalid(let reason):
                 let offset = scanner.offset
@@ -385,8 +395,7 @@ struct JournalScanner {
                     if try scanner.reader.changedSinceRead(at: offset) {
                         result.uncommittedTailBytes = offset - tail.committedEnd
                         assembler.discard()
-                        tail.segmentPaths = decoder.paths
-                        result.tail = tail
+                        endAtLastCommit()
                         return false
                     }
                     // Zeros a writer wrote ahead of its records end the segment cleanly: only an
@@ -395,8 +404,7 @@ struct JournalScanner {
                     if try zeros.isZero(from: offset) {
                         result.uncommittedTailBytes = offset - tail.committedEnd
                         assembler.discard()
-                        tail.segmentPaths = decoder.paths
-                        result.tail = tail
+                        endAtLastCommit()
                         return false
                     }
                     var budget = ResyncBudget(fileSize: limit)
@@ -408,8 +416,7 @@ struct JournalScanner {
                         // Up to the zeros written ahead, if any: they are not part of the tail.
                         result.uncommittedTailBytes = try zeros.lengthBeforeTrailingZeros(from: tail.committedEnd)
                         assembler.discard()
-                        tail.segmentPaths = decoder.paths
-                        result.tail = tail
+                        endAtLastCommit()
                         return false
                     }
                 }
