@@ -9,7 +9,9 @@ import Testing
 /// Guarantee 2: after a kill at any instant, the store opens to a consistent epoch no older than the
 /// last one the writer acknowledged. `soak` prints `committed E` after each commit returns; it is
 /// killed with SIGKILL at random moments (during commits, segment rolls and compactions), over and
-/// over on the same store, and `soak --check` must find every retained epoch intact.
+/// over on the same store, and `soak --check` must find every retained epoch intact. Each test runs
+/// with both workloads: the steady one, and the churn one, whose epochs define paths in several
+/// batch records, so that a kill between them and the commit leaves a torn tail that defines paths.
 @Suite(.serialized) struct KillTests {
     static let killsPerPolicy = Int(ProcessInfo.processInfo.environment["STATEJOURNAL_KILLS"] ?? "") ?? 12
 
@@ -46,16 +48,19 @@ import Testing
         return String(decoding: printed, as: UTF8.self)
     }
 
-    @Test(arguments: ["everyCommit", "interval", "none"])
-    func aKilledWriterLosesNothingItAcknowledged(durability: String) throws {
+    @Test(arguments: ["everyCommit", "interval", "none"], ["steady", "churn"])
+    func aKilledWriterLosesNothingItAcknowledged(durability: String, workload: String) throws {
         let directory = TemporaryDirectory()
         let store = directory.appending("store")
-        var random = SplitMix64(seed: UInt64(durability.utf8.count))
+        var random = SplitMix64(seed: UInt64(durability.utf8.count + workload.utf8.count))
         var kills = 0
         var highestAcknowledged: UInt64 = 0
         for _ in 0..<Self.killsPerPolicy {
             let printed = try Self.soakKilledAtRandom(
-                ["soak", store, "--seconds", "30", "--durability", durability, "--objects", "40"], &random)
+                [
+                    "soak", store, "--seconds", "30", "--durability", durability, "--objects", "40", "--workload",
+                    workload,
+                ], &random)
             if let last = printed.split(separator: "\n").last(where: { $0.hasPrefix("committed ") }),
                 let epoch = UInt64(last.dropFirst("committed ".count))
             {
@@ -64,7 +69,8 @@ import Testing
             kills += 1
 
             let check = try ToolRunner.run(["soak", store, "--check"])
-            #expect(check.status == 0, "after kill \(kills): \(check.standardOutput)\(check.standardError)")
+            #expect(
+                check.status == 0, "\(workload), after kill \(kills): \(check.standardOutput)\(check.standardError)")
             let log = try ToolRunner.run(["log", store, "--json"])
             let epochs = try ToolRunner.epochs(log)
             let latest = (epochs.last?["epoch"] as? NSNumber)?.uint64Value ?? 0
@@ -75,17 +81,23 @@ import Testing
         #expect(kills == Self.killsPerPolicy)
     }
 
-    @Test func aWriterKilledWhileCheckpointsAreWrittenWithCompactionOffKeepsEveryEpochSinceTheFirst() throws {
+    @Test(arguments: ["steady", "churn"])
+    func aWriterKilledWhileCheckpointsAreWrittenWithCompactionOffKeepsEveryEpochSinceTheFirst(workload: String)
+        throws
+    {
         let directory = TemporaryDirectory()
         let store = directory.appending("store")
-        var random = SplitMix64(seed: 77)
+        var random = SplitMix64(seed: 77 + UInt64(workload.utf8.count))
         var highestAcknowledged: UInt64 = 0
         for kill in 1...Self.killsPerPolicy {
             // Killed only once a checkpoint exists, so that every kill lands while checkpoints are
             // being written, however slow the machine: a fixed delay killed the first soaks of a
             // loaded machine before their first checkpoint.
             let printed = try Self.soakKilledAtRandom(
-                ["soak", store, "--seconds", "30", "--durability", "none", "--objects", "40", "--keep-history"],
+                [
+                    "soak", store, "--seconds", "30", "--durability", "none", "--objects", "40", "--keep-history",
+                    "--workload", workload,
+                ],
                 &random,
                 after: {
                     let names = (try? FileManager.default.contentsOfDirectory(atPath: store)) ?? []
@@ -97,7 +109,7 @@ import Testing
                 highestAcknowledged = max(highestAcknowledged, epoch)
             }
             let check = try ToolRunner.run(["soak", store, "--check"])
-            #expect(check.status == 0, "after kill \(kill): \(check.standardOutput)\(check.standardError)")
+            #expect(check.status == 0, "\(workload), after kill \(kill): \(check.standardOutput)\(check.standardError)")
             let epochs = try ToolRunner.epochs(try ToolRunner.run(["log", store, "--json"]))
             let numbers = epochs.compactMap { ($0["epoch"] as? NSNumber)?.uint64Value }
             #expect(numbers.first == 1, "after kill \(kill): history starts at epoch \(numbers.first ?? 0)")

@@ -9,9 +9,10 @@ struct SoakCommand: ParsableCommand {
         commandName: "soak",
         abstract: "Run a deterministic writer for crash testing, or check a store it wrote.",
         discussion: """
-            The simulated app's state at epoch E is a pure function of the seed and E. It commits continuously, \
-            with frequent compactions and segment rolls, and prints "committed E" on its own line after each commit \
-            returns. With --check, exits 0 only if the latest state and the state at every retained epoch match.
+            The simulated app's state at epoch E is a pure function of the seed, E, the workload and the number of \
+            objects. It commits continuously, with frequent compactions and segment rolls, and prints "committed E" \
+            on its own line after each commit returns. With --check, exits 0 only if the latest state and the state \
+            at every retained epoch match (the store records the workload and the objects; --check needs neither).
             """)
 
     @Argument(help: "The store directory.", completion: .directory)
@@ -29,6 +30,14 @@ struct SoakCommand: ParsableCommand {
 
     @Option(help: "How many objects the simulated app has.")
     var objects: Int = 100
+
+    @Option(
+        help: """
+            steady (one object changes per epoch, every path is defined in the first epochs) or churn (every epoch \
+            creates paths never written before, removes, re-creates and changes others, in ~128 KiB spanning several \
+            batch records; with --restoration, children appear and disappear under containers at every save).
+            """)
+    var workload: String = SoakWorkload.Kind.steady.rawValue
 
     @Option(help: "everyCommit, interval or none.")
     var durability: String = "interval"
@@ -59,6 +68,9 @@ struct SoakCommand: ParsableCommand {
         guard ["everyCommit", "interval", "none"].contains(durability) else {
             throw ValidationError("--durability must be everyCommit, interval or none, not \"\(durability)\".")
         }
+        guard SoakWorkload.Kind(rawValue: workload) != nil else {
+            throw ValidationError("--workload must be steady or churn, not \"\(workload)\".")
+        }
         guard objects >= 1 else { throw ValidationError("--objects must be at least 1.") }
         guard (0...10_000_000).contains(atLeast) else {
             throw ValidationError("--at-least must be between 0 and 10000000.")
@@ -74,9 +86,17 @@ struct SoakCommand: ParsableCommand {
         }
         if check {
             try reportingErrors {
-                // The object count is part of the workload; the store records it with every epoch.
-                let recorded = try JournalReader(at: url).history().last?.metadata["soak.objects"].flatMap { Int($0) }
-                let workload = SoakWorkload(objects: recorded ?? objects, seed: seed)
+                // The kind of workload and the object count are part of it; the store records them with
+                // every epoch.
+                let metadata = try JournalReader(at: url).history().last?.metadata ?? [:]
+                guard let workload = SoakWorkload.recorded(in: metadata, seed: seed, objects: objects) else {
+                    throw CommandFailure(
+                        .dataError,
+                        """
+                        the store was written by the soak workload "\(metadata[SoakWorkload.kindKey] ?? "")", \
+                        which this version does not know.
+                        """)
+                }
                 let progress = Progress()
                 progress.update("checking every retained epoch of \(directory)…")
                 let result = try workload.check(url)
@@ -91,7 +111,7 @@ struct SoakCommand: ParsableCommand {
             }
             return
         }
-        let workload = SoakWorkload(objects: objects, seed: seed)
+        let workload = SoakWorkload(objects: objects, seed: seed, kind: SoakWorkload.Kind(rawValue: self.workload)!)
         guard StandardStream.prepare() else {
             printError("standard output is closed: soak reports each acknowledged epoch there; nothing was written.")
             throw ExitCode(74)
@@ -104,16 +124,28 @@ struct SoakCommand: ParsableCommand {
                 default: .interval(seconds: 0.05)
                 }
             var options = JournalOptions(
-                durability: policy, segmentSizeLimit: 32 << 10, retention: RetentionPolicy(checkpoints: 2))
+                durability: policy, segmentSizeLimit: workload.segmentSizeLimit,
+                retention: RetentionPolicy(checkpoints: 2))
             options.compaction = CompactionPolicy(
-                isAutomatic: !keepHistory, growthRatio: 1, minimumJournalBytes: 64 << 10)
+                isAutomatic: !keepHistory, growthRatio: 1, minimumJournalBytes: Int64(workload.compactionThreshold))
             let journal = try Journal.open(at: url, options: options)
+            if let last = journal.lastCommitted {
+                let recorded = last.metadata[SoakWorkload.kindKey] ?? SoakWorkload.Kind.steady.rawValue
+                guard recorded == workload.kind.rawValue else {
+                    try journal.close()
+                    throw CommandFailure(
+                        .usage,
+                        """
+                        the store was written by soak --workload \(recorded); continue it with --workload \(recorded), \
+                        or soak another directory. Nothing was written.
+                        """)
+                }
+            }
             var epoch = (journal.lastCommitted?.epoch ?? 0) + 1
             let deadline = Date(timeIntervalSinceNow: seconds)
             var committed = 0
             while Date() < deadline || committed < atLeast {
-                let info = try journal.commit(
-                    workload.changes(at: epoch), metadata: ["soak.seed": String(seed), "soak.objects": String(objects)])
+                let info = try journal.commit(workload.changes(at: epoch), metadata: workload.metadata)
                 guard info.epoch == epoch else {
                     throw JournalError(
                         .damaged,
@@ -141,13 +173,15 @@ struct SoakCommand: ParsableCommand {
 
     /// `--restoration`: writes or checks through a `RestorationManager` (see ``RestorationSoak``).
     private func runRestorationSoak(_ url: URL) throws {
-        let soak = RestorationSoak(objects: objects, seed: seed)
+        let soak = RestorationSoak(objects: objects, seed: seed, kind: SoakWorkload.Kind(rawValue: workload)!)
         if check {
             try reportingErrors {
                 let journal = try Journal.open(at: url, options: JournalOptions(durability: .none))
                 defer { try? journal.close() }
                 switch try soak.check(journal) {
-                case .restored(let change): print("ok: restored change \(change)")
+                case .restored(let change, nil): print("ok: restored change \(change)")
+                case .restored(let change, let children?):
+                    print("ok: restored change \(change), with the \(children) children of the churn workload")
                 case .mismatch(let mismatch):
                     print("mismatch: \(mismatch)")
                     throw ExitCode.failure
