@@ -30,13 +30,11 @@ let package = Package(
             providers: [.apt(["libsqlite3-dev"])]
         ),
         .target(name: "CCRC32C"),
-        .target(name: "CCrashNote"),
         .target(
             name: "StateJournal",
             dependencies: [
                 "CLZ4",
                 "CCRC32C",
-                "CCrashNote",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "Metrics", package: "swift-metrics"),
             ]
@@ -173,7 +171,7 @@ let package = Package(
 // the tests that no sanitizer runs. Nothing else sets it.
 if Context.environment["STATEJOURNAL_SANITIZED_SUITES_ONLY"] != nil {
     let kept: Set<String> = [
-        "CLZ4", "CSQLite", "CCRC32C", "CCrashNote", "StateJournal", "StateRestoration", "StateRestorationService",
+        "CLZ4", "CSQLite", "CCRC32C", "StateJournal", "StateRestoration", "StateRestorationService",
         "StateRestorationExample", "StateJournalComparison", "StateJournalTestSupport", "StateJournalTests",
         "StateRestorationTests", "StateRestorationServiceTests",
     ]

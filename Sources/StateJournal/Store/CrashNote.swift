@@ -1,4 +1,3 @@
-import CCrashNote
 import Foundation
 
 #if canImport(Glibc)
@@ -34,7 +33,7 @@ public struct CrashNote: Sendable, Hashable {
     static let headerSize = 12
     static let signalOffset = 5
     /// The most bytes of text a note holds.
-    public static let maximumTextLength = Int(SJ_CRASH_NOTE_CAPACITY) - 12
+    public static let maximumTextLength = CrashSignals.capacity - 12
 
     func encoded() -> [UInt8] {
         let text = Array(self.text.utf8.prefix(Self.maximumTextLength))
@@ -74,7 +73,7 @@ extension Journal {
         do {
             guard let descriptor = try store.openIfPresent(FileNames.crashNote) else { return nil }
             defer { fileSystem.close(descriptor) }
-            let bytes = try fileSystem.read(descriptor, count: Int(SJ_CRASH_NOTE_CAPACITY), at: 0)
+            let bytes = try fileSystem.read(descriptor, count: CrashSignals.capacity, at: 0)
             return CrashNote.decode(bytes)
         } catch {
             throw Self.ioError(error, "read the crash note", file: crashNotePath)
@@ -108,11 +107,8 @@ extension Journal {
         } catch {
             throw Self.ioError(error, "create the crash note", file: crashNotePath)
         }
-        let armed = bytes.withUnsafeBytes {
-            sj_crash_note_arm(descriptor, $0.baseAddress, $0.count, CrashNote.signalOffset)
-        }
-        guard armed == 0 else {
-            let error = SystemError(call: "sigaction", errno: errno, path: crashNotePath)
+        if let failure = CrashSignals.arm(descriptor: descriptor, note: bytes, signalOffset: CrashNote.signalOffset) {
+            let error = SystemError(call: "sigaction", errno: failure, path: crashNotePath)
             fileSystem.close(descriptor)
             throw Self.ioError(error, "install the crash note's signal handlers", file: crashNotePath)
         }
@@ -129,7 +125,7 @@ extension Journal {
                 return armed
             })
         else { return }
-        sj_crash_note_disarm()
+        CrashSignals.disarm()
         fileSystem.close(descriptor)
         try? fileSystem.remove(crashNotePath)
     }
