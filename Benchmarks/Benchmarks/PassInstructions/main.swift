@@ -7,9 +7,13 @@ import StateRestoration
 // pass; `incremental`: change one item, invalidate it, then an incremental pass). Under callgrind,
 // the difference between PASSES and 0 passes, over PASSES, is what one pass costs in instructions.
 // `PassInstructions compare PASSES` times both modes, interleaved, and prints their medians.
+// `PassInstructions container PASSES CHILDREN`: a column of CHILDREN cards whose encode refers to
+// each of them (the server's board), then PASSES incremental passes that each add one card and
+// invalidate the column and the card: what one change under a large container costs.
 let arguments = CommandLine.arguments
 let mode = arguments.count > 1 ? arguments[1] : "default"
 let passes = arguments.count > 2 ? Int(arguments[2]) ?? 0 : 0
+let columnSize = arguments.count > 3 ? Int(arguments[3]) ?? 1_000 : 1_000
 
 final class Delegate: ApplicationRestorationDelegate {
     func shouldSaveApplicationState(_ coder: RestorationCoder) -> Bool { true }
@@ -59,6 +63,33 @@ final class Item: RestorableController {
     func decodeRestorableState(with coder: RestorationCoder) throws {}
 }
 
+/// A card of the column: a little state, found under the column by its identifier.
+final class Card: RestorableController {
+    let number: Int
+    var title: String
+    init(_ number: Int) {
+        self.number = number
+        title = "Card \(number)"
+    }
+    var restorationIdentifier: String? { "Card-\(number)" }
+    func encodeRestorableState(with coder: RestorationCoder) throws { coder.encode(title, forKey: "title") }
+    func decodeRestorableState(with coder: RestorationCoder) throws {}
+}
+
+/// A column whose children are read through a getter, as apps write them, and whose encode refers
+/// to every card.
+final class Column: RestorableController {
+    var cards: [Card]
+    init(cards: [Card]) { self.cards = cards }
+    var restorationIdentifier: String? { "Column" }
+    var embeddedRestorationChildren: [any RestorableController] { cards.map { $0 } }
+    func encodeRestorableState(with coder: RestorationCoder) throws {
+        coder.encode(cards.count, forKey: "count")
+        for (index, card) in cards.enumerated() { coder.encode(card, forKey: "card-\(index)") }
+    }
+    func decodeRestorableState(with coder: RestorationCoder) throws {}
+}
+
 let directory = URL(fileURLWithPath: NSTemporaryDirectory()).appendingPathComponent(
     "statejournal-pass-instructions-\(ProcessInfo.processInfo.processIdentifier)")
 try? FileManager.default.removeItem(at: directory)
@@ -70,6 +101,21 @@ let manager = RestorationManager(
     configuration: RestorationConfiguration(
         bundleVersion: "1.0 (42)", interfaceIdiom: "desktop", systemVersion: "Debian 12"))
 manager.delegate = delegate
+if mode == "container" {
+    let column = Column(cards: (0..<columnSize).map(Card.init))
+    let board = List("Board", children: [column])
+    try manager.preserveState(roots: [board])
+    for pass in 0..<passes {
+        let card = Card(columnSize + pass)
+        column.cards.append(card)
+        manager.invalidateRestorableState(for: column)
+        manager.invalidateRestorableState(for: card)
+        let report = try manager.preserveState(roots: [board], mode: .incremental)
+        precondition(report.writtenPaths.count == 2, "\(report.writtenPaths.count) paths written")
+    }
+    try journal.close()
+    exit(0)
+}
 var items: [Item] = []
 let lists = (0..<100).map { list in
     let children = (0..<100).map { Item(index: list * 100 + $0) }

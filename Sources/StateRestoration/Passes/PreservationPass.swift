@@ -52,6 +52,11 @@ final class PreservationPass: ReferenceResolving {
     private var placedNow: Set<RestorationPath> = []
     private var departed: [(path: RestorationPath, object: AnyObject)] = []
     private var contested: [RestorationPath] = []
+    /// The hierarchy children of each container ``placeHolds(_:)`` asked about, read once per pass:
+    /// a container's encode refers to each of its children, and checking each of those places would
+    /// otherwise read the container's children again, so that one change under a container of *n*
+    /// children cost *n*² reads.
+    private var childrenOfContainer: [ObjectIdentifier: Set<ObjectIdentifier>] = [:]
     private var rescoped: RestorationPath?
     /// The buffer each object's entry is written into, kept from one object to the next: only an
     /// entry that changed leaves it (a copy goes to the sink).
@@ -367,6 +372,7 @@ final class PreservationPass: ReferenceResolving {
         placedNow = []
         departed = []
         contested = []
+        childrenOfContainer = [:]
         rescoped = nil
         registry.rescopeAll()
         try adopt(rootChildren(roots), at: StateTree.rootPath)
@@ -394,6 +400,15 @@ final class PreservationPass: ReferenceResolving {
         return nil
     }
 
+    /// Whether `object` is among the hierarchy children of `container`, reading them once per pass.
+    private func holds(_ container: any RestorableController, _ object: AnyObject) -> Bool {
+        let key = ObjectIdentifier(container)
+        if let children = childrenOfContainer[key] { return children.contains(ObjectIdentifier(object)) }
+        let children = Set(container.restorationChildren.lazy.map { ObjectIdentifier($0) })
+        childrenOfContainer[key] = children
+        return children.contains(ObjectIdentifier(object))
+    }
+
     /// Whether the object at `path` is still at the place the tree records: each node up to the
     /// root is still listed by its parent under the same identifier (a controller among its
     /// parent's children, a registered object under its parent), or was placed by this pass.
@@ -419,9 +434,9 @@ final class PreservationPass: ReferenceResolving {
                 else { return false }
                 // A root still in the tree is one of this pass's roots: they were placed first.
                 if let parent {
-                    guard let container = parent as? any RestorableController,
-                        container.restorationChildren.contains(where: { $0 === object })
-                    else { return false }
+                    guard let container = parent as? any RestorableController, holds(container, object) else {
+                        return false
+                    }
                 }
             }
             path = parentPath
