@@ -29,4 +29,3 @@ public typealias UITabBarController = RestorableTabBarController
 /// UIKit's `UISplitViewController`, as far as restoration goes: ``RestorableSplitViewController``,
 /// which encodes its columns' controllers and re-attaches them in order.
 public typealias UISplitViewController = RestorableSplitViewController
-

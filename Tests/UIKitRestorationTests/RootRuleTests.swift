@@ -40,14 +40,17 @@ final class ForecastController: UIViewController, UIViewControllerRestoration {
 }
 
 @Suite(.serialized) struct RootRuleTests {
-    private func saveAndRestore(storyboard: String?) throws -> (existing: ForecastController, report: RestorationReport) {
+    private func saveAndRestore(storyboard: String?) throws -> (existing: ForecastController, report: RestorationReport)
+    {
         ForecastController.made = []
         ForecastController.storyboardsSeen = []
         let store = TestStore()
         let delegate = AlwaysRestore()
         do {
             let journal = try store.open()
-            let manager = RestorationManager(journal: journal, configuration: RestorationConfiguration(bundleVersion: "1"))
+            let manager = RestorationManager(
+                journal: journal, configuration: RestorationConfiguration(bundleVersion: "1", interfaceIdiom: "desktop")
+            )
             manager.delegate = delegate
             let root = ForecastController()
             root.city = "Brno"
@@ -56,7 +59,8 @@ final class ForecastController: UIViewController, UIViewControllerRestoration {
             try journal.close()
         }
         let journal = try store.open()
-        let manager = RestorationManager(journal: journal, configuration: RestorationConfiguration(bundleVersion: "1"))
+        let manager = RestorationManager(
+            journal: journal, configuration: RestorationConfiguration(bundleVersion: "1", interfaceIdiom: "desktop"))
         manager.delegate = delegate
         manager.register(restorationClass: ForecastController.self)
         let existing = ForecastController()

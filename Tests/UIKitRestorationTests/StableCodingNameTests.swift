@@ -40,7 +40,9 @@ private enum PinnedPlaceRestoration: UIObjectRestoration {
         let delegate = AlwaysRestore()
         do {
             let journal = try store.open()
-            let manager = RestorationManager(journal: journal, configuration: RestorationConfiguration(bundleVersion: "1"))
+            let manager = RestorationManager(
+                journal: journal, configuration: RestorationConfiguration(bundleVersion: "1", interfaceIdiom: "desktop")
+            )
             manager.delegate = delegate
             let place = PinnedPlace()
             place.title = "Špilberk"
@@ -55,7 +57,8 @@ private enum PinnedPlaceRestoration: UIObjectRestoration {
 
         PinnedPlaceRestoration.made = []
         let journal = try store.open()
-        let manager = RestorationManager(journal: journal, configuration: RestorationConfiguration(bundleVersion: "1"))
+        let manager = RestorationManager(
+            journal: journal, configuration: RestorationConfiguration(bundleVersion: "1", interfaceIdiom: "desktop"))
         manager.delegate = delegate
         manager.register(objectRestorationClass: PinnedPlaceRestoration.self)
         let report = try manager.restoreState(roots: [])
