@@ -7,6 +7,7 @@ let package = Package(
         .library(name: "StateJournal", targets: ["StateJournal"]),
         .library(name: "StateRestoration", targets: ["StateRestoration"]),
         .library(name: "StateRestorationService", targets: ["StateRestorationService"]),
+        .library(name: "UIKitRestoration", targets: ["UIKitRestoration"]),
         .library(name: "StateJournalReplication", targets: ["StateJournalReplication"]),
         .executable(name: "statejournal", targets: ["statejournal"]),
     ],
@@ -46,6 +47,12 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "Metrics", package: "swift-metrics"),
             ]
+        ),
+        // UIKit's restoration names (UIViewController, UIStateRestoring, UIApplication's keys...)
+        // over StateRestoration, so that ported UIKit code compiles with one import.
+        .target(
+            name: "UIKitRestoration",
+            dependencies: ["StateRestoration"]
         ),
         .target(
             name: "StateRestorationService",
@@ -151,6 +158,10 @@ let package = Package(
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "ServiceLifecycleTestKit", package: "swift-service-lifecycle"),
             ]
+        ),
+        .testTarget(
+            name: "UIKitRestorationTests",
+            dependencies: ["UIKitRestoration", "StateJournalTestSupport"]
         ),
         .testTarget(
             name: "StateRestorationServiceTests",

@@ -205,6 +205,43 @@ public final class RestorationManager {
 
     // MARK: - Registration
 
+    /// Gives a class a stable name in saved state: the counterpart of `@objc(Name)` on a UIKit class.
+    ///
+    /// Saved state names the type of each object, its restoration class and each `NSCoding` object's
+    /// class by the type's fully qualified name (`String(reflecting:)`). The name of a `private` or
+    /// `fileprivate` class, or of a class nested in a function, contains
+    /// `(unknown context at $…)`, an address that changes between builds and can change between
+    /// processes: such a class saved in one process is not recognized in the next (its restoration
+    /// class is not found, an `NSCoding` object is not made again, the class-mismatch rule skips its
+    /// decode). A coding name replaces the type's name wherever saved state records or compares it.
+    ///
+    /// The names are process-wide, as Objective-C class names are. Register them at launch, before
+    /// the first manager is created and before any `register` call that names the same class
+    /// (``register(restorationClass:)``, ``register(objectRestorationClass:)``,
+    /// ``registerCodingClass(_:)``): a manager remembers the names it has computed. State saved under
+    /// the type's former name is recognized again only under that name (register a migration, or
+    /// keep the former name as the coding name).
+    ///
+    /// - Parameters:
+    ///   - codingName: The name, unique among the app's classes; a module prefix
+    ///     (`"MyApp.DocumentState"`) keeps it apart from other modules' names.
+    ///   - type: The class (or the restoration type, which can be an enumeration or a structure).
+    ///     Registering the same name again for it does nothing; registering a new name for it
+    ///     replaces the former one.
+    /// - Precondition: No other type has this coding name.
+    public static func register(codingName: String, for type: Any.Type) {
+        let holder = TypeNames.codingNames.register(codingName, for: ObjectIdentifier(type))
+        precondition(holder == nil, "The coding name \"\(codingName)\" is already registered for another type.")
+    }
+
+    /// The coding name registered for a type with ``register(codingName:for:)``, or `nil`.
+    ///
+    /// - Parameter type: The type.
+    /// - Returns: Its registered coding name.
+    public static func codingName(for type: Any.Type) -> String? {
+        TypeNames.codingNames[ObjectIdentifier(type)]
+    }
+
     /// Registers a type that creates controllers during restoration.
     ///
     /// Only registered types are ever called for a restoration class name read from the journal.

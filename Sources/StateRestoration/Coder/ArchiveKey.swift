@@ -25,6 +25,19 @@ public enum ArchiveKey: Sendable {
     /// `server`); UIKit has no such key.
     public static let interfaceIdiom = "StateRestorationInterfaceIdiom"
 
+    /// The key under which a controller's own coder holds the storyboard it came from; UIKit's
+    /// `UIStateRestorationViewControllerStoryboardKey`.
+    ///
+    /// It is not an application-coder key and not reserved: Linux has no storyboards, so nothing
+    /// writes it unless the app does. A controller that stands for one created from a storyboard
+    /// (a factory registered with ``RestorationManager/registerController(forRestorationIdentifier:_:)``,
+    /// say) encodes a value here in its `encodeRestorableState(with:)`, typically the storyboard's
+    /// name, and its restoration class reads it back as UIKit code reads the storyboard. Its presence
+    /// also decides the root rule: a restoration class that returns a new object for a root
+    /// controller's path replaces the app's existing root only when the saved state holds this key;
+    /// without it, the existing root is kept, as UIKit keeps the window's root controller.
+    public static let viewControllerStoryboard = "UIStateRestorationViewControllerStoryboard"
+
     /// Every reserved key.
     public static let all: Set<String> = [bundleVersion, userInterfaceIdiom, timestamp, systemVersion, interfaceIdiom]
 
@@ -59,3 +72,6 @@ public let UIApplicationStateRestorationUserInterfaceIdiomKey = ArchiveKey.userI
 public let UIApplicationStateRestorationTimestampKey = ArchiveKey.timestamp
 /// UIKit's name of ``ArchiveKey/systemVersion``: the system version, a string.
 public let UIApplicationStateRestorationSystemVersionKey = ArchiveKey.systemVersion
+/// UIKit's name of ``ArchiveKey/viewControllerStoryboard``: in a controller's coder, the storyboard
+/// it came from, which only the app writes on Linux.
+public let UIStateRestorationViewControllerStoryboardKey = ArchiveKey.viewControllerStoryboard

@@ -198,6 +198,11 @@ final class RestorationPass: ReferenceResolving {
                 else {
                     return .skipped(.declinedByRestorationClass)
                 }
+                if let root = existingRoot(at: path), root !== controller,
+                    !coder.containsValue(forKey: ArchiveKey.viewControllerStoryboard)
+                {
+                    return .obtained((root, .existing))
+                }
                 return .obtained((controller, .restorationClass))
             case .object, .application:
                 guard let type = input.registry.objectClasses[name] else {
@@ -224,6 +229,15 @@ final class RestorationPass: ReferenceResolving {
             return .obtained((factory(), .registeredFactory))
         }
         return .skipped(.notFound)
+    }
+
+    /// The root the app passed in for a root controller's path, which UIKit's rule keeps over a new
+    /// controller a restoration class returns for that path unless the saved state came from a
+    /// storyboard (its coder holds ``ArchiveKey/viewControllerStoryboard``): the window's root
+    /// controller stays the one the app created at launch.
+    private func existingRoot(at path: RestorationPath) -> (any RestorableController)? {
+        guard path.parent == input.base, let identifier = path.components.last else { return nil }
+        return input.roots.first { $0.restorationIdentifier == identifier }
     }
 
     /// The restoration identifier path the app sees for `path`: from its root controller, without

@@ -1,9 +1,39 @@
+import Foundation
 import Observation
 
 /// How types are named on disk, and how a saved name is compared with a live object.
 enum TypeNames {
-    /// The fully qualified name of a type, as recorded in entries: `Module.Outer.Type`.
-    static func name(of type: Any.Type) -> String { String(reflecting: type) }
+    /// The name of a type as recorded in entries: the coding name registered for it with
+    /// ``RestorationManager/register(codingName:for:)``, or else its fully qualified name,
+    /// `Module.Outer.Type`.
+    static func name(of type: Any.Type) -> String {
+        codingNames[ObjectIdentifier(type)] ?? String(reflecting: type)
+    }
+
+    /// The stable names registered for classes, process-wide, as `@objc(Name)` names a class for
+    /// the Objective-C runtime.
+    static let codingNames = CodingNames()
+
+    /// The table of registered coding names, in both directions.
+    final class CodingNames: @unchecked Sendable {
+        // @unchecked Sendable: `names` and `types` are only read and written with `lock` held.
+        private let lock = NSLock()
+        private var names: [ObjectIdentifier: String] = [:]
+        private var types: [String: ObjectIdentifier] = [:]
+
+        subscript(type: ObjectIdentifier) -> String? { lock.withLock { names[type] } }
+
+        /// Records `name` for `type`; the type a name was already recorded for, if another one.
+        func register(_ name: String, for type: ObjectIdentifier) -> ObjectIdentifier? {
+            lock.withLock {
+                if let holder = types[name], holder != type { return holder }
+                if let old = names[type] { types[old] = nil }
+                names[type] = name
+                types[name] = type
+                return nil
+            }
+        }
+    }
 
     /// Whether `object` is of the type named `recorded` or of a subclass of it.
     ///
