@@ -68,11 +68,12 @@ struct ComingFromUIKitRunTests {
     }
 
     @MainActor
-    @Test func theMainActorBoardSavesItsCardsAndZoomAndItsRestorationClassRecreatesIt() throws {
+    @Test func theMainActorBoardSavesItsCardsAndZoomAndRestoresIntoTheWindowsRootByUIKitsRootRule() throws {
         let board = BoardController()
         board.cards = ["Write the docs"]
+        let root = BoardController()
         let report = try Self.relaunch(
-            saving: board, restoring: BoardController(),
+            saving: board, restoring: root,
             change: {
                 board.zoom = 1.5  // @Preserved: invalidates the board
                 board.cards.append("Ship")  // observed and read by the encode: invalidates it too
@@ -83,10 +84,14 @@ struct ComingFromUIKitRunTests {
                 #expect(entry.values["cards"] == .array([.string("Write the docs"), .string("Ship")]))
             },
             registering: [BoardRestoration.self])
+        // Its restoration class is asked, and the root the app created at launch is kept: the saved
+        // state came from no storyboard.
         #expect(
             report.restored.contains {
-                $0.path == RestorationPath("Board") && $0.source == .restorationClass && $0.decoded
+                $0.path == RestorationPath("Board") && $0.source == .existing && $0.decoded
             })
+        #expect(root.cards == ["Write the docs", "Ship"])
+        #expect(root.zoom == 1.5)
     }
 
     @Test func pagesARestorationClassRecreatesAreAttachedByTheirStackInTheirSavedOrder() throws {
