@@ -5,11 +5,14 @@ extension RestorationManager {
     /// Restores the saved state into the app, ending with the finish pass.
     ///
     /// The order, as in UIKit:
-    /// 1. Choose the state: the latest, or `epoch`, or (after two restorations in a row that began
-    ///    and never completed) the state before the one that failed; see ``RestorationReason``.
+    /// 1. Choose the state: the latest, or `epoch`, or (after two restorations of it in a row that
+    ///    crashed in the app's restoration code or were held open and never completed, under
+    ///    ``CrashLoopFallback/restoreEarlierState``) the state before the one that failed; see
+    ///    ``RestorationReason`` and ``CrashLoopFallback``.
     /// 2. Ask ``ApplicationRestorationDelegate/shouldRestoreApplicationState(_:)`` with the archive
     ///    keys. Declining changes nothing in the journal.
-    /// 3. Commit a `restorationBegan` marker epoch (no entries).
+    /// 3. Commit a `restorationBegan` marker epoch (no entries), and arm the journal's crash note
+    ///    until the app's restoration code (steps 4 to 7) returns.
     /// 4. For each saved path, parents before children: apply registered migrations, then obtain
     ///    the object: its restoration class (whose `nil` skips the path and everything under it,
     ///    with no other lookup), else the delegate, else what already exists at the path (a root,

@@ -52,7 +52,13 @@ final class PassRunner {
         finishRestoration()
     }
 
-    /// Restores the default scene's state; a failure is logged, and the app starts without it.
+    /// The windows whose restoration at start failed (`nil`: the main window). No pass runs until
+    /// restoring them succeeds: the app started without their state, and a pass would save that
+    /// empty start over every acknowledged change.
+    private(set) var unrestored: [SceneSession?] = []
+
+    /// Restores the default scene's state; a failure is logged, the app starts without it, and no
+    /// pass runs until a later attempt restores it (``restoreWhatFailedAtStart()``).
     private func restoreMainWindow() {
         do {
             let report = try manager.restoreState(roots: roots())
@@ -65,12 +71,14 @@ final class PassRunner {
                     "skipped": "\(report.skipped.count)", "diagnostics": "\(report.diagnostics.count)",
                 ])
         } catch {
+            unrestored.append(nil)
             let store = manager.journal.directory.path
             logger.error(
                 """
-                Restoring the saved state failed, so the app starts without it. The store keeps its history: check it \
-                with `statejournal verify \(store)`, list its epochs with `statejournal log \(store)`, and write a \
-                store as of an earlier epoch with `statejournal rewind`.
+                Restoring the saved state failed, so the app starts without it, and nothing is saved until restoring \
+                it succeeds: each pass tries again first (a full disk freed, a directory mounted again). The store \
+                keeps its history: check it with `statejournal verify \(store)`, list its epochs with \
+                `statejournal log \(store)`, and write a store as of an earlier epoch with `statejournal rewind`.
                 """,
                 metadata: ["error": "\(error)", "store": "\(store)"])
         }
@@ -91,10 +99,56 @@ final class PassRunner {
                         "restored": "\(report.restored.count)", "skipped": "\(report.skipped.count)",
                     ])
             } catch {
+                unrestored.append(scene)
                 logger.error(
-                    "Restoring a window's saved state failed, so it starts without it",
+                    """
+                    Restoring a window's saved state failed, so it starts without it, and nothing is saved until \
+                    restoring it succeeds
+                    """,
                     metadata: ["scene": "\(scene)", "error": "\(error)"])
             }
+        }
+    }
+
+    /// Restores again the windows whose restoration at start failed, before any pass saves: the app's
+    /// empty start must never be saved over the state it could not restore. Reopens a journal that a
+    /// failed write poisoned first.
+    ///
+    /// - Throws: ``RestorationError`` with code ``RestorationError/Code/storeUnavailable`` while a
+    ///   window still cannot be restored; the pass then saves nothing.
+    private func restoreWhatFailedAtStart() throws {
+        guard !unrestored.isEmpty else { return }
+        if let failure = manager.journal.failure, failure.isTransient { _ = try? manager.journal.reopen() }
+        var failed: [SceneSession?] = []
+        var lastError: (any Error)?
+        let open = scenes()
+        for window in unrestored {
+            do {
+                if let scene = window {
+                    // A window the app no longer shows is not saved by any pass: nothing to hold.
+                    guard let sceneRoots = open[scene] else { continue }
+                    sceneRestorationReports[scene] = try manager.restoreState(roots: sceneRoots, scene: scene)
+                } else {
+                    restorationReport = try manager.restoreState(roots: roots())
+                }
+                logger.notice(
+                    "Restored the saved state that could not be restored at start; passes save again",
+                    metadata: ["scene": "\(window.map { "\($0)" } ?? "main")"])
+            } catch {
+                failed.append(window)
+                lastError = error
+            }
+        }
+        unrestored = failed
+        guard failed.isEmpty else {
+            throw RestorationError(
+                .storeUnavailable,
+                """
+                The saved state could not be restored at start, and still cannot be, so nothing was saved: a pass \
+                now would replace every acknowledged change with the app's empty start. Passes save again once \
+                restoring succeeds.
+                """,
+                cause: lastError as? (any Error & Sendable))
         }
     }
 
@@ -170,6 +224,7 @@ final class PassRunner {
         // The final pass tries to recover whatever the backoff: no pass follows it.
         if isFinal { manager.makeRecoveryAttemptDue() }
         do {
+            try restoreWhatFailedAtStart()
             // The encode step, on the main actor; the commit runs on the journal's committer. Each
             // open window is a pass (an epoch) of its own, after the main one's.
             let submitted = try manager.submitPreservation(roots: roots(), mode: request.mode)

@@ -75,18 +75,22 @@ public final class StateRestorationService: Service {
         ///   - restoresAtStart: Whether to restore before preserving.
         ///   - logger: Where the service logs; by default nothing is logged.
         ///   - clock: The clock the delay and the interval are measured on.
+        ///   - crashLoopFallback: What restoring at start does after two crashes in a row; never
+        ///     falling back, by default.
         public init(
             coalescingDelay: Duration = .milliseconds(500),
             fullPassInterval: Duration? = .seconds(60),
             restoresAtStart: Bool = true,
             logger: Logger = Logger(label: "StateRestorationService", factory: { _ in SwiftLogNoOpLogHandler() }),
-            clock: any Clock<Duration> = ContinuousClock()
+            clock: any Clock<Duration> = ContinuousClock(),
+            crashLoopFallback: CrashLoopFallback = .never
         ) {
             self.coalescingDelay = coalescingDelay
             self.fullPassInterval = fullPassInterval
             self.restoresAtStart = restoresAtStart
             self.logger = logger
             self.clock = clock
+            self.crashLoopFallback = crashLoopFallback
         }
     }
 

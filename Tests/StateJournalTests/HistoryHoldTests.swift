@@ -41,6 +41,8 @@ import Testing
         journal = try openJournal(store, Self.options())
         #expect(journal.historyHold == held)
         try Self.commitAndCompact(3, journal, &workload, &model)
+        // The hold is the store's own file, not one a check lists as unnamed.
+        #expect(StoreInspector.verify(URL(fileURLWithPath: store)).unnamedFiles.isEmpty)
         let retained = try journal.history().map(\.epoch)
         #expect(retained.first.map { $0 <= held } == true, "\(retained)")
         for epoch in model.epochs where epoch >= held {

@@ -144,7 +144,10 @@ extension StoreInspector {
                 let newest = (manifest.segments + manifest.checkpoints.map(\.sequence)).max() ?? 0
                 let newestCheckpoint = manifest.checkpoints.map(\.sequence).max() ?? 0
                 result.unnamedFiles = (try store.names() ?? []).filter { name in
+                    // The lock, a history hold and a crash note are the store's own and named by no
+                    // manifest.
                     guard !named.contains(name) && name != FileNames.manifest && name != FileNames.lock,
+                        name != FileNames.historyHold && name != FileNames.crashNote,
                         !name.hasSuffix(FileNames.temporarySuffix)
                     else { return false }
                     if let sequence = FileNames.checkpointSequence(name) { return sequence < newestCheckpoint }

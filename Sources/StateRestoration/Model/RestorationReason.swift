@@ -8,8 +8,11 @@ public enum RestorationReason: Sendable, Hashable {
     /// A launch after the previous run died: opening the journal cut off a preservation pass that
     /// never committed, or met damage. The latest consistent state is restored.
     case recoveryAfterCrash
-    /// Restoring the state of `avoidedEpoch` began but did not complete twice in a row, so an
-    /// older state is restored instead of crashing on the same state again.
+    /// Restoring the state of `avoidedEpoch` crashed the app twice in a row (a crash signal ended
+    /// it in the app's own restoration code, or it returned held open and never completed; a kill
+    /// from outside does not count), so an older state is restored instead of crashing on the same
+    /// state again (``CrashLoopFallback/restoreEarlierState``). The avoided state stays in the
+    /// history: restoring `avoidedEpoch` brings it back.
     case crashLoopFallback(avoidedEpoch: UInt64)
     /// The app asked for the state as of a given epoch (time travel).
     case requestedEpoch(UInt64)
