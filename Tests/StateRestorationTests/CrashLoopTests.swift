@@ -72,6 +72,27 @@ import Testing
         }
     }
 
+    /// One launch in a child process killed from outside `microseconds` after it starts: while it
+    /// opens the store and replays the journal, while it restores, or once it is idle.
+    static func launchKilled(_ path: String, after microseconds: UInt32) async {
+        await #expect(processExitsWith: .signal(SIGKILL)) { [path, microseconds] in
+            let killer = Thread {
+                usleep(microseconds)
+                kill(getpid(), SIGKILL)
+            }
+            killer.start()
+            let journal = try Journal.open(at: URL(fileURLWithPath: path), options: JournalOptions(durability: .none))
+            let manager = RestorationManager(
+                journal: journal,
+                configuration: RestorationConfiguration(
+                    bundleVersion: "1", interfaceIdiom: "desktop", systemVersion: "6.8"))
+            let delegate = TestDelegate()
+            manager.delegate = delegate
+            try manager.restoreState(roots: [CrashLoopTests.tree(value: 0)])
+            while true { sleep(1) }
+        }
+    }
+
     static func values(_ root: Node) -> [Int] { [root.value] + root.children.map(\.value) }
 
     @Test func killsFromOutsideDuringRestorationNeverCountAsACrashLoopAndTheNextSaveUndoesNothing() async throws {
@@ -81,6 +102,8 @@ import Testing
         var random = SplitMix64(seed: 40)
         for _ in 0..<4 {
             await Self.launchThatDies(path, .kill, at: Int(random.next() % UInt64(Self.items)))
+            // And at a random instant of the launch: opening, replaying, restoring or idle.
+            await Self.launchKilled(path, after: UInt32(random.next() % 40_000))
         }
         let logs = CapturedLogs()
         let journal = try store.open()
