@@ -13,26 +13,8 @@ import Testing
 @MainActor
 @Suite(.timeLimit(.minutes(10)))
 struct ServiceFailedRestorationTests {
-    final class Tally: RestorableController {
-        let restorationIdentifier: String?
-        var value: Int
-
-        init(_ identifier: String, value: Int = 0) {
-            restorationIdentifier = identifier
-            self.value = value
-        }
-
-        func encodeRestorableState(with coder: RestorationCoder) throws { try coder.encode(value, forKey: "value") }
-        func decodeRestorableState(with coder: RestorationCoder) throws { value = try coder.decodeInt(forKey: "value") }
-    }
-
-    final class Delegate: ApplicationRestorationDelegate {
-        func shouldSaveApplicationState(_ coder: RestorationCoder) -> Bool { true }
-        func shouldRestoreApplicationState(_ coder: RestorationCoder) -> Bool { true }
-        func controller(withRestorationIdentifierPath identifierComponents: [String], coder: RestorationCoder)
-            -> (any RestorableController)?
-        { nil }
-    }
+    typealias Tally = ServiceRecoveryTests.Tally
+    typealias Delegate = ServiceRecoveryTests.Delegate
 
     let directory = TemporaryDirectory()
     let fileSystem = FaultInjectingFileSystem()

@@ -95,6 +95,20 @@ import Testing
 
     static func values(_ root: Node) -> [Int] { [root.value] + root.children.map(\.value) }
 
+    /// A manager over `journal` logging to `logs`, with `fallback`, and its delegate (which the
+    /// manager holds weakly).
+    static func manager(
+        _ journal: Journal, logs: CapturedLogs, fallback: CrashLoopFallback = .restoreEarlierState
+    ) -> (RestorationManager, TestDelegate) {
+        var configuration = RestorationConfiguration(
+            bundleVersion: "1", interfaceIdiom: "desktop", systemVersion: "6.8", logger: logs.logger)
+        configuration.crashLoopFallback = fallback
+        let manager = RestorationManager(journal: journal, configuration: configuration)
+        let delegate = TestDelegate()
+        manager.delegate = delegate
+        return (manager, delegate)
+    }
+
     @Test func killsFromOutsideDuringRestorationNeverCountAsACrashLoopAndTheNextSaveUndoesNothing() async throws {
         let (store, _, second) = try Self.savedStore()
         let path = store.url.path
@@ -107,12 +121,7 @@ import Testing
         }
         let logs = CapturedLogs()
         let journal = try store.open()
-        let manager = RestorationManager(
-            journal: journal,
-            configuration: RestorationConfiguration(
-                bundleVersion: "1", interfaceIdiom: "desktop", systemVersion: "6.8", logger: logs.logger))
-        let delegate = TestDelegate()
-        manager.delegate = delegate
+        let (manager, delegate) = Self.manager(journal, logs: logs)
         let root = Self.tree(value: 0)
         let report = try manager.restoreState(roots: [root])
         #expect(
@@ -143,12 +152,7 @@ import Testing
         var options = JournalOptions(durability: .none, compaction: .manual)
         options.retention = RetentionPolicy(checkpoints: 1)
         let journal = try Journal.open(at: store.url, options: options)
-        let manager = RestorationManager(
-            journal: journal,
-            configuration: RestorationConfiguration(
-                bundleVersion: "1", interfaceIdiom: "desktop", systemVersion: "6.8", logger: logs.logger))
-        let delegate = TestDelegate()
-        manager.delegate = delegate
+        let (manager, delegate) = Self.manager(journal, logs: logs)
         let root = Self.tree(value: 0)
         let report = try manager.restoreState(roots: [root])
         #expect(report.reason == .crashLoopFallback(avoidedEpoch: second))
@@ -191,12 +195,7 @@ import Testing
         await Self.launchThatDies(path, .trap, at: 5)
         let logs = CapturedLogs()
         let journal = try store.open()
-        var configuration = RestorationConfiguration(
-            bundleVersion: "1", interfaceIdiom: "desktop", systemVersion: "6.8", logger: logs.logger)
-        configuration.crashLoopFallback = .never
-        let manager = RestorationManager(journal: journal, configuration: configuration)
-        let delegate = TestDelegate()
-        manager.delegate = delegate
+        let (manager, delegate) = Self.manager(journal, logs: logs, fallback: .never)
         let root = Self.tree(value: 0)
         let report = try manager.restoreState(roots: [root])
         #expect(report.reason != .crashLoopFallback(avoidedEpoch: second))
