@@ -98,6 +98,32 @@ import Testing
         withExtendedLifetime(directory) {}
     }
 
+    @Test func notesArmedOnTwoThreadsAtOnceEachKeepTheirOwn() async throws {
+        let (first, firstStore) = try Self.store()
+        let (second, secondStore) = try Self.store()
+        let path: String = firstStore
+        let other: String = secondStore
+        await #expect(processExitsWith: .failure) { [path = path as String, other = other as String] in
+            let journal = try CrashNoteTests.openAndArm(path, "main thread")
+            let armed = DispatchSemaphore(value: 0)
+            let thread = Thread {
+                _ = try? CrashNoteTests.openAndArm(other, "other thread")
+                armed.signal()
+                sleep(30)
+            }
+            thread.start()
+            armed.wait()
+            withExtendedLifetime(journal) { fatalError("a trap on the main thread") }
+        }
+        let crashed = try openJournal(path, realFileSystem: true)
+        #expect(try crashed.crashNote() == CrashNote(text: "main thread", signal: SIGILL))
+        try crashed.close()
+        let spared = try openJournal(other, realFileSystem: true)
+        #expect(try spared.crashNote() == nil)
+        try spared.close()
+        withExtendedLifetime((first, second)) {}
+    }
+
     @Test func aNoteLeftAsItIsHasNoSignal() throws {
         let (directory, store) = try Self.store()
         let path: String = store

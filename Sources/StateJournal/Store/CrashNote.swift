@@ -88,7 +88,8 @@ extension Journal {
     ///
     /// The file is emptied now, so the note read at the next open is this one or none. It is
     /// written without a sync: a crash keeps it in the page cache, a power cut may lose it. One note
-    /// is armed at a time in a process; arming another replaces it.
+    /// is armed at a time per journal (arming again replaces it); journals on up to 32 threads at
+    /// once each keep their own.
     ///
     /// - Throws: ``JournalError`` with code ``JournalError/Code/ioFailure`` when the file cannot be
     ///   created or a handler cannot be installed.
@@ -107,26 +108,27 @@ extension Journal {
         } catch {
             throw Self.ioError(error, "create the crash note", file: crashNotePath)
         }
-        if let failure = CrashSignals.arm(descriptor: descriptor, note: bytes, signalOffset: CrashNote.signalOffset) {
-            let error = SystemError(call: "sigaction", errno: failure, path: crashNotePath)
+        switch CrashSignals.arm(descriptor: descriptor, note: bytes, signalOffset: CrashNote.signalOffset) {
+        case .success(let slot):
+            condition.withLock { armedCrashNote = (descriptor, slot) }
+        case .failure(let error):
             fileSystem.close(descriptor)
             throw Self.ioError(error, "install the crash note's signal handlers", file: crashNotePath)
         }
-        condition.withLock { armedCrashNote = descriptor }
     }
 
     /// Puts back the signal handlers ``armCrashNote(_:)`` replaced, and removes the crash note file
     /// when no crash wrote it (as when the armed work returned). Does nothing when no note is armed.
     public func disarmCrashNote() {
         guard
-            let descriptor = condition.withLock({
+            let armed = condition.withLock({
                 let armed = armedCrashNote
                 armedCrashNote = nil
                 return armed
             })
         else { return }
-        CrashSignals.disarm()
-        fileSystem.close(descriptor)
+        CrashSignals.disarm(slot: armed.slot)
+        fileSystem.close(armed.descriptor)
         try? fileSystem.remove(crashNotePath)
     }
 

@@ -86,7 +86,7 @@ public final class Journal: @unchecked Sendable {
     var checkpointBytes: Int64 = 0
     var lastCompactionFailure: JournalError?
     /// The descriptor of the crash note file while a note is armed (``armCrashNote(_:)``).
-    var armedCrashNote: Int32?
+    var armedCrashNote: (descriptor: Int32, slot: Int)?
     /// The epoch from which retention keeps history, whatever its policy (``holdHistory(from:)``).
     var heldHistory: UInt64?
     /// Whether the active segment's descriptor is closed: by ``close()``, or by a ``reopen()`` that
