@@ -115,7 +115,8 @@ enum CrashSignals {
                     let signalOffset = Int(base.load(fromByteOffset: 8, as: Int32.self))
                     let note = base + slotHeader
                     if signalOffset < count {
-                        note.storeBytes(of: UInt8(truncatingIfNeeded: signal), toByteOffset: signalOffset, as: UInt8.self)
+                        note.storeBytes(
+                            of: UInt8(truncatingIfNeeded: signal), toByteOffset: signalOffset, as: UInt8.self)
                     }
                     var written = 0
                     while written < count {
