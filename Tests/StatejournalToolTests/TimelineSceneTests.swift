@@ -62,11 +62,13 @@ struct TimelineSceneTests {
         let launches = model["launches"] as! [[String: Any]]
         #expect(launches.map { $0["scene"] as? String } == ["A", "B"])
         #expect(launches.allSatisfy { $0["completed"] as? Int != nil })
-        #expect(launches.map { $0["began"] as? Int } == [2, 3])
-        #expect(launches.map { $0["completed"] as? Int } == [5, 4])
+        // Rows: A began 2, A held open 3 (a `restorationHeld` marker), B began 4, B completed 5, A
+        // completed 6, B discarded 7.
+        #expect(launches.map { $0["began"] as? Int } == [2, 4])
+        #expect(launches.map { $0["completed"] as? Int } == [6, 5])
         let markers = model["markers"] as! [[String: Any]]
         let closed = try #require(markers.first { $0["type"] as? String == "sceneDiscarded" })
-        #expect(closed["row"] as? Int == 6)
+        #expect(closed["row"] as? Int == 7)
         #expect((closed["text"] as? String)?.contains("Window B closed") == true)
         let metadata = (model["epochs"] as! [String: Any])["metadata"] as! [[String: String]]
         #expect(metadata.contains { $0[EpochMetadataKey.scene] == "A" })
