@@ -138,7 +138,9 @@ extension ReplicaGeneration {
     /// generation's own term.
     fileprivate func validateTerms(_ damaged: (String) -> ReplicationError) throws {
         guard let term else {
-            guard holder == nil, terms == nil else { throw damaged("it names a holder or term starts but no term") }
+            guard holder == nil, terms == nil, predecessor == nil else {
+                throw damaged("it names a holder, term starts or a predecessor but no term")
+            }
             return
         }
         guard term >= 1, term <= ReplicaLimits.maximumCounter else { throw damaged("its term \(term) is out of range") }
@@ -152,6 +154,31 @@ extension ReplicaGeneration {
         }
         guard let own = terms.last, own.term == term, own.generation <= generation else {
             throw damaged("its own term \(term) does not start at or before it")
+        }
+        for start in terms {
+            if let basis = start.basis, basis >= start.generation {
+                throw damaged(
+                    "term \(start.term) is said to begin at generation \(start.generation) from \(basis), not before it"
+                )
+            }
+        }
+        if let predecessor {
+            guard version >= 4 else {
+                throw damaged("it names a predecessor, which a version \(version) generation does not")
+            }
+            guard predecessor.generation < generation, predecessor.term <= term,
+                predecessor.sha256.utf8.count == 64,
+                predecessor.sha256.utf8.allSatisfy({ (0x30...0x39).contains($0) || (0x61...0x66).contains($0) })
+            else { throw damaged("its predecessor is not a generation before it") }
+            // A term's first generation builds on the generation its term start names.
+            if own.generation == generation, own.basis != predecessor.generation {
+                throw damaged(
+                    "it begins term \(term) from generation \(own.basis.map(String.init) ?? "none"), but builds on \(predecessor.generation)"
+                )
+            }
+            if own.generation < generation, predecessor.term != term {
+                throw damaged("it builds on a generation of term \(predecessor.term), not of its own term \(term)")
+            }
         }
     }
 }

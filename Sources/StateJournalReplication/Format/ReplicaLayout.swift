@@ -18,12 +18,14 @@ import StateJournal
 /// a segment it had already shipped. A generation is written after every object it names.
 enum ReplicaLayout {
     static let identity = "replica.json"
-    /// The layout version `replica.json` states, which this library writes: 2, a replica whose
-    /// generations may be of version 3 (``GenerationContainer``). A shipper raises a replica of
-    /// layout 1 to 2 before it writes its first generation there.
-    static let identityVersion = 2
+    /// The layout version `replica.json` states, which this library writes: 3, a replica whose
+    /// generations may be of version 4 (each names the one it builds on, and where each term began
+    /// from: ``ReplicaHistory``). A shipper raises a replica of layout 1 or 2 to 3 before it writes
+    /// its first generation there, so that a shipper that does not know the history's rules never
+    /// writes beside one that does.
+    static let identityVersion = 3
     /// The layout versions this library reads.
-    static let readableIdentityVersions = 1...2
+    static let readableIdentityVersions = 1...3
     static let generationsFolder = "generations/"
 
     static func hex16(_ value: UInt64) -> String {
@@ -129,13 +131,15 @@ struct ReplicaGeneration: Codable, Equatable, Sendable {
     var format = "statejournal-replica-generation"
     /// 1; 2 for a generation whose objects may be sealed in chunks (an encrypted replica's): see
     /// ``ObjectEnvelope``; 3 for one stored in a ``GenerationContainer`` that may carry bytes of
-    /// files inline (``Object/offset``), and whose sealed segments may stay made of pieces.
+    /// files inline (``Object/offset``), and whose sealed segments may stay made of pieces; 4 for
+    /// one that names its ``predecessor`` and, in each term start, the generation the term began
+    /// from (``TermStart/basis``).
     var version = 1
 
     /// The version this library writes.
-    static let currentVersion = 3
+    static let currentVersion = 4
     /// The newest version this library reads.
-    static let newestReadableVersion = 3
+    static let newestReadableVersion = 4
     var storeID: String
     var generation: UInt64
     /// When the shipper wrote it, in milliseconds since 1970 UTC.
@@ -154,11 +158,28 @@ struct ReplicaGeneration: Codable, Equatable, Sendable {
     /// first, the generation's own term last. A generation of an older term numbered at or after a
     /// newer term's start was written by a shipper that had lost its lease, and is never used.
     var terms: [TermStart]?
+    /// The generation this one builds on (version 4): every object this one names that an earlier
+    /// generation named was named by it, and the store this one describes continues its history.
+    /// `nil` for the first generation of a replica, and before version 4.
+    var predecessor: Link?
 
     /// The first generation of a term.
     struct TermStart: Codable, Equatable, Sendable {
         var term: UInt64
         var generation: UInt64
+        /// The generation the term's first generation builds on (its ``ReplicaGeneration/predecessor``):
+        /// the last one of the history before the term. Generations of older terms numbered after it
+        /// are orphans, whatever their number. `nil` before version 4, and for a term that began an
+        /// empty replica.
+        var basis: UInt64? = nil
+    }
+
+    /// A generation named by another: its number, its term, and the SHA-256 of its payload (hex), so
+    /// that another document stored under the same number later is not taken for it.
+    struct Link: Codable, Equatable, Sendable {
+        var generation: UInt64
+        var term: UInt64
+        var sha256: String
     }
 
     /// The most term starts a generation carries; older ones are dropped.
@@ -283,7 +304,9 @@ enum GenerationContainer {
         }
         guard bytes.starts(with: magic) else {
             let generation = try ReplicaGeneration.decodeDocument(bytes, key: key)
-            guard generation.version != 3 else { throw damaged("its version 3 document comes outside a container") }
+            guard generation.version < 3 else {
+                throw damaged("its version \(generation.version) document comes outside a container")
+            }
             return (generation, [])
         }
         guard bytes.count >= headerBytes else { throw damaged("its container is cut short") }
