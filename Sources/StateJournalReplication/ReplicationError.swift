@@ -13,10 +13,14 @@ public struct ReplicationError: Error, Sendable, CustomStringConvertible {
             case invalidArgument, missingCredentials, accessDenied, noSuchBucket, notS3, unavailable
             case unexpectedResponse, foreignPrefix, otherStore, damagedObject, wrongKey, missingKey
             case noSuchEpoch, nothingShipped, targetNotEmpty, store, cancelled, unauthenticated, tooSlow
-            case fenced, diverged
+            case fenced, diverged, shipperRunning
         }
         private let wrapped: Wrapped
         private init(_ wrapped: Wrapped) { self.wrapped = wrapped }
+
+        /// Another shipper of the same store to the same replica runs on this host: a second one
+        /// would take the first one's lease (they have the same holder id) and fence it.
+        public static let shipperRunning = Code(.shipperRunning)
 
         /// An argument (a URL, a key file, an option) is not usable.
         public static let invalidArgument = Code(.invalidArgument)

@@ -134,13 +134,13 @@ import Testing
         }
         #expect(error?.message.contains("version 7") == true, "\(String(describing: error))")
         #expect(error?.message.contains("a newer one may") == true)
-        var future = Self.generation(5, version: 4, pieces: 1)
+        var future = Self.generation(5, version: 5, pieces: 1)
         future.files[0].objects[0].key = ReplicaLayout.segment(
             baseEpoch: 0, sequence: 1, sha256: future.files[0].objects[0].sha256)
         let refused = #expect(throws: ReplicationError.self) {
             try future.validated(number: 5, storeID: Self.storeID, key: "g")
         }
-        #expect(refused?.message.contains("version 4") == true)
+        #expect(refused?.message.contains("version 5") == true)
     }
 
     @Test func inlineBytesAreAcceptedOnlyFromThisOrAnEarlierGenerationWithinWhatOneCarries() {

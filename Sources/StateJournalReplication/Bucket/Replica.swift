@@ -37,7 +37,10 @@ struct Replica: Sendable {
 
     /// Writes an object's payload, sealed; with `createOnly`, an existing object is left as it is.
     @discardableResult
-    func put(_ name: String, payload: [UInt8], createOnly: Bool, encrypted: Bool = true) async throws -> S3PutOutcome {
+    func put(
+        _ name: String, payload: [UInt8], createOnly: Bool, encrypted: Bool = true,
+        while mayAttempt: (@Sendable () async -> Bool)? = nil
+    ) async throws -> S3PutOutcome {
         let bytes = try ObjectEnvelope.seal(
             payload, name: name, keyring: encrypted ? keyring : nil, storeID: storeID, replicaID: replicaID,
             chunkBytes: sealedChunkBytes)
@@ -45,7 +48,8 @@ struct Replica: Sendable {
             try await client.putMultipart(bucket: location.bucket, key: fullKey(name), body: bytes)
             return .created
         }
-        return try await client.put(bucket: location.bucket, key: fullKey(name), body: bytes, createOnly: createOnly)
+        return try await client.put(
+            bucket: location.bucket, key: fullKey(name), body: bytes, createOnly: createOnly, while: mayAttempt)
     }
 
     /// An object's payload, checked and decrypted; `nil` when it is not there.
@@ -242,13 +246,22 @@ struct Replica: Sendable {
     /// - Throws: ``ReplicationError/Code/damagedObject`` when it is damaged, too large, or not a
     ///   valid generation of that store, the envelope's key errors, or the client's.
     func generation(_ number: UInt64, of storeID: String) async throws -> ReplicaGeneration? {
+        try await linkedGeneration(number, of: storeID)?.generation
+    }
+
+    /// Generation `number` as ``generation(_:of:)`` reads it, with the SHA-256 of its payload (hex):
+    /// what a generation that builds on it names (``ReplicaGeneration/Link``).
+    func linkedGeneration(_ number: UInt64, of storeID: String) async throws -> (
+        generation: ReplicaGeneration, sha256: String
+    )? {
         let name = ReplicaLayout.generation(number)
         guard
             let payload = try await bound(to: storeID).get(name, maximumPayload: ReplicaLimits.maximumGenerationBytes)
         else {
             return nil
         }
-        return try ReplicaGeneration.decode(payload, key: fullKey(name))
+        let generation = try ReplicaGeneration.decode(payload, key: fullKey(name))
             .validated(number: number, storeID: storeID, key: fullKey(name))
+        return (generation, ReplicaLayout.sha256Hex(payload))
     }
 }

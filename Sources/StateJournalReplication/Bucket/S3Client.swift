@@ -87,11 +87,21 @@ public final class S3Client: Sendable {
     public func put(
         bucket: String, key: String, body: [UInt8], createOnly: Bool = false, metadata: [String: String] = [:]
     ) async throws -> S3PutOutcome {
+        try await put(bucket: bucket, key: key, body: body, createOnly: createOnly, metadata: metadata, while: nil)
+    }
+
+    /// Writes an object as ``put(bucket:key:body:createOnly:metadata:)`` does, attempting (and
+    /// retrying) it only while `mayAttempt` says so: a shipper's generation is never sent, first or
+    /// again, once its lease may have run out.
+    func put(
+        bucket: String, key: String, body: [UInt8], createOnly: Bool, metadata: [String: String] = [:],
+        while mayAttempt: (@Sendable () async -> Bool)?
+    ) async throws -> S3PutOutcome {
         var headers = ["content-md5": Data(Insecure.MD5.hash(data: body)).base64EncodedString()]
         if createOnly { headers["if-none-match"] = "*" }
         for (name, value) in metadata { headers["x-amz-meta-" + name.lowercased()] = value }
         let response = try await send(
-            "PUT", bucket: bucket, key: key, headers: headers, body: body, accept: [200, 412])
+            "PUT", bucket: bucket, key: key, headers: headers, body: body, accept: [200, 412], while: mayAttempt)
         return response.status == 412 ? .alreadyExists : .created
     }
 
@@ -333,7 +343,8 @@ public final class S3Client: Sendable {
     /// is in `accept`.
     func send(
         _ method: String, bucket: String, key: String?, query: [(String, String)] = [], headers: [String: String] = [:],
-        body: [UInt8] = [], accept: Set<Int>, limit: Int = S3Client.defaultResponseLimit
+        body: [UInt8] = [], accept: Set<Int>, limit: Int = S3Client.defaultResponseLimit,
+        while mayAttempt: (@Sendable () async -> Bool)? = nil
     ) async throws -> Response {
         var lastFailure: (any Error & Sendable)?
         let target = "\(method) \(bucket)/\(printable(key ?? ""))"
@@ -346,6 +357,12 @@ public final class S3Client: Sendable {
                 }
             }
             if Task.isCancelled { throw ReplicationError(.cancelled, "Cancelled before \(target).") }
+            if let mayAttempt, !(await mayAttempt()) {
+                throw ReplicationError(
+                    .unavailable,
+                    "\(target) was not \(attempt > 1 ? "sent again" : "sent"): the time it could be sent in ran out.",
+                    cause: lastFailure, key: key)
+            }
             let response: Response
             do {
                 response = try await once(

@@ -121,9 +121,9 @@ extension ReplicaFollower {
                 throw ReplicationError(.cancelled, "Cancelled while waiting for the lease of \(location).")
             }
         }
-        // Held: whatever the previous primary shipped before the term began is applied, so that
-        // the new term continues it. A generation it lands from now on gets a number after this
-        // term's start, where nobody reads it.
+        // Held: whatever the previous primary shipped by now is applied, so that the new term
+        // continues it. A generation it lands from now on is an orphan: the term's first generation
+        // names the last one applied as the generation it began from.
         requireListing()
         for _ in 0..<1000 {
             let report = try await followOnce()
@@ -132,6 +132,7 @@ extension ReplicaFollower {
         let term = await keeper.term ?? 0
         previousTerm = max(previousTerm, appliedTerm)
         let lastEpoch = appliedEpoch
+        let base = appliedBase
         close()
         let marker: UInt64?
         do {
@@ -145,8 +146,11 @@ extension ReplicaFollower {
         self.options.logger.notice(
             "promoted \(directory.path) to the primary of \(location) in term \(term); the replica held epochs through \(lastEpoch.map(String.init) ?? "none"), and whatever the previous primary committed after them is not in this store"
         )
+        // The term builds on the generation applied last: whatever the previous primary lands from
+        // now on is an orphan (``ReplicaHistory``).
         let shipper = ReplicationShipper(
-            store: directory, to: location, configuration: configuration, options: options, lease: keeper)
+            store: directory, to: location, configuration: configuration, options: options, lease: keeper,
+            base: base)
         return (
             shipper,
             PromotionReport(

@@ -145,6 +145,8 @@ public actor ReplicaFollower: Sendable {
     private(set) var appliedGeneration: UInt64?
     /// The generation applied last, when it was read whole: its term starts fence later numbers.
     private var appliedDocument: ReplicaGeneration?
+    /// The SHA-256 of the payload of the generation applied last, which the next one names.
+    private(set) var appliedSHA256: String?
     private var appliedLastEpoch: UInt64?
     private var files = FollowedFiles(local: nil)
     /// The intact store found in the directory at the start, until a generation is applied over it:
@@ -184,6 +186,12 @@ public actor ReplicaFollower: Sendable {
     var boundReplica: Replica { identity.map { replica.bound(to: $0) } ?? replica }
     /// The term of the generation applied last (`0` before leases).
     var appliedTerm: UInt64 { appliedDocument?.term ?? 0 }
+    /// The generation applied last and its payload's SHA-256, when it was read whole: what a
+    /// promoted standby's term builds on.
+    var appliedBase: (generation: ReplicaGeneration, sha256: String)? {
+        guard let appliedDocument, let appliedSHA256 else { return nil }
+        return (appliedDocument, appliedSHA256)
+    }
     /// The last epoch the local store holds from the replica.
     var appliedEpoch: UInt64? { appliedLastEpoch }
     /// Where and how requests are sent.
@@ -211,6 +219,8 @@ public actor ReplicaFollower: Sendable {
     /// with their ``ReplicationError``.
     public func run() async throws {
         defer { close() }
+        // An empty prefix is said once, not at every poll, until something is shipped there.
+        var nothingShippedSaid = false
         while !Task.isCancelled {
             do {
                 let report = try await followOnce()
@@ -231,7 +241,14 @@ public actor ReplicaFollower: Sendable {
                 // Once following, a generation under a key id the keyring lacks is one anyone could
                 // have written: passed over like a damaged one.
                 if Task.isCancelled { break }
-                options.logger.warning("following failed, retrying: \(error.message)")
+                if error.code == .nothingShipped {
+                    if !nothingShippedSaid {
+                        options.logger.notice("\(error.message) Waiting until something is shipped there.")
+                    }
+                    nothingShippedSaid = true
+                } else {
+                    options.logger.warning("following failed, retrying: \(error.message)")
+                }
             }
             do {
                 try await Task.sleep(for: pollInterval)
@@ -295,8 +312,14 @@ public actor ReplicaFollower: Sendable {
             for number in numbers.reversed() where number > (appliedGeneration ?? 0) && !unusable.contains(number) {
                 guard passedOver <= ReplicaLimits.maximumGenerationsPassedOver else { break }
                 do {
-                    guard let generation = try await bound.generation(number, of: identity.storeID) else { continue }
-                    try await apply(generation, askedAt: now, report: &report)
+                    guard let found = try await bound.linkedGeneration(number, of: identity.storeID) else { continue }
+                    if found.generation.term ?? 0 < appliedTerm {
+                        // A late write of a shipper whose term ended before the one applied: an orphan.
+                        unusable.insert(number)
+                        continue
+                    }
+                    try await checkContinues(to: found.generation, bound: bound)
+                    try await apply(found.generation, sha256: found.sha256, askedAt: now, report: &report)
                     break
                 } catch let error as ReplicationError where ReplicaRestorer.isDamage(error) || error.code == .missingKey
                 {
@@ -316,20 +339,20 @@ public actor ReplicaFollower: Sendable {
         // The shipper numbers its generations above those it found unusable: skip them.
         var next = (appliedGeneration ?? 0) + 1
         while unusable.contains(next) { next += 1 }
-        let generation: ReplicaGeneration?
+        let found: (generation: ReplicaGeneration, sha256: String)?
         do {
-            generation = try await bound.generation(next, of: identity.storeID)
+            found = try await bound.linkedGeneration(next, of: identity.storeID)
         } catch let error as ReplicationError where ReplicaRestorer.isDamage(error) || error.code == .missingKey {
             unusable.insert(next)
             mustList = true
             throw error
         }
-        guard let generation else {
+        guard let (generation, sha256) = found else {
             if nextMissingSince == nil { nextMissingSince = now }
             lastSuccessfulPoll = ContinuousClock.now
             return report
         }
-        if let appliedDocument, generation.isFencedOut(by: appliedDocument) {
+        if let appliedDocument, generation.term ?? 0 < appliedTerm {
             // Written by a shipper of an older term after the current term began (a late write
             // where retention had deleted the number): never applied.
             unusable.insert(next)
@@ -339,8 +362,9 @@ public actor ReplicaFollower: Sendable {
             lastSuccessfulPoll = ContinuousClock.now
             return report
         }
+        try await checkContinues(to: generation, bound: bound)
         do {
-            try await apply(generation, askedAt: now, report: &report)
+            try await apply(generation, sha256: sha256, askedAt: now, report: &report)
         } catch let error as ReplicationError where ReplicaRestorer.isDamage(error) {
             unusable.insert(next)
             mustList = true
@@ -353,7 +377,8 @@ public actor ReplicaFollower: Sendable {
     /// Applies `generation`, found by a poll sent at `asked`, over the local files and records it as
     /// the one held.
     private func apply(
-        _ generation: ReplicaGeneration, askedAt asked: ContinuousClock.Instant, report: inout FollowReport
+        _ generation: ReplicaGeneration, sha256: String, askedAt asked: ContinuousClock.Instant,
+        report: inout FollowReport
     ) async throws {
         guard let folder, let identity else { return }
         var counts = AppliedCounts()
@@ -383,6 +408,7 @@ public actor ReplicaFollower: Sendable {
         adopted = nil
         appliedGeneration = generation.generation
         appliedDocument = generation
+        appliedSHA256 = sha256
         appliedLastEpoch = generation.lastEpoch
         nextMissingSince = nil
         schedule.arrived(
@@ -489,6 +515,29 @@ public actor ReplicaFollower: Sendable {
     }
 
     /// The error a follower refuses a diverged store with.
+    /// Throws ``ReplicationError/Code/diverged`` unless `generation` continues the generation applied
+    /// last (``ReplicaHistory/continuation(from:sha256:to:)``): a follower never goes back, and never
+    /// stays on a generation the replica's history orphaned.
+    private func checkContinues(to generation: ReplicaGeneration, bound: Replica) async throws {
+        guard let appliedDocument, let identity,
+            case .diverged(let why) = ReplicaHistory.continuation(
+                from: appliedDocument, sha256: appliedSHA256, to: generation)
+        else { return }
+        let last = appliedLastEpoch ?? 0
+        // The epochs this copy holds that the replica's history does not: those after the
+        // generation the newer term began from, when it can be read.
+        var first = last
+        let span = ReplicaHistory.spans(under: generation).spans.first { $0.term == appliedTerm }
+        if let through = span?.through, through < appliedDocument.generation,
+            let basis = try? await bound.generation(through, of: identity.storeID)
+        {
+            first = min(last, (basis.lastEpoch ?? 0) + 1)
+        } else if let newLast = generation.lastEpoch, newLast < last {
+            first = newLast + 1
+        }
+        throw diverged((first: first, last: last, why: "that the replica's history no longer holds (\(why))"))
+    }
+
     private func diverged(_ divergence: (first: UInt64, last: UInt64, why: String)) -> ReplicationError {
         let epochs =
             divergence.first >= divergence.last
@@ -607,10 +656,12 @@ public actor ReplicaFollower: Sendable {
             output.removeEverythingCreated()
             throw error
         }
-        if restored.damage.isEmpty, let generation = try await bound.generation(restored.generation, of: found.storeID)
+        if restored.damage.isEmpty,
+            let (generation, sha256) = try await bound.linkedGeneration(restored.generation, of: found.storeID)
         {
             files = FollowedFiles(applied: generation)
             appliedDocument = generation
+            appliedSHA256 = sha256
         } else {
             let set = try? JournalReader(at: directory).fileSet()
             files = FollowedFiles(local: set)

@@ -40,6 +40,26 @@ public struct DamagedObject: Sendable, Hashable, CustomStringConvertible {
     }
 }
 
+/// A generation the replica holds that is not in its history (see "The replica's history" in the
+/// article "Backing Up and Moving a Store"): a late write of a shipper that had lost its lease, which no restore or
+/// follower uses.
+public struct OrphanedGeneration: Sendable, Hashable, CustomStringConvertible {
+    /// The generation's number.
+    public var generation: UInt64
+    /// The term of the shipper that wrote it.
+    public var term: UInt64
+    /// The epochs it reaches: those after the history's last epoch of that term are what the
+    /// takeover lost from that shipper (they are in its store only).
+    public var epochs: ClosedRange<UInt64>?
+    /// Why it is not in the history.
+    public var reason: String
+
+    /// The generation, its term, its epochs and why, in a sentence.
+    public var description: String {
+        "generation \(generation) (term \(term)\(epochs.map { ", epochs \($0.lowerBound)…\($0.upperBound)" } ?? "")) is an orphan: \(reason)"
+    }
+}
+
 /// What a restore did.
 public struct RestoreReport: Sendable, Hashable {
     /// The latest epoch of the restored store.
@@ -60,6 +80,9 @@ public struct RestoreReport: Sendable, Hashable {
     public var damage: [DamagedObject]
     /// The verification of the restored store (clean, or the restore would have failed).
     public var verification: StoreVerification
+    /// Generations newer than the one restored that are not in the replica's history, newest first:
+    /// never restored from.
+    public var orphans: [OrphanedGeneration] = []
 }
 
 /// Brings a replica back as a local store.
@@ -89,20 +112,29 @@ public struct ReplicaRestorer: Sendable {
     }
 
     /// The replica's generations, oldest first, each with the epochs it reaches (`nil` for one
-    /// that is damaged or not this replica's).
+    /// that is damaged or not this replica's). Orphans (``OrphanedGeneration``) are left out: they
+    /// are not the replica's history.
     public func generations() async throws -> [(generation: UInt64, epochs: ClosedRange<UInt64>?)] {
         let identity = try await requireReplica()
-        var result: [(UInt64, ClosedRange<UInt64>?)] = []
+        var read: [(UInt64, ReplicaGeneration?)] = []
         for number in try await replica.generationNumbers() {
             do {
                 guard let generation = try await replica.bound(to: identity).generation(number, of: identity.storeID)
                 else { continue }
-                result.append((number, generation.epochRange))
+                read.append((number, generation))
             } catch let error as ReplicationError where Self.isDamage(error) {
-                result.append((number, nil))
+                read.append((number, nil))
             }
         }
-        return result
+        let newestFirst = read.reversed().compactMap(\.1)
+        guard let index = ReplicaHistory.headIndex(Array(newestFirst.prefix(2))) else {
+            return read.map { ($0.0, nil) }
+        }
+        let head = newestFirst[index]
+        return read.compactMap { number, generation in
+            guard let generation else { return (number, nil) }
+            return ReplicaHistory.placement(of: generation, under: head).isMember ? (number, generation.epochRange) : nil
+        }
     }
 
     /// Writes a new store into `directory` (which must be missing or empty) whose latest epoch is
@@ -214,6 +246,7 @@ public struct ReplicaRestorer: Sendable {
         var earlierDamage: [DamagedObject] = []
         var newestLastEpoch: UInt64?
         var authority: ReplicaGeneration?
+        var orphans: [OrphanedGeneration] = []
         var passedOver = 0
         // The epochs the generations read reach, newest first, for a message when none holds the one asked for.
         var reached: (newest: ClosedRange<UInt64>, oldest: ClosedRange<UInt64>)?
@@ -248,18 +281,27 @@ public struct ReplicaRestorer: Sendable {
                         reason: error.message, epochsLost: nil, lostEpochsUnknown: newestLastEpoch == nil))
                 continue
             }
-            // The newest generation says where each recent term began: an older one written by a
-            // shipper that had already lost its lease (a newer term began at or before its number)
-            // is never restored from.
-            if let authority, generation.isFencedOut(by: authority) { continue }
+            // The history's head says which generations are its history (``ReplicaHistory``): one
+            // written by a shipper that had already lost its lease is an orphan, never restored from.
+            if let authority, case .orphan(let why) = ReplicaHistory.placement(of: generation, under: authority) {
+                orphans.append(
+                    OrphanedGeneration(
+                        generation: number, term: generation.term ?? 0, epochs: generation.epochRange, reason: why))
+                continue
+            }
             if authority == nil {
-                // The newest generation read is the authority on terms, unless the one below it
-                // shows it was written by a shipper that had already lost its lease (a stale write
-                // landing at the newest number): that one is then the authority.
+                // The newest generation read is the head, unless the one below it is of a newer
+                // term and shows it is an orphan (a late write landing at the newest number).
                 if let below = try await self.generation(below: number, in: numbers, identity: identity),
-                    generation.isFencedOut(by: below)
+                    ReplicaHistory.headIndex([generation, below]) == 1
                 {
                     authority = below
+                    if case .orphan(let why) = ReplicaHistory.placement(of: generation, under: below) {
+                        orphans.append(
+                            OrphanedGeneration(
+                                generation: number, term: generation.term ?? 0, epochs: generation.epochRange,
+                                reason: why))
+                    }
                     continue
                 }
                 authority = generation
@@ -283,6 +325,7 @@ public struct ReplicaRestorer: Sendable {
                 var report = try await restore(
                     generation, into: output, target: target, from: replica.bound(to: identity), reusing: old)
                 // Damage that made a newer generation unusable is reported with what it cost.
+                report.orphans = orphans
                 for var found in earlierDamage {
                     if let last = newestLastEpoch, last > report.epoch.epoch {
                         found.epochsLost = (report.epoch.epoch + 1)...last

@@ -134,6 +134,15 @@ public actor ReplicationShipper {
     private var reader: JournalReader?
     private var claimedStoreID: String?
     private var latest: ReplicaGeneration?
+    /// The SHA-256 of `latest`'s payload, which the next generation names as its predecessor.
+    private var latestSHA256: String?
+    /// The generation a promoted standby applied last, which its term builds on (see
+    /// ``ReplicaHistory``), until the first pass has read the replica.
+    private var promotionBase: (generation: ReplicaGeneration, sha256: String)?
+    /// Whether the next pass checks, against the store's own bytes, every object it would name
+    /// again from `latest`: set when `latest` was written by another holder, whose files of the
+    /// same names and lengths may hold other bytes (a history that diverged).
+    private var checksReusedObjects = false
     /// The highest generation number the bucket was seen to hold, usable or not: the next
     /// generation takes a number above it.
     private var highestGeneration: UInt64 = 0
@@ -156,8 +165,13 @@ public actor ReplicationShipper {
     private var forcedOnce = false
     /// The newest term any generation read showed.
     private var highestTerm: UInt64 = 0
+    /// The shipper's hold on its store for this replica (``ShipperLock``).
+    private var shipperLock: ShipperLock?
     /// The last epoch a generation this shipper wrote reaches.
     private var shippedEpoch: UInt64?
+    /// The last epoch of the generation this shipper's term built on: what of its store was in the
+    /// replica before it wrote anything.
+    private var termBaseEpoch: UInt64?
 
     /// Creates a shipper; nothing is read or sent before ``shipOnce()`` or ``run()``.
     public init(
@@ -167,11 +181,13 @@ public actor ReplicationShipper {
         self.init(store: store, to: location, configuration: configuration, options: options, lease: nil)
     }
 
-    /// Creates a shipper that holds `lease` already (a promoted follower's), or takes one.
+    /// Creates a shipper that holds `lease` already (a promoted follower's, whose term builds on
+    /// `base`, the generation it applied last), or takes one.
     init(
         store: URL, to location: S3Location, configuration: S3Configuration, options: ReplicationOptions,
-        lease: LeaseKeeper?
+        lease: LeaseKeeper?, base: (generation: ReplicaGeneration, sha256: String)? = nil
     ) {
+        promotionBase = base
         self.store = store
         self.location = location
         self.options = options
@@ -230,6 +246,10 @@ public actor ReplicationShipper {
         // Given up in a task of its own too: a request of the cancelled task would not be sent.
         await Task { await lease.release() }.value
     }
+
+    /// Whether the shipper has reached the replica and claimed it for its store (it read or wrote
+    /// `replica.json`): `false` for one that never reached the server, or was refused there.
+    public var hasClaimedReplica: Bool { claimedStoreID != nil }
 
     /// How many generations this shipper has written.
     public private(set) var generationsWritten = 0
@@ -349,12 +369,31 @@ public actor ReplicationShipper {
             """)
     }
 
-    /// The error a shipper whose lease another took over stops with, naming what it shipped and
-    /// what it did not.
-    private func fenced(by other: LeaseDocument, storeLastEpoch: UInt64?) -> ReplicationError {
+    /// The error a shipper whose lease another took over stops with, naming what of its store is
+    /// in the replica's history and what is not (the loss window), as the store is *now*: it went on
+    /// committing while this shipper waited.
+    ///
+    /// With `head`, a generation of the newer term, the epochs in the replica are those of the last
+    /// generation this shipper wrote that `head`'s history keeps; later ones are orphans.
+    private func fenced(
+        by other: LeaseDocument, storeLastEpoch: UInt64?, head: ReplicaGeneration? = nil
+    ) -> ReplicationError {
+        var last = storeLastEpoch
+        if let reader, let now = try? reader.fileSet().lastEpoch?.epoch { last = max(last ?? 0, now) }
+        var kept = shippedEpoch
+        var orphaned = ""
+        if let head, let holder = lease?.holder {
+            let mine = knownGenerations.values.filter { $0.holder == holder }
+            let members = mine.filter { ReplicaHistory.placement(of: $0, under: head).isMember }
+            kept = members.max { $0.generation < $1.generation }?.lastEpoch ?? termBaseEpoch
+            let orphans = mine.count - members.count
+            if orphans > 0 {
+                orphaned = " \(orphans) generation\(orphans == 1 ? "" : "s") it wrote after the takeover began are orphans, which no restore or follower uses."
+            }
+        }
         var window = ""
-        if let last = storeLastEpoch, let shippedEpoch {
-            let from = shippedEpoch + 1
+        if let last {
+            let from = (kept ?? 0) + 1
             window =
                 from <= last
                 ? " This store's epochs \(from)…\(last) are not in the replica: they are the loss window, kept in this store only."
@@ -364,9 +403,23 @@ public actor ReplicationShipper {
             .fenced,
             """
             Another shipper (\(other.host.map { printable($0) } ?? "unknown host")) took over \(location) in term \
-            \(other.term), so this shipper stopped.\(window) Stop taking writes into this store, and follow or \
-            restore the replica instead.
+            \(other.term), so this shipper stopped.\(orphaned)\(window) Stop taking writes into this store, and \
+            follow or restore the replica instead.
             """)
+    }
+
+    /// The lease that names the holder of `generation`'s term or a newer one, for a fenced
+    /// shipper's message; one made up from the generation when the lease says otherwise.
+    private func leaseOf(_ generation: ReplicaGeneration) async throws -> LeaseDocument {
+        let term = generation.term ?? 0
+        if let other = await lease?.fencedBy, other.term >= term { return other }
+        if let (current, _) = try? await replica.lease(), current.term >= term, current.holder != lease?.holder {
+            return current
+        }
+        return LeaseDocument(
+            term: term, holder: generation.holder ?? String(repeating: "0", count: 32), renewal: 0,
+            durationMilliseconds: 0, released: false, latestGeneration: generation.generation, host: nil,
+            writtenMilliseconds: 0)
     }
 
     /// Tells `observer` about every generation ``run()`` writes, just after it is written (the
@@ -438,9 +491,23 @@ public actor ReplicationShipper {
                     replica: replica, duration: options.leaseDuration, idleDuration: options.idleLeaseDuration,
                     holder: LeaseKeeper.holderID(store: store, host: options.leaseHost), logger: options.logger,
                     clock: options.leaseClock)
-            try await loadLatest()
+            if let base = promotionBase {
+                // A promoted standby's term builds on what it applied, whatever the previous primary
+                // landed since: those generations are orphans (``ReplicaHistory``).
+                promotionBase = nil
+                latest = base.generation
+                latestSHA256 = base.sha256
+                highestGeneration = max(try await replica.generationNumbers().last ?? 0, base.generation.generation)
+            } else {
+                try await loadLatest()
+            }
         }
         let holder = lease!.holder
+        if shipperLock == nil {
+            // Held for the shipper's life: a second shipper of this store to this replica on this
+            // host would share its holder id, take its lease and fence it.
+            shipperLock = try ShipperLock.acquire(store: store, location: location, holder: holder)
+        }
         let wasHolding = await lease!.isValid
         if !wasHolding, let latest, let holderOfLatest = latest.holder, holderOfLatest != holder {
             // Another host shipped last: a store that does not continue its history (a fenced
@@ -468,6 +535,11 @@ public actor ReplicationShipper {
                 }
             }
         }
+        if let latest, let newer = latest.term, newer > term {
+            // The history's head is of a newer term: another shipper took over.
+            throw fenced(by: try await leaseOf(latest), storeLastEpoch: set.lastEpoch?.epoch, head: latest)
+        }
+        if let latest, latest.holder != holder { checksReusedObjects = true }
         var report = ShipmentReport(
             generation: latest?.generation, wroteGeneration: false, lastEpoch: latest?.lastEpoch, objectsUploaded: 0,
             bytesUploaded: 0)
@@ -506,11 +578,15 @@ public actor ReplicationShipper {
         next.version = ReplicaGeneration.currentVersion
         next.term = term
         next.holder = holder
-        var starts = latest?.terms ?? []
-        if starts.last?.term != term {
-            starts.append(ReplicaGeneration.TermStart(term: term, generation: next.generation))
+        next.terms = ReplicaHistory.termStarts(term: term, number: next.generation, building: latest)
+        if let latest, let latestSHA256 {
+            next.predecessor = ReplicaGeneration.Link(
+                generation: latest.generation, term: latest.term ?? 0, sha256: latestSHA256)
+        } else if let latest {
+            // Built on a generation it did not read whole (it cannot happen: every `latest` is read
+            // or written with its digest): the term start's basis still names it.
+            options.logger.warning("generation \(latest.generation) of \(location) has no known digest")
         }
-        next.terms = Array(starts.suffix(ReplicaGeneration.rememberedTerms))
         await generationWork?()
         // A shipper whose lease ran out during the pass (a slow upload, a starved renewal) renews
         // it first: a renewal proves nobody took it. One that cannot writes no generation, since
@@ -534,40 +610,40 @@ public actor ReplicationShipper {
         }
         let carried = next.files.reduce(0) { $0 + $1.objects.filter { $0.key == staged.carrier }.count }
         let sent = lease.now()
+        // Sent, and sent again, only while the lease is valid on this shipper's own clock: a
+        // shipper that may have lost it writes nothing more, not even a retry.
         let outcome = try await replica.put(
-            ReplicaLayout.generation(next.generation), payload: payload, createOnly: true)
+            ReplicaLayout.generation(next.generation), payload: payload, createOnly: true,
+            while: { await lease.isValid })
         guard outcome == .created else {
-            // Another shipper took the number: one of an older term (its last generation, landed
-            // before this term started), whose generation this one builds on next time, or of a
-            // newer term, which ends this shipper's.
-            try await loadLatest()
-            if let winner = latest, let winnerTerm = winner.term,
-                winnerTerm > term || (winnerTerm == term && winner.holder != holder)
+            // Another shipper took the number. One of a newer term ends this shipper's; this
+            // shipper's own (a retry whose first attempt landed after all) is built on; one of an
+            // older term is a late write of a holder that lost its lease, an orphan this shipper
+            // never builds on: it numbers its next generation above it, on the same base.
+            highestGeneration = max(highestGeneration, next.generation)
+            let found = try await replica.linkedGeneration(next.generation, of: set.storeID)
+            if let found, (found.generation.term ?? 0) > term
+                || ((found.generation.term ?? 0) == term && found.generation.holder != holder)
             {
-                // The lease names the shipper that took over, and its host, when it is in that term
-                // or a newer one by now.
-                var other = await lease.fencedBy
-                if other == nil, let (current, _) = try? await replica.lease(), current.term >= winnerTerm,
-                    current.holder != holder
-                {
-                    other = current
-                }
                 throw fenced(
-                    by: other
-                        ?? LeaseDocument(
-                            term: winnerTerm, holder: winner.holder ?? String(repeating: "0", count: 32), renewal: 0,
-                            durationMilliseconds: 0, released: false, latestGeneration: winner.generation, host: nil,
-                            writtenMilliseconds: 0),
-                    storeLastEpoch: set.lastEpoch?.epoch)
+                    by: try await leaseOf(found.generation), storeLastEpoch: set.lastEpoch?.epoch,
+                    head: found.generation)
             }
-            if latest?.generation == next.generation {
+            if let found, found.generation.term == term, found.generation.holder == holder {
+                latest = found.generation
+                latestSHA256 = found.sha256
+                knownGenerations[next.generation] = found.generation
                 options.logger.notice(
-                    "generation \(next.generation) was written by another shipper; continuing from it")
+                    "generation \(next.generation) was written by this shipper's earlier attempt; continuing from it")
+            } else {
+                options.logger.notice(
+                    "generation \(next.generation) of \(location) was taken by a shipper of an older term (an orphan); numbering above it")
             }
             return report
         }
         report.objectsUploaded += carried
         report.bytesUploaded += Int64(inline.count)
+        if next.terms?.last?.generation == next.generation { termBaseEpoch = latest?.lastEpoch }
         await lease.noteGeneration(next.generation, sent: sent)
         shippedEpoch = next.lastEpoch
         generationsWritten += 1
@@ -576,6 +652,8 @@ public actor ReplicationShipper {
             lagsSinceStatistics.append(max(0, now - Int64(clamping: committed)))
         }
         latest = next
+        latestSHA256 = ReplicaLayout.sha256Hex(payload)
+        checksReusedObjects = false
         highestGeneration = next.generation
         shippedFingerprint = fingerprint
         knownGenerations[next.generation] = next
@@ -615,12 +693,28 @@ public actor ReplicationShipper {
             )
             return
         }
-        let generations = numbers.compactMap { number in knownGenerations[number].map { (number, $0) } }
+        let readable = numbers.compactMap { number in knownGenerations[number].map { (number, $0) } }
         let now = UInt64(Date().timeIntervalSince1970 * 1000)
         let retentionMilliseconds = UInt64(options.retention.components.seconds * 1000)
         let keptMilliseconds = UInt64(options.coveredGenerationsKept.components.seconds * 1000)
         var kept: [ReplicaGeneration] = []
         var dropped: [ReplicaGeneration] = []
+        // Only the history's generations decide what is covered; orphans (late writes of a shipper
+        // that had lost its lease) are kept for the retention period, for whoever looks into what
+        // a takeover lost, then deleted.
+        let newestFirst = readable.reversed().map(\.1)
+        guard let headIndex = ReplicaHistory.headIndex(Array(newestFirst.prefix(2))) else { return }
+        let head = newestFirst[headIndex]
+        var generations: [(UInt64, ReplicaGeneration)] = []
+        for (number, generation) in readable {
+            if ReplicaHistory.placement(of: generation, under: head).isMember {
+                generations.append((number, generation))
+            } else if generation.writtenMilliseconds + retentionMilliseconds < now {
+                dropped.append(generation)
+            } else {
+                kept.append(generation)
+            }
+        }
         for (index, (_, generation)) in generations.enumerated() {
             let isNewest = index == generations.count - 1
             // A covered generation is kept for a while, so that a follower polling for the next one finds it.
@@ -658,34 +752,45 @@ public actor ReplicationShipper {
         }
     }
 
-    /// Continues from the newest generation of this store that is usable: one written by another
-    /// shipper is read as hostile input, and one that is damaged, sealed by no key of the keyring or
-    /// not this store's is passed over (and never used to decide what retention deletes). So is one
-    /// of an older term numbered at or after the start of a newer term this shipper knows of, as
-    /// restores and followers pass it over: it was written by a shipper fenced out by then.
+    /// Continues from the head of the replica's history (``ReplicaHistory``): the newest generation
+    /// of this store that is usable, unless a generation of a newer term just below it shows it is
+    /// an orphan. One written by another shipper is read as hostile input; one that is damaged,
+    /// sealed by no key of the keyring or not this store's is passed over (and never used to decide
+    /// what retention deletes); so is one that the history of the newest term this shipper knows of
+    /// does not hold (a late write of a shipper that had lost its lease), as restores and followers
+    /// pass it over.
     private func loadLatest() async throws {
-        // The generation of the newest term this shipper read or wrote: it says where that term began.
+        // The generation of the newest term this shipper read or wrote: its history is the one to follow.
         let authority = (knownGenerations.values + (latest.map { [$0] } ?? [])).max {
             ($0.term ?? 0, $0.generation) < ($1.term ?? 0, $1.generation)
         }
         latest = nil
+        latestSHA256 = nil
         let numbers = try await replica.generationNumbers()
-        highestGeneration = numbers.last ?? 0
+        highestGeneration = max(highestGeneration, numbers.last ?? 0)
         var passedOver = 0
+        var candidate: (generation: ReplicaGeneration, sha256: String)?
         for number in numbers.reversed() {
-            if let generation = try await usableGeneration(number) {
-                if let authority, generation.isFencedOut(by: authority) {
+            if let found = try await usableGeneration(number) {
+                let generation = found.generation
+                if let authority, (generation.term ?? 0) <= (authority.term ?? 0),
+                    case .orphan(let why) = ReplicaHistory.placement(of: generation, under: authority)
+                {
                     options.logger.warning(
-                        """
-                        generation \(number) of \(location) is passed over: it is of term \(generation.term ?? 0), \
-                        numbered at or after the start of term \(authority.term ?? 0)
-                        """,
-                        metadata: ["replica": "\(location)"])
+                        "generation \(number) of \(location) is passed over: \(why)", metadata: ["replica": "\(location)"])
+                } else if let head = candidate {
+                    // The generation just below the newest one read: when it is of a newer term and
+                    // its history does not hold the newest, the newest is a late write.
+                    if ReplicaHistory.headIndex([head.generation, generation]) == 1 {
+                        options.logger.warning(
+                            "generation \(head.generation.generation) of \(location) is passed over: it is an orphan of term \(head.generation.term ?? 0) under term \(generation.term ?? 0)",
+                            metadata: ["replica": "\(location)"])
+                        candidate = found
+                    }
+                    break
                 } else {
-                    highestTerm = max(highestTerm, generation.term ?? 0)
-                    latest = generation
-                    knownGenerations[number] = generation
-                    return
+                    candidate = found
+                    continue
                 }
             }
             // Someone who can write the bucket can add generations faster than they can be read:
@@ -699,8 +804,14 @@ public actor ReplicationShipper {
                     bucket holds objects this store's shipper did not write
                     """,
                     metadata: ["replica": "\(location)"])
-                return
+                break
             }
+        }
+        if let candidate {
+            highestTerm = max(highestTerm, candidate.generation.term ?? 0)
+            latest = candidate.generation
+            latestSHA256 = candidate.sha256
+            knownGenerations[candidate.generation.generation] = candidate.generation
         }
     }
 
@@ -759,11 +870,12 @@ public actor ReplicationShipper {
         [.damagedObject, .unauthenticated, .wrongKey, .missingKey].contains(error.code)
     }
 
-    /// Generation `number` of this store, or `nil` when it is missing or unusable (logged).
-    private func usableGeneration(_ number: UInt64) async throws -> ReplicaGeneration? {
+    /// Generation `number` of this store and its payload's SHA-256, or `nil` when it is missing or
+    /// unusable (logged).
+    private func usableGeneration(_ number: UInt64) async throws -> (generation: ReplicaGeneration, sha256: String)? {
         guard let storeID = claimedStoreID else { return nil }
         do {
-            return try await replica.generation(number, of: storeID)
+            return try await replica.linkedGeneration(number, of: storeID)
         } catch let error as ReplicationError where Self.passesOver(error) {
             options.logger.warning(
                 "generation \(number) of \(location) is passed over: \(error.message)",
@@ -874,7 +986,9 @@ public actor ReplicationShipper {
             name: file.name, kind: file.kind == .checkpoint ? "checkpoint" : "segment", sequence: file.sequence,
             baseEpoch: file.baseEpoch, lastEpoch: file.lastEpoch, timestampMilliseconds: file.timestampMilliseconds,
             sealed: file.isSealed, length: file.length, objects: [])
-        if file.isSealed, let previous, previous.sealed, previous.length == file.length {
+        if file.isSealed, let previous, previous.sealed, previous.length == file.length,
+            try !checksReusedObjects || holds(previous.objects, in: file.name)
+        {
             described.objects = previous.objects
             return described
         }
@@ -896,7 +1010,12 @@ public actor ReplicationShipper {
         // The live segment: pieces, merged four at a time so that there are few of them.
         var pieces = previous.map { $0.sealed ? [] : $0.objects } ?? []
         let shippedEnd = pieces.last?.end ?? 0
-        if file.length < shippedEnd {
+        if checksReusedObjects, file.length >= shippedEnd, try !holds(pieces, in: file.name) {
+            // Another holder's pieces of a file of this name: a history that diverged from this
+            // store's holds other bytes there. Shipped again from the start, under new names.
+            options.logger.warning("\(file.name) does not hold the bytes the replica's pieces of it hold; shipping it again")
+            pieces = []
+        } else if file.length < shippedEnd {
             // The segment is shorter than what was shipped (a power cut lost bytes never synced):
             // ship it again from the start, under new names.
             pieces = []
@@ -1000,6 +1119,12 @@ public actor ReplicationShipper {
             }
         }
         try await send(&spilled, report: &report)
+    }
+
+    /// Whether the store's file `name` holds the bytes of every one of `objects`, by their SHA-256:
+    /// how a shipper checks what another holder's generation named before naming it again.
+    private func holds(_ objects: [ReplicaGeneration.Object], in name: String) throws -> Bool {
+        try objects.allSatisfy { ReplicaLayout.sha256Hex(try read(name, $0.start..<$0.end)) == $0.sha256 }
     }
 
     /// Bytes `range` of a store file; ``FileGone`` when the file is not there any more.

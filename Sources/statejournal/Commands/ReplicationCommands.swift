@@ -115,6 +115,7 @@ extension ExitStatus {
         case .notS3, .unavailable, .unexpectedResponse, .tooSlow: self = .ioError
         case .foreignPrefix, .otherStore, .damagedObject, .unauthenticated: self = .dataError
         case .targetNotEmpty: self = .cannotCreate
+        case .shipperRunning: self = .locked
         case .cancelled: self = .interrupted
         case .fenced, .diverged: self = .fenced
         default: self = .software
@@ -200,10 +201,13 @@ struct ReplicateCommand: ParsableCommand {
             let shipper = ReplicationShipper(store: store, to: location, configuration: configuration, options: options)
             try await shipper.run()
             let shipped = await shipper.generationsWritten > 0
+            let claimed = await shipper.hasClaimedReplica
             logger.info(
                 shipped
                     ? "stopped; the replica holds every epoch committed before the signal"
-                    : "stopped while another shipper held the replica's lease; this one shipped nothing")
+                    : claimed
+                        ? "stopped while another shipper held the replica's lease; this one shipped nothing"
+                        : "stopped before it could reach \(location) at \(configuration.endpoint); this one shipped nothing")
         }
     }
 }
@@ -267,6 +271,11 @@ struct RestoreCommand: ParsableCommand {
                 printError("\(damage). Restored the latest consistent epoch before it.")
                 damaged.set()
             }
+            for orphan in report.orphans {
+                printError(
+                    "note: \(orphan); it is not in the replica's history (a late write of a shipper that had lost its lease), and was not restored from."
+                )
+            }
             if json {
                 try printJSON(document: restoreDocument(report, directory: directory.path))
             } else {
@@ -326,6 +335,14 @@ func restoreDocument(_ report: RestoreReport, directory: String) -> [String: JSO
                     "key": .string(damage.key), "file": .string(damage.file.isEmpty ? nil : damage.file),
                     "reason": .string(damage.reason), "firstEpochLost": .int(damage.epochsLost?.lowerBound),
                     "lastEpochLost": .int(damage.epochsLost?.upperBound),
+                ])
+            }),
+        "orphanedGenerations": .array(
+            report.orphans.map { orphan in
+                .object([
+                    "generation": .int(orphan.generation), "term": .int(orphan.term),
+                    "firstEpoch": .int(orphan.epochs?.lowerBound), "lastEpoch": .int(orphan.epochs?.upperBound),
+                    "reason": .string(orphan.reason),
                 ])
             }),
     ]

@@ -31,7 +31,8 @@ enum ExitStatus: Int32, CaseIterable {
     /// EX_IOERR: a read, write or sync failed, or standard output went away.
     case ioError = 74
     /// EX_TEMPFAIL: a writer holds the store's lock (`compact`, `soak`); try again once it closed
-    /// the store.
+    /// the store. For `replicate`: another `replicate` of the store to the same replica runs on
+    /// this host.
     case locked = 75
     /// EX_PROTOCOL: `replicate` (or `promote`, `follow --failover`) was fenced: another shipper took
     /// over the replica's lease in a newer term, so the epochs this store committed after its last
@@ -71,7 +72,7 @@ enum ExitStatus: Int32, CaseIterable {
         case .software: "internal error of statejournal"
         case .cannotCreate: "rewind cannot create its new store"
         case .ioError: "a read, write or sync failed, or standard output went away"
-        case .locked: "a writer holds the store's lock; try again later"
+        case .locked: "a writer holds the store's lock, or another replicate ships it there; try again later"
         case .fenced: "replicate was fenced (another shipper took over), or its store does not continue the replica"
         case .noPermission: "permission denied"
         case .interrupted: "restore stopped by SIGTERM or SIGINT; it removed what it wrote"
