@@ -575,6 +575,10 @@ public struct ReplicaRestorer: Sendable {
             throw ReplicationError(
                 .damagedObject, "The restored store holds no epoch\(damage.map { ": \($0)" } ?? ".")")
         }
+        if case .latest = target, damage == nil {
+            try generation.checkReached(
+                reached.epoch, key: replica.fullKey(ReplicaLayout.generation(generation.generation)))
+        }
         try checkCancellation()
         // The verification reads every checkpoint and replays every retained epoch: seconds to
         // minutes for a large store, during which a cancellation (SIGTERM) used to wait. It only

@@ -159,3 +159,24 @@ struct CarriedPieces {
         for name in created where !kept.contains(name) { output.remove(name) }
     }
 }
+
+extension ReplicaGeneration {
+    /// Checks that a restore of the latest epoch from this generation reached the last epoch the
+    /// generation states: files that each hold the bytes their digests say can still stop short of
+    /// it (the live segment of an older generation named under a newer one), and a restore that took
+    /// them at their word would bring back an earlier epoch as the latest, verified clean.
+    ///
+    /// Only for a restore of the latest epoch that met no damaged object: damage stops a restore
+    /// short on purpose, and reports the epochs it lost.
+    ///
+    /// - Throws: ``ReplicationError/Code/damagedObject`` naming the generation, the epoch it states
+    ///   and the epoch the files reach: the restorer passes over the generation, as over any damaged
+    ///   one, for the newest intact one before it.
+    func checkReached(_ reached: UInt64, key: String) throws {
+        guard let stated = lastEpoch, stated != reached else { return }
+        throw ReplicationError(
+            .damagedObject,
+            "The files of generation \(generation) reach epoch \(reached), but the generation states epoch \(stated): it is damaged (its files are not the ones it was written with), and was not restored from.",
+            key: key)
+    }
+}
