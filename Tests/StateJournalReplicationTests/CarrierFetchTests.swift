@@ -5,8 +5,10 @@ import Testing
 @testable import StateJournalReplication
 
 /// A replica whose newest generation, 5, names the bytes of its live segment in pieces that
-/// generations 2, 3 and 4 carry inline, in turn: 2, 3, 4, 2, 3, 4, … Each carrier also carries
+/// generations 2, 3 and 4 carry inline, in turn: 2, 3, 4, 2, 3, 4, … (with one pass shipped). Each carrier also carries
 /// `padding` bytes no generation names, so that fetching one costs what a full generation costs.
+/// With `passes` of more than one, the carriers and the newest generation come after the shipped
+/// ones, and the newest is built on the last shipped.
 ///
 /// What someone who can write the bucket can plant: every piece holds the segment's own bytes, so
 /// the restore's result is the one generation 1 gives; only the order of the pieces is hostile.
@@ -19,15 +21,18 @@ struct InterleavedCarriers {
     /// The number of pieces generation 5 names.
     let pieces: Int
 
-    static let carriers: [UInt64] = [2, 3, 4]
-    static let newest: UInt64 = 5
+    /// The carriers, in the order the pieces name them.
+    let carriers: [UInt64]
+    /// The generation that names the pieces.
+    var newest: UInt64 { (carriers.last ?? 0) + 1 }
 
     static func plant(
-        _ gateway: Gateway, prefix: String, commits: Int = 60, pieces wanted: Int = 600, padding: Int = 1 << 20
+        _ gateway: Gateway, prefix: String, passes: [Int] = [60], pieces wanted: Int = 600, padding: Int = 1 << 20
     ) async throws -> InterleavedCarriers {
         let shipped = try await ShippedReplica.ship(
-            gateway, bucket: try await gateway.freshBucket(), prefix: prefix, passes: [commits], inline: true)
-        let original = try await shipped.generation(1)
+            gateway, bucket: try await gateway.freshBucket(), prefix: prefix, passes: passes, inline: true)
+        let original = try await shipped.generation(shipped.newestGeneration)
+        let carriers = (1...3).map { shipped.newestGeneration + UInt64($0) }
         let liveIndex = try #require(original.files.lastIndex { !$0.isCheckpoint && !$0.sealed })
         let live = original.files[liveIndex]
         let handle = try FileHandle(forReadingFrom: shipped.store.appendingPathComponent(live.name))
@@ -58,12 +63,13 @@ struct InterleavedCarriers {
                 storeID: original.storeID)
         }
         var attack = original
-        attack.generation = newest
+        attack.generation = shipped.newestGeneration + 4
         attack.files[liveIndex].objects = objects
         try await shipped.put(
-            ReplicaLayout.generation(newest), payload: try GenerationContainer.seal(attack, inline: []),
+            ReplicaLayout.generation(attack.generation), payload: try GenerationContainer.seal(attack, inline: []),
             storeID: original.storeID)
-        return InterleavedCarriers(shipped: shipped, original: original, segment: segment, pieces: count)
+        return InterleavedCarriers(
+            shipped: shipped, original: original, segment: segment, pieces: count, carriers: carriers)
     }
 
     /// The path a `GET` of carrier `number` asks for.
@@ -91,7 +97,7 @@ extension GatewayTests {
                 let report = try await restorer.restore(into: target)
                 let elapsed = ContinuousClock.now - clock
                 let counts = try await proxy.counts()
-                let fetches = InterleavedCarriers.carriers.map {
+                let fetches = attack.carriers.map {
                     counts.count(method: "GET", path: attack.path(ofCarrier: $0))
                 }
 
@@ -99,13 +105,13 @@ extension GatewayTests {
                     "FIGURE interleaved carriers: \(attack.pieces) pieces over 3 carriers: \(counts.byMethod["GET"] ?? 0) GET requests (carriers 2, 3, 4 fetched \(fetches) times), \(elapsed)"
                 )
                 // Generation 4 is also read as a generation, the one below the newest (for its terms).
-                for (number, count) in zip(InterleavedCarriers.carriers, fetches) {
-                    let asGeneration = number == InterleavedCarriers.newest - 1 ? 1 : 0
+                for (number, count) in zip(attack.carriers, fetches) {
+                    let asGeneration = number == attack.newest - 1 ? 1 : 0
                     #expect(
                         count <= 1 + asGeneration,
                         "carrier \(number) was fetched \(count) times for \(attack.pieces) pieces")
                 }
-                #expect(report.generation == InterleavedCarriers.newest)
+                #expect(report.generation == attack.newest)
                 #expect(report.epoch.epoch == attack.shipped.lastEpochs[1])
                 #expect(report.damage.isEmpty, "\(report.damage)")
                 #expect(report.verification.status == .clean)
@@ -143,7 +149,7 @@ extension GatewayTests {
             let replica = try await attack.shipped.boundReplica()
             let directory = try FollowerDirectory(opening: attack.shipped.directory.appendingPathComponent("follower"))
             let generation = try #require(
-                try await replica.generation(InterleavedCarriers.newest, of: attack.original.storeID))
+                try await replica.generation(attack.newest, of: attack.original.storeID))
 
             try await withFaultProxy(upstream: gateway.endpoint) { proxy in
                 let client = S3Client(configuration: proxy.configuration(for: gateway))
@@ -154,18 +160,63 @@ extension GatewayTests {
                 var counts = AppliedCounts()
                 _ = try await apply.run(over: FollowedFiles(local: nil), counts: &counts)
                 let requests = try await proxy.counts()
-                let fetches = InterleavedCarriers.carriers.map {
+                let fetches = attack.carriers.map {
                     requests.count(method: "GET", path: attack.path(ofCarrier: $0))
                 }
 
                 print(
                     "FIGURE follower pass over interleaved carriers: \(attack.pieces) pieces: \(requests.byMethod["GET"] ?? 0) GET requests (carriers 2, 3, 4 fetched \(fetches) times)"
                 )
-                for (number, count) in zip(InterleavedCarriers.carriers, fetches) {
+                for (number, count) in zip(attack.carriers, fetches) {
                     #expect(count <= 1, "carrier \(number) was fetched \(count) times for \(attack.pieces) pieces")
                 }
                 #expect(counts.objects >= attack.pieces)
                 let live = try #require(attack.original.files.last { !$0.isCheckpoint && !$0.sealed })
+                let applied = try Data(contentsOf: directory.url.appendingPathComponent(live.name))
+                #expect([UInt8](applied) == attack.segment, "the live segment, byte for byte")
+            }
+        }
+
+        @Test func aFollowerExtendingItsLiveSegmentOverPiecesSpreadOverThreeCarriersInTurnFetchesEachCarrierOnce()
+            async throws
+        {
+            let gateway = try Gateway.required()
+            // The follower holds generation 1 (epoch 60); the attack, generation 6, names the live
+            // segment of generation 2 (epoch 120) in pieces carried by 3, 4 and 5 in turn.
+            let attack = try await InterleavedCarriers.plant(gateway, prefix: "interleaved-extend", passes: [60, 60])
+            defer { attack.shipped.remove() }
+            let replica = try await attack.shipped.boundReplica()
+            let directory = try FollowerDirectory(opening: attack.shipped.directory.appendingPathComponent("follower"))
+            let first = try #require(try await replica.generation(1, of: attack.original.storeID))
+            var counts = AppliedCounts()
+            let held = try await FollowerApply(
+                replica: replica, directory: directory, generation: first, isCancelled: { false }
+            ).run(over: FollowedFiles(local: nil), counts: &counts)
+            let generation = try #require(try await replica.generation(attack.newest, of: attack.original.storeID))
+            let live = try #require(attack.original.files.last { !$0.isCheckpoint && !$0.sealed })
+            let localLength = try #require(held.files[live.name]?.length)
+            try #require(localLength < live.length, "the follower's live segment is extended")
+
+            try await withFaultProxy(upstream: gateway.endpoint) { proxy in
+                let client = S3Client(configuration: proxy.configuration(for: gateway))
+                let throughProxy = Replica(client: client, location: replica.location, keyring: nil).bound(
+                    to: attack.original.storeID)
+                let apply = FollowerApply(
+                    replica: throughProxy, directory: directory, generation: generation, isCancelled: { false })
+                var counts = AppliedCounts()
+                _ = try await apply.run(over: held, counts: &counts)
+                let requests = try await proxy.counts()
+                let fetches = attack.carriers.map {
+                    requests.count(method: "GET", path: attack.path(ofCarrier: $0))
+                }
+
+                print(
+                    "FIGURE follower extending its live segment over interleaved carriers: \(counts.objects) pieces fetched: \(requests.byMethod["GET"] ?? 0) GET requests (carriers \(attack.carriers) fetched \(fetches) times)"
+                )
+                for (number, count) in zip(attack.carriers, fetches) {
+                    #expect(count <= 1, "carrier \(number) was fetched \(count) times")
+                }
+                #expect(counts.objects > 1)
                 let applied = try Data(contentsOf: directory.url.appendingPathComponent(live.name))
                 #expect([UInt8](applied) == attack.segment, "the live segment, byte for byte")
             }

@@ -17,6 +17,9 @@ actor InlineCarriers {
 
     private var entries: [(key: String, fetch: Task<ArraySlice<UInt8>, any Error>)] = []
 
+    /// The keys of the carriers kept (or being fetched), oldest first.
+    var keys: [String] { entries.map(\.key) }
+
     /// The inline bytes of the generation object `key`, fetched by `fetch` unless they are kept
     /// already (or being fetched for another object).
     func inline(
@@ -49,12 +52,13 @@ actor InlineCarriers {
 /// three downloads, not one a piece (an ``InlineCarriers`` that keeps two carriers would fetch each
 /// again for every piece).
 ///
-/// The pieces are grouped by carrier, the carriers taken in the order each is first named. Each
-/// carrier is fetched once, through the replica's ``InlineCarriers`` (so a carrier it fetched just
-/// before, such as the newest generation, is not fetched again); each of its pieces is checked
-/// against the SHA-256 its generation recorded and handed to the caller's `write` with the offset
-/// it has in its file (a positional write: the pieces of a file arrive out of order); then the
-/// carrier is let go before the next is fetched.
+/// The pieces are grouped by carrier, the carriers taken in the order each is first named, those
+/// the replica keeps already first. Each carrier is fetched once, through the replica's
+/// ``InlineCarriers`` (so a carrier fetched just before, for a piece a follower fetched on its own,
+/// is not fetched again); each of its pieces is checked against the SHA-256 its generation
+/// recorded and handed to the caller's `write` with the offset it has in its file (a positional
+/// write: the pieces of a file arrive out of order); then the carrier is let go before the next is
+/// fetched.
 ///
 /// The bound: a pass sends at most one request per distinct carrier it names (retries aside), each
 /// read no further than ``ReplicaLimits/maximumGenerationBytes`` (8 MiB), and holds at most the
@@ -88,6 +92,10 @@ enum CarrierPass {
             if byCarrier[piece.key] == nil { order.append(piece.key) }
             byCarrier[piece.key, default: []].append(index)
         }
+        // Carriers kept already first (one a follower fetched for a piece that straddles the end
+        // of its local file), before fetching others pushes them out.
+        let kept = Set(await replica.carriers.keys)
+        order = order.filter(kept.contains) + order.filter { !kept.contains($0) }
         for key in order {
             guard !Task.isCancelled else { throw ReplicationError(.cancelled, "The restore was cancelled.") }
             let indices = byCarrier[key] ?? []
