@@ -58,7 +58,10 @@ struct AppliedCounts: Sendable {
 ///    bytes differ from the generation's (a segment the shipper shipped again from its start after a
 ///    power cut) is downloaded whole under a staged name. Every object is checked against the
 ///    SHA-256 its generation recorded, as a restore checks it, and read no further than its declared
-///    size.
+///    size. Bytes generations carry inline are written last, at their offsets, each carrier fetched
+///    once for all the pieces it carries (``CarrierPass``), whatever the order the generation names
+///    them in: a pass fetches each carrier at most once, but for the one piece per file that may
+///    straddle its local end (fetched first, to compare it).
 /// 2. The files are checked as a store before anything is renamed into place: the framing, record
 ///    checksums and commits of every segment after the newest checkpoint (and the newest checkpoint,
 ///    a window at a time, when it is new), read through the staged names — the scan a shipper runs
@@ -117,6 +120,8 @@ struct FollowerApply {
     func run(over current: FollowedFiles, counts: inout AppliedCounts) async throws -> FollowedFiles {
         var staged: [String] = []
         var appended: [(name: String, length: Int64)] = []
+        // Carried pieces, written once every file has been through, a carrier at a time.
+        var carried = Carried()
         do {
             for file in RestorePlan(validated: generation).files {
                 try checkCancellation()
@@ -125,7 +130,7 @@ struct FollowerApply {
                     local.length <= file.described.length
                 {
                     do {
-                        if try await extend(name, from: local, to: file.described, counts: &counts) {
+                        if try await extend(name, from: local, to: file.described, carried: &carried, counts: &counts) {
                             appended.append((name, local.length))
                         }
                         continue
@@ -135,9 +140,10 @@ struct FollowerApply {
                         if let localStoreIsIntact, localStoreIsIntact(name) { throw Diverged(name: name) }
                     }
                 }
-                try await download(name, file.described, counts: &counts)
                 staged.append(name)
+                try await download(name, file.described, carried: &carried, counts: &counts)
             }
+            try await write(carried, counts: &counts)
             try directory.sync()
             try interrupt(at: .fetched)
             try await check(staged: staged, newCheckpoint: isNewCheckpoint(current: current, staged: staged))
@@ -190,18 +196,42 @@ struct FollowerApply {
         return staged.contains(newest.name) || current.files[newest.name] == nil
     }
 
+    /// Carried pieces an apply writes after the rest (``CarrierPass``), and the files they go to.
+    ///
+    /// A file that has pieces here is synced once they are written, not before.
+    private struct Carried {
+        /// The pieces, in the order the files name them.
+        var pieces: [ReplicaGeneration.Object] = []
+        /// For each piece, the name of the file it is written to (a staged name for a download).
+        var files: [String] = []
+        /// The files to sync once the pieces are written, in order.
+        var toSync: [String] = []
+
+        mutating func add(_ object: ReplicaGeneration.Object, to file: String) {
+            pieces.append(object)
+            files.append(file)
+            if toSync.last != file { toSync.append(file) }
+        }
+    }
+
     /// Brings the local file `name` (which holds `local`) to `file`'s bytes in place: checks the
-    /// objects within its local length, appends those beyond it. Returns whether it appended.
+    /// objects within its local length, appends those beyond it (or leaves the carried ones beyond
+    /// it to `carried`). Returns whether it appended or left a piece to `carried`.
+    ///
+    /// A carried piece that straddles the local length is fetched here, as any other object, so that
+    /// the local bytes it covers are compared before anything is written: at most one per file.
     ///
     /// - Throws: `LocalDiffers` before writing anything when the local bytes are not the
     ///   generation's.
     private func extend(
-        _ name: String, from local: FollowedFiles.File, to file: ReplicaGeneration.File, counts: inout AppliedCounts
+        _ name: String, from local: FollowedFiles.File, to file: ReplicaGeneration.File, carried: inout Carried,
+        counts: inout AppliedCounts
     ) async throws -> Bool {
         let descriptor = try directory.openExisting(name)
         defer { close(descriptor) }
         let localLength = local.length
         var wrote = false
+        var left: [ReplicaGeneration.Object] = []
         for object in file.objects {
             try checkCancellation()
             if object.end <= localLength {
@@ -209,6 +239,10 @@ struct FollowerApply {
                 // Read locally, not downloaded: the local bytes must be the object's.
                 guard try directory.sha256Hex(of: descriptor, object.start..<object.end, name: name) == object.sha256
                 else { throw LocalDiffers() }
+                continue
+            }
+            if object.isInline && object.start >= localLength {
+                left.append(object)
                 continue
             }
             let fetched = try await fetch(object) { bytes, offset in
@@ -235,22 +269,70 @@ struct FollowerApply {
             try directory.truncate(descriptor, to: file.length, name: name)
             wrote = true
         }
-        if wrote { try directory.sync(descriptor, name: name) }
-        return wrote
+        // The local bytes are the generation's: from here the file only grows beyond them.
+        for object in left { carried.add(object, to: name) }
+        if left.isEmpty && wrote { try directory.sync(descriptor, name: name) }
+        return wrote || !left.isEmpty
     }
 
-    /// Downloads all of `file` under its staged name, synced.
-    private func download(_ name: String, _ file: ReplicaGeneration.File, counts: inout AppliedCounts) async throws {
+    /// Downloads all of `file` under its staged name, synced, but for its carried pieces, left to
+    /// `carried` (which syncs it once they are written).
+    private func download(
+        _ name: String, _ file: ReplicaGeneration.File, carried: inout Carried, counts: inout AppliedCounts
+    ) async throws {
         let descriptor = try directory.createStaged(name)
         defer { close(descriptor) }
+        let stagedName = FollowerDirectory.staged(name)
+        var left = false
         for object in file.objects {
             try checkCancellation()
+            if object.isInline {
+                carried.add(object, to: stagedName)
+                left = true
+                continue
+            }
             counts.bytes += try await fetch(object) { bytes, offset in
-                try directory.write(bytes, to: descriptor, at: offset, name: FollowerDirectory.staged(name))
+                try directory.write(bytes, to: descriptor, at: offset, name: stagedName)
             }
             counts.objects += 1
         }
-        try directory.sync(descriptor, name: FollowerDirectory.staged(name))
+        if !left { try directory.sync(descriptor, name: stagedName) }
+    }
+
+    /// Writes the carried pieces, each carrier fetched once (``CarrierPass``), at their offsets in
+    /// their files, and syncs those files.
+    ///
+    /// - Throws: the error of the first piece, in the order the files name them, that could not be
+    ///   written (its carrier missing or damaged, its bytes not the ones recorded).
+    private func write(_ carried: Carried, counts: inout AppliedCounts) async throws {
+        guard !carried.pieces.isEmpty else { return }
+        var open: (name: String, descriptor: Int32)?
+        func closeOpen() {
+            if let open { close(open.descriptor) }
+            open = nil
+        }
+        defer { closeOpen() }
+        let directory = self.directory
+        let outcomes = try await CarrierPass.run(
+            carried.pieces, from: replica,
+            write: { index, payload in
+                let name = carried.files[index]
+                if open?.name != name {
+                    closeOpen()
+                    open = (name, try directory.openExisting(name))
+                }
+                try directory.write(payload, to: open!.descriptor, at: carried.pieces[index].start, name: name)
+            }, done: closeOpen)
+        for outcome in outcomes {
+            counts.bytes += try outcome.get()
+            counts.objects += 1
+        }
+        for name in carried.toSync {
+            try checkCancellation()
+            let descriptor = try directory.openExisting(name)
+            defer { close(descriptor) }
+            try directory.sync(descriptor, name: name)
+        }
     }
 
     /// Fetches an object, checked against its generation, and hands its payload to `sink` in order

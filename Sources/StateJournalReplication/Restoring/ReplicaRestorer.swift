@@ -399,6 +399,8 @@ public struct ReplicaRestorer: Sendable {
         enum Fetched {
             case payload([UInt8])
             case stream
+            /// Carried by a generation: written already, this many bytes (``CarriedPieces``).
+            case written(Int64)
         }
 
         let objects: [ReplicaGeneration.Object]
@@ -467,8 +469,10 @@ public struct ReplicaRestorer: Sendable {
                 reused[index] = try old.reuse(planned.objects, in: descriptor, name: planned.name, staging: output.url)
             }
         }
+        // Bytes generations carry inline: written first, each carrier fetched once (CarriedPieces).
+        let carried = try await CarriedPieces.write(plan, skipping: reused, into: output, from: replica)
         let toFetch = zip(plan.files, reused).flatMap { planned, flags in
-            zip(planned.objects, flags).filter { !$0.1 }.map(\.0)
+            zip(planned.objects, flags).filter { !$0.1 && !$0.0.isInline }.map(\.0)
         }
         var prefetcher = Prefetcher(objects: toFetch, replica: replica)
         defer { prefetcher.cancelAll() }
@@ -483,7 +487,7 @@ public struct ReplicaRestorer: Sendable {
             // The name is derived from the validated kind and sequence, never taken from the bucket.
             let name = planned.name
             let file = planned.described
-            let descriptor = try output.create(name)
+            let descriptor = try carried.open(name, in: output)
             var open = true
             defer { if open { close(descriptor) } }
             for (objectIndex, object) in file.objects.enumerated() {
@@ -496,7 +500,14 @@ public struct ReplicaRestorer: Sendable {
                 }
                 var written: Int64
                 do {
-                    switch try await prefetcher.next() {
+                    let fetched: Prefetcher.Fetched
+                    if let placed = try carried.written(file: fileIndex, object: objectIndex) {
+                        fetched = .written(placed)
+                    } else {
+                        fetched = try await prefetcher.next()
+                    }
+                    switch fetched {
+                    case .written(let count): written = count
                     case .payload(let payload):
                         try output.write(payload, to: descriptor, at: object.start, name: name)
                         written = Int64(payload.count)
@@ -543,6 +554,7 @@ public struct ReplicaRestorer: Sendable {
         }
         // In a staging directory: the files of the plan that damage left out.
         output.removeAllBut(Set(kept.map(\.name)))
+        carried.removeFiles(notIn: Set(kept.map(\.name)), from: output)
         try output.sync()
         var restoredFiles = generation
         restoredFiles.files = kept
@@ -605,6 +617,10 @@ public struct ReplicaRestorer: Sendable {
         guard let reached else {
             throw ReplicationError(
                 .damagedObject, "The restored store holds no epoch\(damage.map { ": \($0)" } ?? ".")")
+        }
+        if case .latest = target, damage == nil {
+            try generation.checkReached(
+                reached.epoch, key: replica.fullKey(ReplicaLayout.generation(generation.generation)))
         }
         try checkCancellation()
         // The verification reads every checkpoint and replays every retained epoch: seconds to
