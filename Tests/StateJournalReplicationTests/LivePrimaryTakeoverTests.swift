@@ -99,7 +99,9 @@ extension GatewayTests {
                 }
                 return result
             }
-            #expect(try contents(after) == contents(race.standbyURL), "the restore spliced the old primary's epochs into the new primary's history")
+            #expect(
+                try contents(after) == contents(race.standbyURL),
+                "the restore spliced the old primary's epochs into the new primary's history")
         }
 
         @Test func aFollowerThatAppliedAnOrphanRefusesTheNewTermAsDiverged() async throws {

@@ -189,7 +189,7 @@ extension GatewayTests {
                 gateway, bucket: try await gateway.freshBucket(), prefix: "later", passes: [3])
             defer { shipped.remove() }
             let storeID = try await shipped.generation(shipped.newestGeneration).storeID
-            for version in ["3", "99", "0", "-1"] {
+            for version in ["4", "99", "0", "-1"] {
                 let identity = #"{"format":"statejournal-replica","version":\#(version),"storeID":"\#(storeID)"}"#
                 try await shipped.put(ReplicaLayout.identity, payload: Array(identity.utf8))
                 let sandbox = try Sandbox()

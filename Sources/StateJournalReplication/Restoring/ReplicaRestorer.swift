@@ -133,7 +133,8 @@ public struct ReplicaRestorer: Sendable {
         let head = newestFirst[index]
         return read.compactMap { number, generation in
             guard let generation else { return (number, nil) }
-            return ReplicaHistory.placement(of: generation, under: head).isMember ? (number, generation.epochRange) : nil
+            return ReplicaHistory.placement(of: generation, under: head).isMember
+                ? (number, generation.epochRange) : nil
         }
     }
 

@@ -143,6 +143,8 @@ public actor ReplicationShipper {
     /// again from `latest`: set when `latest` was written by another holder, whose files of the
     /// same names and lengths may hold other bytes (a history that diverged).
     private var checksReusedObjects = false
+    /// Whether `latest` is the generation a promoted standby applied, whose objects match its store.
+    private var buildsOnAppliedBase = false
     /// The highest generation number the bucket was seen to hold, usable or not: the next
     /// generation takes a number above it.
     private var highestGeneration: UInt64 = 0
@@ -388,7 +390,10 @@ public actor ReplicationShipper {
             kept = members.max { $0.generation < $1.generation }?.lastEpoch ?? termBaseEpoch
             let orphans = mine.count - members.count
             if orphans > 0 {
-                orphaned = " \(orphans) generation\(orphans == 1 ? "" : "s") it wrote after the takeover began are orphans, which no restore or follower uses."
+                orphaned =
+                    orphans == 1
+                    ? " 1 generation it wrote after the takeover began is an orphan, which no restore or follower uses."
+                    : " \(orphans) generations it wrote after the takeover began are orphans, which no restore or follower uses."
             }
         }
         var window = ""
@@ -495,6 +500,7 @@ public actor ReplicationShipper {
                 // A promoted standby's term builds on what it applied, whatever the previous primary
                 // landed since: those generations are orphans (``ReplicaHistory``).
                 promotionBase = nil
+                buildsOnAppliedBase = true
                 latest = base.generation
                 latestSHA256 = base.sha256
                 highestGeneration = max(try await replica.generationNumbers().last ?? 0, base.generation.generation)
@@ -539,7 +545,9 @@ public actor ReplicationShipper {
             // The history's head is of a newer term: another shipper took over.
             throw fenced(by: try await leaseOf(latest), storeLastEpoch: set.lastEpoch?.epoch, head: latest)
         }
-        if let latest, latest.holder != holder { checksReusedObjects = true }
+        // A promoted standby's base was checked object by object as it was applied; any other
+        // holder's generation is checked against this store's bytes before its objects are named again.
+        if let latest, latest.holder != holder, !buildsOnAppliedBase { checksReusedObjects = true }
         var report = ShipmentReport(
             generation: latest?.generation, wroteGeneration: false, lastEpoch: latest?.lastEpoch, objectsUploaded: 0,
             bytesUploaded: 0)
@@ -622,8 +630,9 @@ public actor ReplicationShipper {
             // never builds on: it numbers its next generation above it, on the same base.
             highestGeneration = max(highestGeneration, next.generation)
             let found = try await replica.linkedGeneration(next.generation, of: set.storeID)
-            if let found, (found.generation.term ?? 0) > term
-                || ((found.generation.term ?? 0) == term && found.generation.holder != holder)
+            if let found,
+                (found.generation.term ?? 0) > term
+                    || ((found.generation.term ?? 0) == term && found.generation.holder != holder)
             {
                 throw fenced(
                     by: try await leaseOf(found.generation), storeLastEpoch: set.lastEpoch?.epoch,
@@ -637,7 +646,8 @@ public actor ReplicationShipper {
                     "generation \(next.generation) was written by this shipper's earlier attempt; continuing from it")
             } else {
                 options.logger.notice(
-                    "generation \(next.generation) of \(location) was taken by a shipper of an older term (an orphan); numbering above it")
+                    "generation \(next.generation) of \(location) was taken by a shipper of an older term (an orphan); numbering above it"
+                )
             }
             return report
         }
@@ -654,6 +664,7 @@ public actor ReplicationShipper {
         latest = next
         latestSHA256 = ReplicaLayout.sha256Hex(payload)
         checksReusedObjects = false
+        buildsOnAppliedBase = false
         highestGeneration = next.generation
         shippedFingerprint = fingerprint
         knownGenerations[next.generation] = next
@@ -766,6 +777,7 @@ public actor ReplicationShipper {
         }
         latest = nil
         latestSHA256 = nil
+        buildsOnAppliedBase = false
         let numbers = try await replica.generationNumbers()
         highestGeneration = max(highestGeneration, numbers.last ?? 0)
         var passedOver = 0
@@ -777,7 +789,8 @@ public actor ReplicationShipper {
                     case .orphan(let why) = ReplicaHistory.placement(of: generation, under: authority)
                 {
                     options.logger.warning(
-                        "generation \(number) of \(location) is passed over: \(why)", metadata: ["replica": "\(location)"])
+                        "generation \(number) of \(location) is passed over: \(why)",
+                        metadata: ["replica": "\(location)"])
                 } else if let head = candidate {
                     // The generation just below the newest one read: when it is of a newer term and
                     // its history does not hold the newest, the newest is a late write.
@@ -1013,7 +1026,8 @@ public actor ReplicationShipper {
         if checksReusedObjects, file.length >= shippedEnd, try !holds(pieces, in: file.name) {
             // Another holder's pieces of a file of this name: a history that diverged from this
             // store's holds other bytes there. Shipped again from the start, under new names.
-            options.logger.warning("\(file.name) does not hold the bytes the replica's pieces of it hold; shipping it again")
+            options.logger.warning(
+                "\(file.name) does not hold the bytes the replica's pieces of it hold; shipping it again")
             pieces = []
         } else if file.length < shippedEnd {
             // The segment is shorter than what was shipped (a power cut lost bytes never synced):

@@ -207,7 +207,8 @@ struct ReplicateCommand: ParsableCommand {
                     ? "stopped; the replica holds every epoch committed before the signal"
                     : claimed
                         ? "stopped while another shipper held the replica's lease; this one shipped nothing"
-                        : "stopped before it could reach \(location) at \(configuration.endpoint); this one shipped nothing")
+                        : "stopped before it could reach \(location) at \(configuration.endpoint); this one shipped nothing"
+            )
         }
     }
 }

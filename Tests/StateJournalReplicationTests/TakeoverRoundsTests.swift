@@ -1,0 +1,175 @@
+import Foundation
+import StateJournal
+import Testing
+
+@testable import StateJournalReplication
+
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+extension GatewayTests {
+    /// Failovers between real processes, as an operator runs them: a primary host running `soak` and
+    /// `replicate`, a standby host following, and a fault: `promote --take-over` while the primary
+    /// still ships, its shipper paused (`SIGSTOP`) past the lease and resumed after the takeover, or
+    /// both primary processes killed. After each round the replica must restore to one history, the
+    /// promoted store's, and a primary that lived on must stop fenced.
+    ///
+    /// `STATEJOURNAL_TAKEOVER_ROUNDS` runs more rounds (three by default, one of each fault).
+    @Suite struct TakeoverRoundsTests {
+        enum Fault: String, CaseIterable {
+            case takeOverALivePrimary = "promote --take-over while the primary ships"
+            case pauseThePrimaryPastItsLease =
+                "SIGSTOP the primary's shipper past its lease, SIGCONT after the takeover"
+            case killThePrimary = "SIGKILL both primary processes"
+        }
+
+        struct Round {
+            var fault: Fault
+            var failover: Duration
+            var oldPrimaryStatus: Int32?
+            var lossWindow: String
+        }
+
+        static var rounds: Int {
+            ProcessInfo.processInfo.environment["STATEJOURNAL_TAKEOVER_ROUNDS"].flatMap(Int.init) ?? 3
+        }
+
+        @Test func everyFailoverLeavesOneHistoryThePromotedStoresAndFencesALivePrimary() async throws {
+            let gateway = try Gateway.required()
+            var results: [Round] = []
+            for index in 0..<Self.rounds {
+                let fault = Fault.allCases[index % Fault.allCases.count]
+                results.append(try await Self.round(fault, gateway: gateway))
+            }
+            let times = results.map {
+                Double($0.failover.components.attoseconds) / 1e18 + Double($0.failover.components.seconds)
+            }
+            .sorted()
+            print(
+                "takeover rounds: \(results.count); fault to the first commit on the new primary p50 \(times[times.count / 2]) s, worst \(times.last ?? 0) s; "
+                    + results.map {
+                        "\($0.fault): old primary exit \($0.oldPrimaryStatus.map(String.init) ?? "killed"), \($0.lossWindow)"
+                    }
+                    .joined(separator: "; "))
+        }
+
+        static func round(_ fault: Fault, gateway: Gateway) async throws -> Round {
+            let bucket = try await gateway.freshBucket()
+            let replica = "s3://\(bucket)/rounds"
+            let location = S3Location(bucket: bucket, prefix: "rounds")
+            let directory = try temporaryDirectory("rounds")
+            defer { try? FileManager.default.removeItem(at: directory) }
+            let primaryURL = directory.appendingPathComponent("primary")
+            let standbyURL = directory.appendingPathComponent("standby")
+            let environment = gateway.childEnvironment
+            let writer = try startTool(
+                ["soak", primaryURL.path, "--seconds", "600", "--objects", "40", "--durability", "everyCommit"],
+                environment: environment, logs: directory, name: "writer")
+            defer { if writer.isRunning { kill(writer.processIdentifier, SIGKILL) } }
+            try await eventually("the primary's store exists") {
+                FileManager.default.fileExists(atPath: primaryURL.appendingPathComponent("MANIFEST").path)
+            }
+            let shipper = try startTool(
+                ["replicate", primaryURL.path, "--to", replica, "--interval", "0.2", "--lease-seconds", "2"],
+                environment: environment, logs: directory, name: "shipper")
+            defer { if shipper.isRunning { kill(shipper.processIdentifier, SIGKILL) } }
+            try await eventually("the primary shipped") {
+                !(try await storedGenerations(location, gateway: gateway)).isEmpty
+            }
+            var standby: Process
+            let faultAt: ContinuousClock.Instant
+            switch fault {
+            case .takeOverALivePrimary:
+                let follower = try startTool(
+                    ["follow", replica, "--into", standbyURL.path], environment: environment, logs: directory,
+                    name: "follower")
+                try await Task.sleep(for: .seconds(1.5))
+                kill(follower.processIdentifier, SIGTERM)
+                _ = await waitForExit(follower)
+                faultAt = .now
+                standby = try startTool(
+                    [
+                        "promote", replica, "--into", standbyURL.path, "--take-over", "--lease-seconds", "2",
+                        "--interval", "0.2",
+                    ],
+                    environment: environment, logs: directory, name: "standby")
+            case .pauseThePrimaryPastItsLease, .killThePrimary:
+                standby = try startTool(
+                    [
+                        "follow", replica, "--into", standbyURL.path, "--failover", "--lease-seconds", "2",
+                        "--interval", "0.2",
+                    ],
+                    environment: environment, logs: directory, name: "standby")
+                try await Task.sleep(for: .seconds(1.5))
+                faultAt = .now
+                if fault == .killThePrimary {
+                    kill(shipper.processIdentifier, SIGKILL)
+                    kill(writer.processIdentifier, SIGKILL)
+                } else {
+                    kill(shipper.processIdentifier, SIGSTOP)
+                }
+            }
+            defer { if standby.isRunning { kill(standby.processIdentifier, SIGKILL) } }
+            let standbyLog = directory.appendingPathComponent("standby.err")
+            try await eventually(timeout: .seconds(120), "the standby is the primary") {
+                ((try? String(contentsOf: standbyLog, encoding: .utf8)) ?? "").contains("is the primary of")
+            }
+            if fault == .pauseThePrimaryPastItsLease { kill(shipper.processIdentifier, SIGCONT) }
+            // The app starts on the promoted host, and its first commit is the failover's end.
+            let newWriter = try startTool(
+                ["soak", standbyURL.path, "--seconds", "2", "--objects", "40", "--durability", "everyCommit"],
+                environment: environment, logs: directory, name: "new-writer")
+            let marker = try #require(Self.lastEpoch(standbyURL))
+            try await eventually(timeout: .seconds(60), "the promoted host committed") {
+                (Self.lastEpoch(standbyURL) ?? 0) > marker
+            }
+            let failover = ContinuousClock.now - faultAt
+            #expect(await waitForExit(newWriter) == 0)
+            // A primary that lived on is fenced at its next pass, while its app keeps committing.
+            var oldStatus: Int32?
+            if fault != .killThePrimary {
+                oldStatus = await waitForExit(shipper, timeout: .seconds(60))
+                #expect(oldStatus == 76, "the old primary's shipper stops fenced")
+                kill(writer.processIdentifier, SIGKILL)
+            }
+            let shipperLog =
+                (try? String(contentsOf: directory.appendingPathComponent("shipper.err"), encoding: .utf8)) ?? ""
+            let window = shipperLog.split(separator: "\n").last {
+                $0.contains("loss window") || $0.contains("Every epoch")
+            }
+            kill(standby.processIdentifier, SIGTERM)
+            #expect(await waitForExit(standby) == 0)
+
+            // One history: the promoted store's, epoch for epoch.
+            let restored = directory.appendingPathComponent("restored")
+            let report = try await ReplicaRestorer(from: location, configuration: gateway.configuration())
+                .restore(into: restored)
+            let promotedLog = Dictionary(
+                try StoreInspector(at: standbyURL).log().map { ($0.epoch, $0.timestamp) },
+                uniquingKeysWith: { a, _ in a })
+            for info in try StoreInspector(at: restored).log() {
+                #expect(
+                    promotedLog[info.epoch] == info.timestamp,
+                    "\(fault): restored epoch \(info.epoch) is not the promoted store's")
+            }
+            #expect(
+                report.epoch.epoch == Self.lastEpoch(standbyURL),
+                "\(fault): the replica holds the promoted store's last epoch")
+            var restoredState: [String: [UInt8]] = [:]
+            try JournalReader(at: restored).state().forEachEntry { restoredState["\($0)"] = Array($1) }
+            var promotedState: [String: [UInt8]] = [:]
+            try JournalReader(at: standbyURL).state(through: report.epoch.epoch).forEachEntry {
+                promotedState["\($0)"] = Array($1)
+            }
+            #expect(restoredState == promotedState, "\(fault): the restored state is the promoted store's")
+            return Round(
+                fault: fault, failover: failover, oldPrimaryStatus: oldStatus,
+                lossWindow: window.map(String.init) ?? "no loss window said")
+        }
+
+        static func lastEpoch(_ store: URL) -> UInt64? {
+            try? JournalReader(at: store).fileSet().lastEpoch?.epoch
+        }
+    }
+}
