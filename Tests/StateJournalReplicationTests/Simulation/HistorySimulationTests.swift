@@ -44,4 +44,44 @@ import Testing
         for violation in figures.violations.prefix(5) { print(violation) }
         #expect(figures.violations.isEmpty, "\(figures.violatingSeeds) seeds violated the rules")
     }
+
+    /// Found by seed 334: shipper A takes term 2 and standby B term 3 by force before the replica
+    /// has any generation; A lands generations 1 to 3, then B's first, 4, built on nothing. Its term
+    /// start had no basis, read as a start of before version 4, so A's generations were in B's
+    /// history, with other epochs at the same numbers.
+    @Test func aTermBegunOnAnEmptyReplicaLeavesOutTheGenerationsAnOlderTermLandedBeforeIt() throws {
+        func generation(_ number: UInt64, term: UInt64, holder: String, building base: ReplicaGeneration?)
+            throws -> ReplicaGeneration
+        {
+            var document = ReplicaGeneration(
+                storeID: String(repeating: "5", count: 32), generation: number, writtenMilliseconds: number,
+                storeGeneration: number, nextFileSequence: 1, epochFloor: 0, lastEpoch: number,
+                lastEpochMilliseconds: nil, files: [])
+            document.version = ReplicaGeneration.currentVersion
+            document.term = term
+            document.holder = holder
+            document.terms = ReplicaHistory.termStarts(term: term, number: number, building: base)
+            document.predecessor = try base.map {
+                ReplicaGeneration.Link(
+                    generation: $0.generation, term: $0.term ?? 0,
+                    sha256: ReplicaLayout.sha256Hex(try ReplicaGeneration.encode($0)))
+            }
+            return document
+        }
+        let first = try generation(1, term: 2, holder: "A", building: nil)
+        let second = try generation(2, term: 2, holder: "A", building: first)
+        let third = try generation(3, term: 2, holder: "A", building: second)
+        let other = try generation(4, term: 3, holder: "B", building: nil)
+        #expect(other.terms?.last?.basis == 0)
+        for older in [first, second, third] {
+            #expect(!ReplicaHistory.placement(of: older, under: other).isMember)
+        }
+        #expect(ReplicaHistory.headIndex([other, third, second, first]) == 0)
+        guard case .diverged = ReplicaHistory.continuation(from: third, sha256: nil, to: other) else {
+            Issue.record("a follower that applied generation 3 takes generation 4 for its continuation")
+            return
+        }
+        let replayed = HistorySimulation(seed: 334, rules: .current).run()
+        #expect(replayed.violations.isEmpty, "\(replayed.violations)")
+    }
 }
