@@ -169,8 +169,8 @@ struct ReplicaGeneration: Codable, Equatable, Sendable {
         var generation: UInt64
         /// The generation the term's first generation builds on (its ``ReplicaGeneration/predecessor``):
         /// the last one of the history before the term. Generations of older terms numbered after it
-        /// are orphans, whatever their number. `nil` before version 4, and for a term that began an
-        /// empty replica.
+        /// are orphans, whatever their number. `0` for a term that began on an empty replica, and
+        /// `nil` before version 4.
         var basis: UInt64? = nil
     }
 

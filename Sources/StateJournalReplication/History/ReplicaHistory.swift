@@ -86,6 +86,9 @@ enum ReplicaHistory {
         }
         let oldestRemembered = (head.terms ?? []).first?.term ?? (head.term ?? 0) + 1
         if term < oldestRemembered, let olderThrough, generation.generation <= olderThrough { return .member }
+        if term < oldestRemembered, olderThrough == 0 {
+            return .orphan("it is of term \(term), and a newer term began on an empty replica")
+        }
         if term < oldestRemembered, let olderThrough {
             return .orphan(
                 "it is of term \(term), written after generation \(olderThrough), from which a newer term began")
@@ -140,14 +143,17 @@ enum ReplicaHistory {
     }
 
     /// The term starts a generation numbered `number` of term `term` carries when it builds on
-    /// `base`: the base's, with this term's start appended when the base is of another term.
+    /// `base`: the base's, with this term's start appended when the base is of another term. A
+    /// term that builds on nothing began on an empty replica: its basis is 0 (generations are
+    /// numbered from 1), so that no generation of an older term landed before it is in its history
+    /// (a `nil` basis is a term start of before version 4, below which older generations are).
     static func termStarts(term: UInt64, number: UInt64, building base: ReplicaGeneration?) -> [ReplicaGeneration
         .TermStart]
     {
         var starts = base?.terms ?? []
         if starts.last?.term != term || base?.term != term {
             starts.removeAll { $0.term >= term }
-            starts.append(ReplicaGeneration.TermStart(term: term, generation: number, basis: base?.generation))
+            starts.append(ReplicaGeneration.TermStart(term: term, generation: number, basis: base?.generation ?? 0))
         }
         return Array(starts.suffix(ReplicaGeneration.rememberedTerms))
     }
