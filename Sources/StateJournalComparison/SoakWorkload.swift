@@ -139,12 +139,19 @@ public struct SoakWorkload: Sendable {
     /// The state expected at the first retained epoch is computed whole; each later one from the one
     /// before and the epoch's ``changes(at:)``, so that a long history checks in time proportional
     /// to what its epochs changed.
+    ///
+    /// An event marker (``EpochInfo/isEventMarker``: the start of a replication term, after a
+    /// failover) changes nothing: its state is the epoch's before it, and the soak run that writes
+    /// after it writes the whole state in its first epoch (``firstChanges(at:)``).
     public func check(_ directory: URL) throws -> Result<Int, SoakMismatch> {
         let reader = try JournalReader(at: directory)
         let latest = try reader.state()
-        if let difference = firstDifference(latest.entries, at: latest.epoch?.epoch ?? 0) {
+        if latest.epoch?.isEventMarker != true,
+            let difference = firstDifference(latest.entries, at: latest.epoch?.epoch ?? 0)
+        {
             return .failure(SoakMismatch(description: difference))
         }
+        var afterMarker = false
         var checked = 0
         var mismatch: SoakMismatch?
         var previous: UInt64?
@@ -157,8 +164,12 @@ public struct SoakWorkload: Sendable {
                 return false
             }
             Self.apply(changes, to: &state)
-            if previous == nil {
+            if info.isEventMarker {
+                if previous == nil { expected = self.state(at: info.epoch - 1) }
+                afterMarker = true
+            } else if previous == nil || afterMarker {
                 expected = self.state(at: info.epoch)
+                afterMarker = false
             } else {
                 Self.apply(self.changes(at: info.epoch), to: &expected)
             }
@@ -172,6 +183,15 @@ public struct SoakWorkload: Sendable {
         }
         if let mismatch { return .failure(mismatch) }
         return .success(checked)
+    }
+
+    /// The changes of the first epoch a run commits, `epoch`, after `previous`, the store's last
+    /// epoch: the epoch's changes, or, after an event marker (a failover's term start, which
+    /// changed nothing), the whole state at `epoch`, so that every epoch the workload writes holds
+    /// its state.
+    public func firstChanges(at epoch: UInt64, after previous: EpochInfo?) -> [JournalChange] {
+        guard previous?.isEventMarker == true else { return changes(at: epoch) }
+        return [.removeAll] + state(at: epoch).sorted { "\($0.key)" < "\($1.key)" }.map { .put($0.key, $0.value) }
     }
 
     /// Applies `changes` to `state`, as replay does.

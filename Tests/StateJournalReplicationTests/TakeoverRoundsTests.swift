@@ -163,6 +163,10 @@ extension GatewayTests {
                 promotedState["\($0)"] = Array($1)
             }
             #expect(restoredState == promotedState, "\(fault): the restored state is the promoted store's")
+            // The soak workload checks every epoch across the terms, the term's marker included.
+            let checked = try await runTool(
+                ["soak", restored.path, "--check", "--objects", "40"], environment: environment)
+            #expect(checked.status == 0, "\(fault): \(checked.output)\(checked.error)")
             return Round(
                 fault: fault, failover: failover, oldPrimaryStatus: oldStatus,
                 lossWindow: window.map(String.init) ?? "no loss window said")

@@ -142,6 +142,18 @@ enum ReplicaHistory {
         return .extends
     }
 
+    /// The number a writer takes next: one above every number it has seen listed or written, and
+    /// above the generation it builds on, so that it never reuses a number a late write may hold.
+    static func nextNumber(highestSeen: UInt64, building base: ReplicaGeneration?) -> UInt64 {
+        max(highestSeen, base?.generation ?? 0) + 1
+    }
+
+    /// Whether a writer of `term` that read `generations` is fenced: one of them is of a newer term,
+    /// so another shipper took over, and this one never writes again.
+    static func isFenced(term: UInt64, reading generations: [ReplicaGeneration]) -> Bool {
+        generations.contains { ($0.term ?? 0) > term }
+    }
+
     /// The term starts a generation numbered `number` of term `term` carries when it builds on
     /// `base`: the base's, with this term's start appended when the base is of another term. A
     /// term that builds on nothing began on an empty replica: its basis is 0 (generations are

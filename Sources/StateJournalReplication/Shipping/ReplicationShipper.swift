@@ -541,7 +541,7 @@ public actor ReplicationShipper {
                 }
             }
         }
-        if let latest, let newer = latest.term, newer > term {
+        if let latest, ReplicaHistory.isFenced(term: term, reading: [latest]) {
             // The history's head is of a newer term: another shipper took over.
             throw fenced(by: try await leaseOf(latest), storeLastEpoch: set.lastEpoch?.epoch, head: latest)
         }
@@ -554,7 +554,7 @@ public actor ReplicationShipper {
         let previous = Dictionary((latest?.files ?? []).map { ($0.name, $0) }, uniquingKeysWith: { first, _ in first })
         var files: [ReplicaGeneration.File] = []
         var staged = StagedUploads()
-        let number = max(latest?.generation ?? 0, highestGeneration) + 1
+        let number = ReplicaHistory.nextNumber(highestSeen: highestGeneration, building: latest)
         staged.carrier = ReplicaLayout.generation(number)
         staged.inlineLimit = max(0, min(options.maximumInlineBytes, ReplicaLimits.maximumInlineBytes))
         do {
@@ -631,7 +631,7 @@ public actor ReplicationShipper {
             highestGeneration = max(highestGeneration, next.generation)
             let found = try await replica.linkedGeneration(next.generation, of: set.storeID)
             if let found,
-                (found.generation.term ?? 0) > term
+                ReplicaHistory.isFenced(term: term, reading: [found.generation])
                     || ((found.generation.term ?? 0) == term && found.generation.holder != holder)
             {
                 throw fenced(

@@ -144,8 +144,11 @@ struct SoakCommand: ParsableCommand {
             var epoch = (journal.lastCommitted?.epoch ?? 0) + 1
             let deadline = Date(timeIntervalSinceNow: seconds)
             var committed = 0
+            let previous = journal.lastCommitted
             while Date() < deadline || committed < atLeast {
-                let info = try journal.commit(workload.changes(at: epoch), metadata: workload.metadata)
+                let changes =
+                    committed == 0 ? workload.firstChanges(at: epoch, after: previous) : workload.changes(at: epoch)
+                let info = try journal.commit(changes, metadata: workload.metadata)
                 guard info.epoch == epoch else {
                     throw JournalError(
                         .damaged,

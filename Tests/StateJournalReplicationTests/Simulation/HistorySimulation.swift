@@ -39,23 +39,12 @@ enum SimulatedRules: Sendable {
     case legacy
 }
 
-/// The rules a writer needs that ``ReplicaHistory`` does not state yet, written here for the
-/// simulation: they belong in the library (see the report of the simulation's introduction).
-enum SimulatedWriterRules {
-    /// MISSING FROM ReplicaHistory: the number a writer takes next: one above every number it has
-    /// seen listed or written, and above the generation it builds on.
-    static func nextNumber(highestSeen: UInt64, building base: ReplicaGeneration?) -> UInt64 {
-        max(highestSeen, base?.generation ?? 0) + 1
-    }
-
-    /// MISSING FROM ReplicaHistory: whether a writer of `term` that read `generations` is fenced:
-    /// one of them is of a newer term.
-    static func isFenced(term: UInt64, reading generations: [ReplicaGeneration]) -> Bool {
-        generations.contains { ($0.term ?? 0) > term }
-    }
-
-    /// MISSING FROM ReplicaHistory: whether a store holding `local` (epoch `i + 1` is `local[i]`)
-    /// continues `head`, which describes `described`: it holds every epoch of it, the same.
+/// The simulated stores' counterpart of the shipper's continuity check (`checkContinues`, which
+/// compares the head's last epoch and its commit time with the store's): a store continues a head
+/// when it holds every epoch the head describes, the same.
+enum SimulatedStoreRules {
+    /// Whether a store holding `local` (epoch `i + 1` is `local[i]`) continues a head that describes
+    /// `described`.
     static func continues<Content: Equatable>(_ local: [Content], _ described: [Content]) -> Bool {
         local.starts(with: described)
     }
@@ -767,11 +756,11 @@ final class HistorySimulation {
     func beginTerm(_ host: Host, _ done: @escaping () -> Void) {
         readHead(host) { [unowned self] found in
             guard let found, let term = host.term else { return done() }
-            if SimulatedWriterRules.isFenced(term: term, reading: found.read.map(\.document)) {
+            if ReplicaHistory.isFenced(term: term, reading: found.read.map(\.document)) {
                 fence(host, "a generation of a newer term is in the bucket")
                 return done()
             }
-            if let head = found.head, !SimulatedWriterRules.continues(host.epochs, head.epochs) {
+            if let head = found.head, !SimulatedStoreRules.continues(host.epochs, head.epochs) {
                 figures.storesRefused += 1
                 host.phase = .stopped("its store does not continue the history")
                 note("\(host.name) refuses to ship: its store does not continue generation \(head.document.generation)")
@@ -799,7 +788,7 @@ final class HistorySimulation {
     func write(_ host: Host, _ done: @escaping () -> Void) {
         guard let term = host.term, leaseIsValid(host) else { return done() }
         let base = host.base
-        let number = SimulatedWriterRules.nextNumber(highestSeen: host.highestSeen, building: base?.document)
+        let number = ReplicaHistory.nextNumber(highestSeen: host.highestSeen, building: base?.document)
         serial += 1
         var document = ReplicaGeneration(
             storeID: storeID, generation: number, writtenMilliseconds: UInt64(max(0, local(host))),
@@ -866,7 +855,7 @@ final class HistorySimulation {
                 if let own = read.first(where: { $0.document.generation == number && host.sent.contains($0.serial) }) {
                     wrote(host, own)
                 }
-                if SimulatedWriterRules.isFenced(term: term, reading: read.map(\.document)) {
+                if ReplicaHistory.isFenced(term: term, reading: read.map(\.document)) {
                     fence(host, "a generation of a newer term is in the bucket")
                 }
                 done()
