@@ -26,6 +26,12 @@ extension GatewayTests {
     ///   --keep-history` wrote the store: 3 generations, segments sealed while made of pieces, and
     ///   bytes carried by earlier generations.
     ///
+    /// - `Golden/replica-v4`: layout 3, generations of version 4 that name their predecessor and
+    ///   where each term began from, in two terms: `replicate --interval 0.1` of a store `soak
+    ///   --keep-history` wrote, stopped on SIGTERM (generations 1 to 9), then a follower of it
+    ///   promoted (`promote`, the lease given up), whose term 2 began at generation 10 from
+    ///   generation 9 with its marker epoch, and `soak` wrote on (14 generations in all).
+    ///
     /// `Golden/replica-v2` is an encrypted replica of format version 2 (envelope and generation
     /// version 2: objects sealed in chunks), shipped the same way by this version's shipper with the
     /// key in `key` and chunks of 4 KiB, the smallest a reader accepts, so that its objects of a few
@@ -44,6 +50,7 @@ extension GatewayTests {
         static let goldens = [
             Golden(name: "replica-v1-release-0.1.0", generations: 10), Golden(name: "replica-v1", generations: 12),
             Golden(name: "replica-v1-terms", generations: 28), Golden(name: "replica-v3", generations: 3),
+            Golden(name: "replica-v4", generations: 14),
         ]
         static let goldenV2 = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
             .appendingPathComponent("Golden/replica-v2")
