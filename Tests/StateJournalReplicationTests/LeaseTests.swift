@@ -675,9 +675,10 @@ extension GatewayTests {
             try await eventually("the command shipped a generation") {
                 try await !storedGenerations(location, gateway: gateway).isEmpty
             }
+            // Another host's shipper (a second one on this host is refused: see HistoryAttackTests).
             let usurper = ReplicationShipper(
                 store: storeURL, to: location, configuration: gateway.configuration(),
-                options: leaseOptions(takesOver: true))
+                options: leaseOptions(takesOver: true, host: "usurper"))
             try await usurper.shipOnce()
             try commit(journal, count: 2)
             let status = await waitForExit(command, timeout: .seconds(600))

@@ -130,6 +130,30 @@ extension GatewayTests {
             #expect(await plain.appliedEpoch == race.late.last, "the follower cut its copy back")
         }
 
+        @Test func aFollowerAskedToSetADivergedCopyAsideFollowsTheNewTermIntoAFreshDirectory() async throws {
+            let gateway = try Gateway.required()
+            let follower = FollowerBox()
+            let race = try await Self.race(gateway) { location, directory in
+                var options = ReplicaFollower.Options()
+                options.setsAsideDivergedStore = true
+                let plain = ReplicaFollower(
+                    from: location, into: directory.appendingPathComponent("follower"),
+                    configuration: gateway.configuration(), options: options)
+                try await plain.followOnce()
+                await follower.set(plain)
+            }
+            defer { try? FileManager.default.removeItem(at: race.directory) }
+            defer { try? race.primary.close() }
+            let plain = try #require(await follower.follower)
+            #expect(await plain.appliedEpoch == race.late.last)
+            await plain.requireListing()
+            // Refused, closed; the next poll sets the copy aside and follows the new term.
+            try await plain.followOnce()
+            try await plain.followOnce()
+            #expect(await plain.appliedEpoch == race.report.markerEpoch)
+            let siblings = try FileManager.default.contentsOfDirectory(atPath: race.directory.path)
+            #expect(siblings.contains { $0.hasPrefix("follower.diverged-") }, "\(siblings)")
+        }
     }
 }
 

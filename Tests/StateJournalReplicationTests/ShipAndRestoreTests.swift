@@ -185,54 +185,48 @@ extension GatewayTests {
             try second.close()
         }
 
-        @Test func twoShippersOfOneStoreStartedOnOneHostLeaveTheNewerShippingAndTheReplicaConsistent() async throws {
+        @Test func aSecondShipperOfOneStoreOnOneHostIsRefusedWhileTheFirstLivesAndARestartContinuesTheReplica()
+            async throws
+        {
             let gateway = try Gateway.required()
             let location = S3Location(bucket: try await gateway.freshBucket(), prefix: "twice")
             let directory = try temporaryDirectory()
             defer { try? FileManager.default.removeItem(at: directory) }
             let storeURL = directory.appendingPathComponent("store")
             let journal = try Journal.open(at: storeURL, options: JournalOptions(segmentSizeLimit: 4096))
-            // A short lease: a run learns it was taken over at its next renewal (a quarter of it),
-            // or sooner, when the other run took the generation number it meant to write.
-            let one = ReplicationShipper(
+            defer { try? journal.close() }
+            do {
+                let one = ReplicationShipper(
+                    store: storeURL, to: location, configuration: gateway.configuration(),
+                    options: leaseOptions(lease: .seconds(1)))
+                try commit(journal, count: 5)
+                try await one.shipOnce()
+                // A second run of the same shipper on the same host would share its holder id, take
+                // its lease and fence it: it is refused while the first lives.
+                let two = ReplicationShipper(
+                    store: storeURL, to: location, configuration: gateway.configuration(),
+                    options: leaseOptions(lease: .seconds(1), takesOver: true))
+                try commit(journal, count: 5)
+                let refused = await #expect(throws: ReplicationError.self) { try await two.shipOnce() }
+                #expect(refused?.code == .shipperRunning)
+                try await one.shipOnce()
+            }
+            // Once it is gone, a restart continues the replica (in a term of its own, begun from the
+            // first one's last generation).
+            let restarted = ReplicationShipper(
                 store: storeURL, to: location, configuration: gateway.configuration(),
                 options: leaseOptions(lease: .seconds(1)))
-            let two = ReplicationShipper(
-                store: storeURL, to: location, configuration: gateway.configuration(),
-                options: leaseOptions(lease: .seconds(1)))
-            /// Ships once; whether the shipper was fenced.
-            @Sendable func ship(_ shipper: ReplicationShipper) async throws -> Bool {
-                do {
-                    try await shipper.shipOnce()
-                    return false
-                } catch let error as ReplicationError where error.code == .fenced {
-                    return true
-                }
-            }
-            var fenced: Set<Int> = []
-            for round in 0..<8 {
-                try commit(journal, count: 5, marker: "round \(round)")
-                // Both at once: one takes the lease first, and the other, a later run of the same
-                // shipper on the same host, takes it over; the first is fenced once it learns so.
-                let (skipOne, skipTwo) = (fenced.contains(1), fenced.contains(2))
-                async let a = skipOne ? false : ship(one)
-                async let b = skipTwo ? false : ship(two)
-                if try await a { fenced.insert(1) }
-                if try await b { fenced.insert(2) }
-            }
-            // Past a renewal's due time (on a slower machine, further past it): the run that was
-            // taken over renews, finds the newer term, and stops.
-            try await Task.sleep(for: .milliseconds(300))
-            for (index, shipper) in [(1, one), (2, two)] where !fenced.contains(index) {
-                if try await ship(shipper) { fenced.insert(index) }
-            }
-            #expect(fenced.count == 1)
+            try commit(journal, count: 5)
+            try await restarted.shipOnce()
+            let generations = try await storedGenerations(location, gateway: gateway)
+            let newest = try #require(generations.last)
+            #expect(newest.terms?.last?.basis == generations.dropLast().last { $0.term == 1 }?.generation)
             let restored = directory.appendingPathComponent("restored")
             let report = try await ReplicaRestorer(from: location, configuration: gateway.configuration())
                 .restore(into: restored)
             #expect(try report.epoch.epoch == journal.history().last!.epoch)
+            #expect(report.orphans.isEmpty)
             #expect(try JournalReader(at: restored).state().entries == journal.state().entries)
-            try journal.close()
         }
 
         @Test func aPrefixHoldingSomethingElseIsRefused() async throws {
@@ -347,16 +341,21 @@ extension GatewayTests {
             var keepingOptions = ReplicationOptions.separateObjects(
                 ReplicationOptions(retention: .seconds(3600), retentionCheckInterval: .zero))
             keepingOptions.coveredGenerationsKept = .zero
-            let keeping = ReplicationShipper(
-                store: storeURL, to: location, configuration: gateway.configuration(), options: keepingOptions)
-            for _ in 0..<5 {
-                try commit(journal, count: 4)
+            let beforeCompaction: [EpochInfo]
+            do {
+                // One shipper, then another (a restart): a shipper holds its store for its replica
+                // for as long as it lives.
+                let keeping = ReplicationShipper(
+                    store: storeURL, to: location, configuration: gateway.configuration(), options: keepingOptions)
+                for _ in 0..<5 {
+                    try commit(journal, count: 4)
+                    try await keeping.shipOnce()
+                }
+                beforeCompaction = try journal.history()
+                _ = try journal.compact()
+                try commit(journal, count: 2)
                 try await keeping.shipOnce()
             }
-            let beforeCompaction = try journal.history()
-            _ = try journal.compact()
-            try commit(journal, count: 2)
-            try await keeping.shipOnce()
             let generations = try await client.list(bucket: location.bucket, prefix: location.prefix + "generations/")
             #expect(generations.count == 2, "\(generations.map(\.key))")
             // The older generation still restores an epoch the store's own retention may drop later.
@@ -498,12 +497,15 @@ extension GatewayTests {
             defer { try? journal.close() }
             let perPass = ReplicationShipper.generationsReadPerRetention
             let chain = perPass + 12
-            let first = ReplicationShipper(
-                store: storeURL, to: location, configuration: gateway.configuration(),
-                options: ReplicationOptions(retentionCheckInterval: .seconds(3600)))
-            for _ in 0..<chain {
-                try commit(journal, count: 1)
-                try await first.shipOnce()
+            do {
+                // A restart after it: a shipper holds its store for its replica for as long as it lives.
+                let first = ReplicationShipper(
+                    store: storeURL, to: location, configuration: gateway.configuration(),
+                    options: ReplicationOptions(retentionCheckInterval: .seconds(3600)))
+                for _ in 0..<chain {
+                    try commit(journal, count: 1)
+                    try await first.shipOnce()
+                }
             }
             var options = ReplicationOptions(retentionCheckInterval: .seconds(3600))
             options.coveredGenerationsKept = .zero

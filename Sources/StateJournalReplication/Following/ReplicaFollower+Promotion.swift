@@ -61,22 +61,33 @@ extension ReplicaFollower {
         // watched: not the newest applied, which moves while a lagging follower catches up with a
         // primary that is already gone. Looked for again whenever the follower applied one, or
         // failed to.
+        let replica = boundReplica
+        let logger = self.options.logger
+        var marked = false
+        // A standby that stops waiting takes its mark away, in a task of its own (a request of a
+        // cancelled task would not be sent).
+        func cancelled() async -> ReplicationError {
+            if marked { await Task { await replica.removeStandbyMark(logger: logger) }.value }
+            return ReplicationError(.cancelled, "Cancelled while waiting for the lease of \(location).")
+        }
         var chainSeen = await boundReplica.newestGeneration(after: appliedGeneration ?? 0)
         var wasDormant = false
         while true {
-            if Task.isCancelled {
-                throw ReplicationError(.cancelled, "Cancelled while waiting for the lease of \(location).")
-            }
+            if Task.isCancelled { throw await cancelled() }
             let (held, other) = try await keeper.tryAcquire(
                 chainTerm: appliedTerm, chainHead: chainSeen, force: options.takesOverImmediately)
             if held { break }
             if let other {
                 previousTerm = other.term
-                if markAttempts < 3 {
+                if markAttempts < 3 || (other.dormant == true && !wasDormant) {
                     // So that the primary, once idle, keeps a lease that expires rather than a
-                    // dormant one. Tried up to three times; the wait goes on without it.
+                    // dormant one. Tried up to three times, and again whenever the lease turns
+                    // dormant (another standby took its mark away); the wait goes on without it.
                     markAttempts += 1
-                    if await boundReplica.markStandby(logger: self.options.logger) { markAttempts = 3 }
+                    if await boundReplica.markStandby(logger: self.options.logger) {
+                        markAttempts = 3
+                        marked = true
+                    }
                 }
                 if !waitingSaid {
                     waitingSaid = true
@@ -118,9 +129,11 @@ extension ReplicaFollower {
             do {
                 try await Task.sleep(for: min(options.leaseDuration / 4, .seconds(1)))
             } catch {
-                throw ReplicationError(.cancelled, "Cancelled while waiting for the lease of \(location).")
+                throw await cancelled()
             }
         }
+        // The primary now: it no longer stands by.
+        if marked { await replica.removeStandbyMark(logger: logger) }
         // Held: whatever the previous primary shipped by now is applied, so that the new term
         // continues it. A generation it lands from now on is an orphan: the term's first generation
         // names the last one applied as the generation it began from.

@@ -318,7 +318,7 @@ public actor ReplicaFollower: Sendable {
                         unusable.insert(number)
                         continue
                     }
-                    try await checkContinues(to: found.generation, bound: bound)
+                    guard try await checkContinues(to: found.generation, bound: bound) else { return report }
                     try await apply(found.generation, sha256: found.sha256, askedAt: now, report: &report)
                     break
                 } catch let error as ReplicationError where ReplicaRestorer.isDamage(error) || error.code == .missingKey
@@ -362,7 +362,7 @@ public actor ReplicaFollower: Sendable {
             lastSuccessfulPoll = ContinuousClock.now
             return report
         }
-        try await checkContinues(to: generation, bound: bound)
+        guard try await checkContinues(to: generation, bound: bound) else { return report }
         do {
             try await apply(generation, sha256: sha256, askedAt: now, report: &report)
         } catch let error as ReplicationError where ReplicaRestorer.isDamage(error) {
@@ -517,12 +517,14 @@ public actor ReplicaFollower: Sendable {
     /// The error a follower refuses a diverged store with.
     /// Throws ``ReplicationError/Code/diverged`` unless `generation` continues the generation applied
     /// last (``ReplicaHistory/continuation(from:sha256:to:)``): a follower never goes back, and never
-    /// stays on a generation the replica's history orphaned.
-    private func checkContinues(to generation: ReplicaGeneration, bound: Replica) async throws {
+    /// stays on a generation the replica's history orphaned. With
+    /// ``Options/setsAsideDivergedStore``, closes the store instead and returns `false`: the next
+    /// poll starts again, sets the directory aside and follows into a new one.
+    private func checkContinues(to generation: ReplicaGeneration, bound: Replica) async throws -> Bool {
         guard let appliedDocument, let identity,
             case .diverged(let why) = ReplicaHistory.continuation(
                 from: appliedDocument, sha256: appliedSHA256, to: generation)
-        else { return }
+        else { return true }
         let last = appliedLastEpoch ?? 0
         // The epochs this copy holds that the replica's history does not: those after the
         // generation the newer term began from, when it can be read.
@@ -535,7 +537,14 @@ public actor ReplicaFollower: Sendable {
         } else if let newLast = generation.lastEpoch, newLast < last {
             first = newLast + 1
         }
-        throw diverged((first: first, last: last, why: "that the replica's history no longer holds (\(why))"))
+        let error = diverged((first: first, last: last, why: "that the replica's history no longer holds (\(why))"))
+        guard options.setsAsideDivergedStore else { throw error }
+        options.logger.warning(
+            "\(error.message) Setting it aside at the next poll.", metadata: ["store": "\(directory.path)"])
+        close()
+        self.appliedDocument = nil
+        appliedSHA256 = nil
+        return false
     }
 
     private func diverged(_ divergence: (first: UInt64, last: UInt64, why: String)) -> ReplicationError {

@@ -126,6 +126,17 @@ extension Replica {
         }
     }
 
+    /// Removes the mark of ``markStandby(logger:)``, once this standby no longer waits (it was
+    /// promoted, or stopped): another standby still waiting marks it again when it finds the lease
+    /// dormant. A failure is logged as a warning.
+    func removeStandbyMark(logger: Logger) async {
+        do {
+            try await delete(StandbyMark.name)
+        } catch {
+            logger.warning("removing \(location)\(StandbyMark.name) failed: \(error)")
+        }
+    }
+
     /// Whether a standby has marked the replica (see ``markStandby(logger:)``): only whether the object
     /// is there counts, never what it says.
     func hasStandby() async throws -> Bool {
