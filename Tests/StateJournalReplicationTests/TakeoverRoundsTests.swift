@@ -11,17 +11,21 @@ import Testing
 extension GatewayTests {
     /// Failovers between real processes, as an operator runs them: a primary host running `soak` and
     /// `replicate`, a standby host following, and a fault: `promote --take-over` while the primary
-    /// still ships, its shipper paused (`SIGSTOP`) past the lease and resumed after the takeover, or
-    /// both primary processes killed. After each round the replica must restore to one history, the
+    /// still ships, its shipper paused (`SIGSTOP`) past the lease and resumed after the takeover, a
+    /// partition of the primary's shipper whose requests are delivered seconds late (through a
+    /// proxy), both primary processes killed with one standby, or with two racing to take over.
+    /// After each round the replica must restore to one history, the
     /// promoted store's, and a primary that lived on must stop fenced.
     ///
-    /// `STATEJOURNAL_TAKEOVER_ROUNDS` runs more rounds (three by default, one of each fault).
+    /// `STATEJOURNAL_TAKEOVER_ROUNDS` runs more rounds (five by default, one of each fault).
     @Suite struct TakeoverRoundsTests {
         enum Fault: String, CaseIterable {
             case takeOverALivePrimary = "promote --take-over while the primary ships"
             case pauseThePrimaryPastItsLease =
                 "SIGSTOP the primary's shipper past its lease, SIGCONT after the takeover"
             case killThePrimary = "SIGKILL both primary processes"
+            case partitionHealedByLateDelivery = "the primary's requests delivered 6 s late, then passed"
+            case standbysRace = "SIGKILL both primary processes, two standbys racing"
         }
 
         struct Round {
@@ -32,7 +36,8 @@ extension GatewayTests {
         }
 
         static var rounds: Int {
-            ProcessInfo.processInfo.environment["STATEJOURNAL_TAKEOVER_ROUNDS"].flatMap(Int.init) ?? 3
+            ProcessInfo.processInfo.environment["STATEJOURNAL_TAKEOVER_ROUNDS"].flatMap(Int.init)
+                ?? Fault.allCases.count
         }
 
         @Test func everyFailoverLeavesOneHistoryThePromotedStoresAndFencesALivePrimary() async throws {
@@ -40,7 +45,10 @@ extension GatewayTests {
             var results: [Round] = []
             for index in 0..<Self.rounds {
                 let fault = Fault.allCases[index % Fault.allCases.count]
-                results.append(try await Self.round(fault, gateway: gateway))
+                let round = try await withFaultProxy(upstream: gateway.endpoint) { proxy in
+                    try await Self.round(fault, gateway: gateway, proxy: proxy)
+                }
+                results.append(round)
             }
             let times = results.map {
                 Double($0.failover.components.attoseconds) / 1e18 + Double($0.failover.components.seconds)
@@ -54,7 +62,7 @@ extension GatewayTests {
                     .joined(separator: "; "))
         }
 
-        static func round(_ fault: Fault, gateway: Gateway) async throws -> Round {
+        static func round(_ fault: Fault, gateway: Gateway, proxy: FaultProxy) async throws -> Round {
             let bucket = try await gateway.freshBucket()
             let replica = "s3://\(bucket)/rounds"
             let location = S3Location(bucket: bucket, prefix: "rounds")
@@ -70,14 +78,19 @@ extension GatewayTests {
             try await eventually("the primary's store exists") {
                 FileManager.default.fileExists(atPath: primaryURL.appendingPathComponent("MANIFEST").path)
             }
+            // The primary's shipper reaches the gateway through the proxy, which the partition round
+            // makes deliver its requests late.
+            var primaryEnvironment = environment
+            primaryEnvironment["AWS_ENDPOINT_URL"] = proxy.endpoint.absoluteString
             let shipper = try startTool(
                 ["replicate", primaryURL.path, "--to", replica, "--interval", "0.2", "--lease-seconds", "2"],
-                environment: environment, logs: directory, name: "shipper")
+                environment: primaryEnvironment, logs: directory, name: "shipper")
             defer { if shipper.isRunning { kill(shipper.processIdentifier, SIGKILL) } }
             try await eventually("the primary shipped") {
                 !(try await storedGenerations(location, gateway: gateway)).isEmpty
             }
             var standby: Process
+            var rival: Process?
             let faultAt: ContinuousClock.Instant
             switch fault {
             case .takeOverALivePrimary:
@@ -94,41 +107,73 @@ extension GatewayTests {
                         "--interval", "0.2",
                     ],
                     environment: environment, logs: directory, name: "standby")
-            case .pauseThePrimaryPastItsLease, .killThePrimary:
+            case .pauseThePrimaryPastItsLease, .killThePrimary, .partitionHealedByLateDelivery, .standbysRace:
                 standby = try startTool(
                     [
                         "follow", replica, "--into", standbyURL.path, "--failover", "--lease-seconds", "2",
                         "--interval", "0.2",
                     ],
                     environment: environment, logs: directory, name: "standby")
+                if fault == .standbysRace {
+                    rival = try startTool(
+                        [
+                            "follow", replica, "--into", directory.appendingPathComponent("rival").path, "--failover",
+                            "--lease-seconds", "2", "--interval", "0.2",
+                        ],
+                        environment: environment, logs: directory, name: "rival")
+                }
                 try await Task.sleep(for: .seconds(1.5))
                 faultAt = .now
-                if fault == .killThePrimary {
+                switch fault {
+                case .killThePrimary, .standbysRace:
                     kill(shipper.processIdentifier, SIGKILL)
                     kill(writer.processIdentifier, SIGKILL)
-                } else {
+                case .partitionHealedByLateDelivery:
+                    // The open connections are reset; the shipper's requests, sent again on new
+                    // ones, reach the gateway six seconds later.
+                    try await proxy.set(.cut)
+                    try await Task.sleep(for: .milliseconds(100))
+                    try await proxy.set(.delay(milliseconds: 6000))
+                default:
                     kill(shipper.processIdentifier, SIGSTOP)
                 }
             }
             defer { if standby.isRunning { kill(standby.processIdentifier, SIGKILL) } }
-            let standbyLog = directory.appendingPathComponent("standby.err")
-            try await eventually(timeout: .seconds(120), "the standby is the primary") {
-                ((try? String(contentsOf: standbyLog, encoding: .utf8)) ?? "").contains("is the primary of")
+            defer { if let rival, rival.isRunning { kill(rival.processIdentifier, SIGKILL) } }
+            func promoted(_ name: String) -> Bool {
+                let log = directory.appendingPathComponent("\(name).err")
+                return ((try? String(contentsOf: log, encoding: .utf8)) ?? "").contains("is the primary of")
+            }
+            try await eventually(timeout: .seconds(120), "a standby is the primary") {
+                promoted("standby") || (rival != nil && promoted("rival"))
+            }
+            var promotedURL = standbyURL
+            if let other = rival, promoted("rival") {
+                // The rival won the race: it goes on as the primary, the other only follows.
+                rival = standby
+                standby = other
+                promotedURL = directory.appendingPathComponent("rival")
             }
             if fault == .pauseThePrimaryPastItsLease { kill(shipper.processIdentifier, SIGCONT) }
             // The app starts on the promoted host, and its first commit is the failover's end.
             let newWriter = try startTool(
-                ["soak", standbyURL.path, "--seconds", "2", "--objects", "40", "--durability", "everyCommit"],
+                ["soak", promotedURL.path, "--seconds", "2", "--objects", "40", "--durability", "everyCommit"],
                 environment: environment, logs: directory, name: "new-writer")
-            let marker = try #require(Self.lastEpoch(standbyURL))
+            let marker = try #require(Self.lastEpoch(promotedURL))
             try await eventually(timeout: .seconds(60), "the promoted host committed") {
-                (Self.lastEpoch(standbyURL) ?? 0) > marker
+                (Self.lastEpoch(promotedURL) ?? 0) > marker
             }
             let failover = ContinuousClock.now - faultAt
+            if fault == .partitionHealedByLateDelivery {
+                // The requests queued while the partition lasted are delivered late, after the
+                // takeover; then the partition heals.
+                try await Task.sleep(for: .seconds(6))
+                try await proxy.set(.pass)
+            }
             #expect(await waitForExit(newWriter) == 0)
             // A primary that lived on is fenced at its next pass, while its app keeps committing.
             var oldStatus: Int32?
-            if fault != .killThePrimary {
+            if fault != .killThePrimary && fault != .standbysRace {
                 oldStatus = await waitForExit(shipper, timeout: .seconds(60))
                 #expect(oldStatus == 76, "the old primary's shipper stops fenced")
                 kill(writer.processIdentifier, SIGKILL)
@@ -140,13 +185,20 @@ extension GatewayTests {
             }
             kill(standby.processIdentifier, SIGTERM)
             #expect(await waitForExit(standby) == 0)
+            if let rival {
+                // The standby that lost the race followed the winner's term, and never shipped.
+                kill(rival.processIdentifier, SIGTERM)
+                #expect(await waitForExit(rival) == 0)
+                let terms = try await storedGenerations(location, gateway: gateway).compactMap(\.term)
+                #expect(Set(terms) == [1, 2], "\(fault): one takeover, one new term")
+            }
 
             // One history: the promoted store's, epoch for epoch.
             let restored = directory.appendingPathComponent("restored")
             let report = try await ReplicaRestorer(from: location, configuration: gateway.configuration())
                 .restore(into: restored)
             let promotedLog = Dictionary(
-                try StoreInspector(at: standbyURL).log().map { ($0.epoch, $0.timestamp) },
+                try StoreInspector(at: promotedURL).log().map { ($0.epoch, $0.timestamp) },
                 uniquingKeysWith: { a, _ in a })
             for info in try StoreInspector(at: restored).log() {
                 #expect(
@@ -154,12 +206,12 @@ extension GatewayTests {
                     "\(fault): restored epoch \(info.epoch) is not the promoted store's")
             }
             #expect(
-                report.epoch.epoch == Self.lastEpoch(standbyURL),
+                report.epoch.epoch == Self.lastEpoch(promotedURL),
                 "\(fault): the replica holds the promoted store's last epoch")
             var restoredState: [String: [UInt8]] = [:]
             try JournalReader(at: restored).state().forEachEntry { restoredState["\($0)"] = Array($1) }
             var promotedState: [String: [UInt8]] = [:]
-            try JournalReader(at: standbyURL).state(through: report.epoch.epoch).forEachEntry {
+            try JournalReader(at: promotedURL).state(through: report.epoch.epoch).forEachEntry {
                 promotedState["\($0)"] = Array($1)
             }
             #expect(restoredState == promotedState, "\(fault): the restored state is the promoted store's")
