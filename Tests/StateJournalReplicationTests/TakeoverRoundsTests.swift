@@ -157,7 +157,10 @@ extension GatewayTests {
             if fault == .pauseThePrimaryPastItsLease { kill(shipper.processIdentifier, SIGCONT) }
             // The app starts on the promoted host, and its first commit is the failover's end.
             let newWriter = try startTool(
-                ["soak", promotedURL.path, "--seconds", "2", "--objects", "40", "--durability", "everyCommit"],
+                [
+                    "soak", promotedURL.path, "--seconds", "2", "--objects", "40", "--durability", "everyCommit",
+                    "--keep-history",
+                ],
                 environment: environment, logs: directory, name: "new-writer")
             let marker = try #require(Self.lastEpoch(promotedURL))
             try await eventually(timeout: .seconds(60), "the promoted host committed") {
@@ -208,6 +211,21 @@ extension GatewayTests {
             #expect(
                 report.epoch.epoch == Self.lastEpoch(promotedURL),
                 "\(fault): the replica holds the promoted store's last epoch")
+            // Every generation the replica calls its history holds its last epoch as the promoted
+            // store committed it: none is a late write of the old primary.
+            let history = Set(
+                try await ReplicaRestorer(from: location, configuration: gateway.configuration()).generations().map(
+                    \.generation))
+            for generation in try await storedGenerations(location, gateway: gateway)
+            where history.contains(generation.generation) {
+                guard let last = generation.lastEpoch, let committed = generation.lastEpochMilliseconds,
+                    let local = promotedLog[last]
+                else { continue }
+                #expect(
+                    UInt64((local.timeIntervalSince1970 * 1000).rounded()) == committed,
+                    "\(fault): generation \(generation.generation) of the history holds epoch \(last) as another store committed it"
+                )
+            }
             var restoredState: [String: [UInt8]] = [:]
             try JournalReader(at: restored).state().forEachEntry { restoredState["\($0)"] = Array($1) }
             var promotedState: [String: [UInt8]] = [:]
