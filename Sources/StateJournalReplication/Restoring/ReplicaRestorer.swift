@@ -701,9 +701,7 @@ extension ReplicaRestorer {
     /// - Throws: ``ReplicationError/Code/damagedObject`` when it is missing, larger or differs.
     static func fetch(_ object: ReplicaGeneration.Object, from replica: Replica) async throws -> [UInt8] {
         let size = object.end - object.start
-        if let offset = object.offset {
-            return try await fetchInline(object, offset: offset, size: size, from: replica)
-        }
+        if object.isInline { return try await fetchInline(object, from: replica) }
         guard let fetched = try await replica.get(object.key, maximumPayload: Int(size)) else {
             throw ReplicationError(
                 .damagedObject, "The object \(object.key) is missing.", key: replica.fullKey(object.key))
@@ -717,30 +715,13 @@ extension ReplicaRestorer {
         return fetched
     }
 
-    /// Bytes a generation carries inline, checked against what the generation naming them recorded.
-    private static func fetchInline(
-        _ object: ReplicaGeneration.Object, offset: Int64, size: Int64, from replica: Replica
-    ) async throws -> [UInt8] {
-        let key = replica.fullKey(object.key)
+    /// Bytes a generation carries inline, checked against what the generation naming them recorded
+    /// (``CarrierPass/payload(of:in:from:)``).
+    private static func fetchInline(_ object: ReplicaGeneration.Object, from replica: Replica) async throws -> [UInt8] {
         let inline = try await replica.carriers.inline(of: object.key) {
             try await carriedBytes(of: object.key, from: replica)
         }
-        // Validation bounds offset and size by the largest generation: the sum cannot overflow.
-        guard offset + size <= Int64(inline.count) else {
-            throw ReplicationError(
-                .damagedObject,
-                "The generation \(printable(object.key)) carries \(inline.count) bytes inline, not the \(offset)..<\(offset + size) a generation names.",
-                key: key)
-        }
-        let start = inline.startIndex + Int(offset)
-        let bytes = Array(inline[start..<(start + Int(size))])
-        guard ReplicaLayout.sha256Hex(bytes) == object.sha256 else {
-            throw ReplicationError(
-                .damagedObject,
-                "The generation \(printable(object.key)) does not carry the bytes a generation recorded at \(offset) (SHA-256 differs).",
-                key: key)
-        }
-        return bytes
+        return try CarrierPass.payload(of: object, in: inline, from: replica)
     }
 
     /// The inline bytes of the generation object `name`, read no further than a generation may be.
