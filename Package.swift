@@ -161,7 +161,7 @@ let package = Package(
         ),
         .testTarget(
             name: "UIKitRestorationTests",
-            dependencies: ["UIKitRestoration", "StateJournalTestSupport"]
+            dependencies: ["UIKitRestoration", "StateRestorationService", "StateJournalTestSupport"]
         ),
         .testTarget(
             name: "StateRestorationServiceTests",

@@ -8,19 +8,20 @@ import Foundation
 /// plays its part, so call `extendStateRestoration()`, `completeStateRestoration()` and the passes
 /// on the manager. The application delegate's restoration methods are an
 /// ``ApplicationRestorationDelegate``.
-public enum UIApplication: Sendable {
+@MainActor
+public enum UIApplication {
     /// The bundle version (a string) of the app that saved the state, in the application coder;
     /// UIKit's key, ``ArchiveKey/bundleVersion``.
-    public static let stateRestorationBundleVersionKey = ArchiveKey.bundleVersion
+    public nonisolated static let stateRestorationBundleVersionKey = ArchiveKey.bundleVersion
     /// The interface idiom (a number, UIKit's `UIUserInterfaceIdiom` raw value) that saved the
     /// state; ``ArchiveKey/userInterfaceIdiom``. Linux differs: an idiom UIKit does not name (such as
     /// `desktop`) is -1; ``ArchiveKey/interfaceIdiom`` holds the name.
-    public static let stateRestorationUserInterfaceIdiomKey = ArchiveKey.userInterfaceIdiom
+    public nonisolated static let stateRestorationUserInterfaceIdiomKey = ArchiveKey.userInterfaceIdiom
     /// When the state was saved (a `Date`); ``ArchiveKey/timestamp``: the commit time of the
     /// journal's epoch.
-    public static let stateRestorationTimestampKey = ArchiveKey.timestamp
+    public nonisolated static let stateRestorationTimestampKey = ArchiveKey.timestamp
     /// The system version (a string) that saved the state; ``ArchiveKey/systemVersion``.
-    public static let stateRestorationSystemVersionKey = ArchiveKey.systemVersion
+    public nonisolated static let stateRestorationSystemVersionKey = ArchiveKey.systemVersion
     /// In a view controller's coder, the storyboard the controller came from;
     /// ``ArchiveKey/viewControllerStoryboard``.
     ///
@@ -33,26 +34,22 @@ public enum UIApplication: Sendable {
     /// controller's saved state, a new controller its restoration class returns replaces the app's
     /// existing root; when it is absent, the existing root is kept and restored, as UIKit keeps the
     /// window's root controller.
-    public static let stateRestorationViewControllerStoryboardKey = ArchiveKey.viewControllerStoryboard
+    public nonisolated static let stateRestorationViewControllerStoryboardKey = ArchiveKey.viewControllerStoryboard
 
     /// The manager that ``registerObject(forStateRestoration:restorationIdentifier:)`` registers
     /// objects with: set it at launch, where UIKit had its shared application. Held weakly.
     ///
     /// Setting it registers the objects registered while it was `nil`, in order (UIKit code often
     /// registers an object in its initializer, before the app made its manager).
-    ///
-    /// Use it from the manager's thread, as the manager.
     public static var restorationManager: RestorationManager? {
-        get { state.withLock { $0.manager } }
+        get { manager }
         set {
-            let pending = state.withLock { state -> [(any UIStateRestoring, String)] in
-                state.manager = newValue
-                guard newValue != nil else { return [] }
-                defer { state.pending = [] }
-                return state.pending
-            }
-            for (object, identifier) in pending {
-                newValue?.registerObject(forStateRestoration: object, restorationIdentifier: identifier)
+            manager = newValue
+            guard let newValue else { return }
+            let waiting = pending
+            pending = []
+            for (object, identifier) in waiting {
+                newValue.registerObject(forStateRestoration: object, restorationIdentifier: identifier)
             }
         }
     }
@@ -68,30 +65,13 @@ public enum UIApplication: Sendable {
     ///   - object: The object.
     ///   - restorationIdentifier: Its identifier, unique within its parent.
     public static func registerObject(forStateRestoration object: any UIStateRestoring, restorationIdentifier: String) {
-        let manager = state.withLock { state -> RestorationManager? in
-            if let manager = state.manager { return manager }
-            state.pending.append((object, restorationIdentifier))
-            return nil
+        guard let manager else {
+            pending.append((object, restorationIdentifier))
+            return
         }
-        manager?.registerObject(forStateRestoration: object, restorationIdentifier: restorationIdentifier)
+        manager.registerObject(forStateRestoration: object, restorationIdentifier: restorationIdentifier)
     }
 
-    private struct State {
-        weak var manager: RestorationManager?
-        var pending: [(any UIStateRestoring, String)] = []
-    }
-
-    /// The manager and the pending registrations.
-    private final class Box: @unchecked Sendable {
-        // @unchecked Sendable: `value` is only read and written with `lock` held; the manager and the
-        // objects it hands out are used on the manager's thread, as documented.
-        private let lock = NSLock()
-        private var value = State()
-
-        func withLock<T>(_ body: (inout State) -> T) -> T {
-            lock.withLock { body(&value) }
-        }
-    }
-
-    private static let state = Box()
+    private static weak var manager: RestorationManager?
+    private static var pending: [(any UIStateRestoring, String)] = []
 }

@@ -9,6 +9,7 @@ import Foundation
 /// ``UIDataSourceModelAssociation``); here there is no view hierarchy to walk, so the controller
 /// encodes its views' state in its own `encodeRestorableState(with:)`, and can use the
 /// identifiers and ``UIDataSourceModelAssociation`` to do it as UIKit did.
+@MainActor
 open class UIView {
     /// The view's restoration identifier; UIKit's property. Nothing reads it but the app.
     open var restorationIdentifier: String?
@@ -21,16 +22,14 @@ open class UIView {
     }
 }
 
-@available(*, unavailable, message: "A view is used from one thread.")
-extension UIView: Sendable {}
-
 /// UIKit's `UIDataSourceModelAssociation`: a data source that names its elements by a model
 /// identifier that stays valid when the rows move, so that saved selection survives a reload.
 ///
 /// Linux differs: UIKit calls it by itself for a table or collection view with a restoration
 /// identifier; here nothing calls it but the app, typically a controller that saves the selected
 /// element's identifier in `encodeRestorableState(with:)` and finds its row again after
-/// restoration. UIKit's protocol is `@MainActor`; this one is not isolated.
+/// restoration. `@MainActor`, as UIKit's.
+@MainActor
 public protocol UIDataSourceModelAssociation {
     /// The model identifier of the element at an index path; UIKit's method.
     ///

@@ -84,7 +84,7 @@ final class MapAppDelegate: ApplicationRestorationDelegate {
     }
 }
 
-@Suite struct PortedMapControllerTests {
+@MainActor @Suite struct PortedMapControllerTests {
     private func launch(_ store: TestStore) throws -> (Journal, RestorationManager, MapAppDelegate) {
         let journal = try store.open()
         let manager = RestorationManager(

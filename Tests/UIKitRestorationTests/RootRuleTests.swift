@@ -39,7 +39,7 @@ final class ForecastController: UIViewController, UIViewControllerRestoration {
     }
 }
 
-@Suite(.serialized) struct RootRuleTests {
+@MainActor @Suite(.serialized) struct RootRuleTests {
     private func saveAndRestore(storyboard: String?) throws -> (existing: ForecastController, report: RestorationReport)
     {
         ForecastController.made = []

@@ -29,7 +29,7 @@ private enum PinnedPlaceRestoration: UIObjectRestoration {
     }
 }
 
-@Suite struct StableCodingNameTests {
+@MainActor @Suite struct StableCodingNameTests {
     @Test func aPrivateClassWithACodingNameIsRecordedAndRestoredUnderThatName() throws {
         #expect(String(reflecting: PinnedPlace.self).contains("(unknown context"))
         RestorationManager.register(codingName: "Maps.PinnedPlace", for: PinnedPlace.self)

@@ -9,7 +9,7 @@ public struct RestorationError: Error, Sendable, CustomStringConvertible {
     public struct Code: Hashable, Sendable, CustomStringConvertible {
         private enum Wrapped: Hashable, Sendable {
             case keyNotFound, typeMismatch, reservedKey, valueOutOfRange, corruptEntry, unsupportedEntryVersion
-            case restorationInProgress, duplicateKey, storeUnavailable
+            case restorationInProgress, duplicateKey, storeUnavailable, notOnMainActor
         }
         private let wrapped: Wrapped
         private init(_ wrapped: Wrapped) { self.wrapped = wrapped }
@@ -36,6 +36,11 @@ public struct RestorationError: Error, Sendable, CustomStringConvertible {
         /// error. Saves succeed again once the store has recovered
         /// (``RestorationManager/waitUntilHealthy(isolation:)``).
         public static let storeUnavailable = Code(.storeUnavailable)
+        /// A pass reached a main-actor object (a `UIKitRestoration` controller or object) off the
+        /// main thread, where its methods cannot run: run the passes that reach such objects on the
+        /// main actor (from main-actor code, or through `StateRestorationService`, whose encode step
+        /// runs there).
+        public static let notOnMainActor = Code(.notOnMainActor)
 
         /// The code's name.
         public var description: String { "\(wrapped)" }

@@ -497,6 +497,10 @@ final class PreservationPass: ReferenceResolving {
         coder.values.reserveCapacity(8)
         do {
             try ObservedEncoding.encode(object, with: coder, isObservable: typeNames.isObservable(object))
+        } catch let error as RestorationError where error.code == .notOnMainActor {
+            // A main-actor object reached off the main actor: its children and parent could not be
+            // read either, so the pass is abandoned whole rather than committed without them.
+            throw error
         } catch {
             problems.append(contentsOf: coder.diagnostics.map(PreservationProblem.coder))
             problems.append(.encodingFailed(path, message: "\(error)"))
