@@ -535,11 +535,23 @@ final class PreservationPass: ReferenceResolving {
         problems.append(contentsOf: diagnostics.map(PreservationProblem.coder))
     }
 
+    /// A copy of `bytes` whose capacity is its count.
+    ///
+    /// The entry writer's buffer is reused for every entry of a pass, so its capacity is that of the
+    /// pass's largest entry. Handed to the journal as is, the buffer is shared, the writer's next
+    /// entry starts a new buffer of that capacity, and every entry pending in the epoch holds one:
+    /// memory that grew with the square of a large container's size.
+    static func exactCopy(of bytes: [UInt8]) -> [UInt8] {
+        [UInt8](unsafeUninitializedCapacity: bytes.count) { buffer, count in
+            count = buffer.initialize(fromContentsOf: bytes)
+        }
+    }
+
     func write(_ bytes: [UInt8], at path: RestorationPath) throws {
         let digest = StateDigest(bytes)
         if ((digests.isEmpty ? nil : digests[path]) ?? written[path]) == digest { return }
         do {
-            try sink.put(path, bytes)
+            try sink.put(path, Self.exactCopy(of: bytes))
         } catch let error as JournalError where error.code == .limitExceeded {
             problems.append(.encodingFailed(path, message: error.message))
             return
