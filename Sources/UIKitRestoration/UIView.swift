@@ -20,6 +20,22 @@ open class UIView {
     public init(restorationIdentifier: String? = nil) {
         self.restorationIdentifier = restorationIdentifier
     }
+
+    /// Encodes the view's state; UIKit's method. The base implementation encodes nothing.
+    ///
+    /// Linux differs: nothing calls it by itself (UIKit calls it for a view with an identifier
+    /// under a controller with one); a controller that keeps its views' state calls it from its
+    /// own `encodeRestorableState(with:)`, with its coder or a key of its own.
+    ///
+    /// - Parameter coder: The coder to write into.
+    open func encodeRestorableState(with coder: NSCoder) {}
+
+    /// Decodes the view's state; UIKit's method. The base implementation decodes nothing.
+    ///
+    /// Linux differs: called only by the app, as ``encodeRestorableState(with:)``.
+    ///
+    /// - Parameter coder: The coder to read from.
+    open func decodeRestorableState(with coder: NSCoder) {}
 }
 
 /// UIKit's `UIDataSourceModelAssociation`: a data source that names its elements by a model

@@ -193,3 +193,58 @@ func onWorkerThread<T>(_ body: @escaping () throws -> T) throws -> T {
         try journal.close()
     }
 }
+
+/// A view whose state its controller saves through UIKit's view methods, as UIKit did by itself.
+final class ScrollingView: UIView {
+    var contentOffset = CGPoint.zero
+
+    override func encodeRestorableState(with coder: NSCoder) {
+        super.encodeRestorableState(with: coder)
+        coder.encode(contentOffset, forKey: "contentOffset")
+    }
+
+    override func decodeRestorableState(with coder: NSCoder) {
+        super.decodeRestorableState(with: coder)
+        contentOffset = coder.decodeCGPoint(forKey: "contentOffset")
+    }
+}
+
+final class ReaderController: UIViewController {
+    let page = ScrollingView(restorationIdentifier: "Page")
+
+    override func encodeRestorableState(with coder: NSCoder) {
+        super.encodeRestorableState(with: coder)
+        page.encodeRestorableState(with: coder)
+    }
+
+    override func decodeRestorableState(with coder: NSCoder) {
+        super.decodeRestorableState(with: coder)
+        page.decodeRestorableState(with: coder)
+    }
+}
+
+@MainActor @Suite struct ViewStateTests {
+    @Test func aViewSubclassKeepsItsStateThroughItsControllersCoder() throws {
+        let store = TestStore()
+        let delegate = AlwaysRestore()
+        func manager(_ journal: Journal) -> RestorationManager {
+            let manager = RestorationManager(
+                journal: journal, configuration: RestorationConfiguration(bundleVersion: "1", interfaceIdiom: "desktop")
+            )
+            manager.delegate = delegate
+            return manager
+        }
+        do {
+            let journal = try store.open()
+            let reader = ReaderController(restorationIdentifier: "Reader")
+            reader.page.contentOffset = CGPoint(x: 0, y: 1_240)
+            try manager(journal).preserveState(roots: [reader])
+            try journal.close()
+        }
+        let journal = try store.open()
+        let reader = ReaderController(restorationIdentifier: "Reader")
+        try manager(journal).restoreState(roots: [reader])
+        #expect(reader.page.contentOffset == CGPoint(x: 0, y: 1_240))
+        try journal.close()
+    }
+}
