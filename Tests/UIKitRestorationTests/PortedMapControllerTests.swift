@@ -22,6 +22,10 @@ final class MapViewController: UIViewController, UIViewControllerRestoration {
         self.restorationClass = MapViewController.self
     }
 
+    required init?(coder: NSCoder) {
+        super.init(coder: coder)
+    }
+
     static func viewController(withRestorationIdentifierPath identifierComponents: [String], coder: NSCoder)
         -> UIViewController?
     {

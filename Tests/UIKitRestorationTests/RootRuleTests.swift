@@ -15,6 +15,10 @@ final class ForecastController: UIViewController, UIViewControllerRestoration {
         restorationClass = ForecastController.self
     }
 
+    required init?(coder: NSCoder) {
+        super.init(coder: coder)
+    }
+
     static func viewController(withRestorationIdentifierPath identifierComponents: [String], coder: NSCoder)
         -> UIViewController?
     {
