@@ -152,7 +152,8 @@ let package = Package(
         .testTarget(
             name: "DocumentationSampleTests",
             dependencies: [
-                "StateJournal", "StateRestoration", "StateRestorationService", "StateJournalTestSupport",
+                "StateJournal", "StateRestoration", "StateRestorationService", "UIKitRestoration",
+                "StateJournalTestSupport",
                 "StateJournalReplication",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),

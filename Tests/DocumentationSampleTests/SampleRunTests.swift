@@ -137,7 +137,7 @@ extension SampleRunTests {
         func shouldRestoreApplicationState(_ coder: RestorationCoder) -> Bool { true }
     }
 
-    @Test func theReadmePortingSampleSavesTheScrollOffsetThatTheNextLaunchRestores() throws {
+    @MainActor @Test func theReadmePortingSampleSavesTheScrollOffsetThatTheNextLaunchRestores() throws {
         let directory = TemporaryDirectory()
         let configuration = RestorationConfiguration(bundleVersion: "1", interfaceIdiom: "desktop")
         let delegate = OptingIn()

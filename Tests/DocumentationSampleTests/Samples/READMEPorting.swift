@@ -1,12 +1,17 @@
 // swift-format-ignore-file
 // The README's porting sample ("Porting UIKit code"). This file imports exactly what the sample
 // imports, so that the sample compiles with its own imports and no others.
-import Foundation
-import StateRestoration
+import UIKitRestoration
 
 // sample: README.md, porting UIKit code
-class ThreadListController: RestorableViewController {
+final class ThreadListController: UIViewController, UIViewControllerRestoration {
     var scrollOffset = 0.0
+
+    static func viewController(withRestorationIdentifierPath identifierComponents: [String], coder: NSCoder)
+        -> UIViewController?
+    {
+        ThreadListController(restorationIdentifier: identifierComponents.last)
+    }
 
     override func encodeRestorableState(with coder: NSCoder) {
         super.encodeRestorableState(with: coder)
