@@ -31,7 +31,7 @@ public struct PromotionReport: Sendable, Hashable {
 extension ReplicaFollower {
     /// Makes the followed store the replica's primary: takes the replica's lease, waiting and
     /// following while another shipper holds it (until it gives the lease up, or its lease has gone
-    /// unrenewed for its duration and a fifth, or at once with
+    /// unrenewed for its duration, or at once with
     /// ``ReplicationOptions/takesOverImmediately``), then applies every generation the replica
     /// holds by then, stops following, and returns a shipper of the store that holds the lease,
     /// with what the promotion did.

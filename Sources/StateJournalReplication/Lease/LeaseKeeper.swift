@@ -7,10 +7,10 @@ import Logging
 /// Time is measured on one clock of this process only, a `ContinuousClock` (which keeps counting
 /// while the process is stopped or the machine sleeps) unless a test passes a clock it advances by
 /// hand: the renewer sleeps on it, requests are given up on it, and expiry is judged on it. A renewal counts from the moment its request was
-/// sent, so the shipper stops writing generations (``isValid``) a margin before any other shipper
-/// may judge the lease expired: another shipper waits for the document to stay unchanged for the
-/// duration plus a margin, counted from when *its* response showing the document arrived, which
-/// is after the holder sent it. Only the clocks' rates enter, never their readings, and a wrong
+/// sent, so the shipper stops writing generations (``isValid``) a margin (a fifth of the duration)
+/// before any other shipper may judge the lease expired: another shipper waits for the document to
+/// stay unchanged for the duration, counted from when *its* response showing the document arrived,
+/// which is after the holder sent it. Only the clocks' rates enter, never their readings, and a wrong
 /// judgement costs an unneeded takeover, never two writers with accepted generations (the
 /// generation chain fences them).
 ///
@@ -158,8 +158,10 @@ actor LeaseKeeper {
 
     private func countRenewerPass() { renewerPasses += 1 }
 
-    /// The margin kept on each side: the holder stops this long before its lease runs out, and
-    /// another shipper waits this long after.
+    /// The margin the holder keeps: it stops writing generations this long before its lease runs
+    /// out, while another shipper waits the lease's whole duration. The margin absorbs clocks that
+    /// run at rates up to a fifth apart; what keeps the history whole when they do not is not timing
+    /// (a generation that lands after another term began is an orphan, never part of the history).
     var margin: Duration { duration / 5 }
 
     /// The term this shipper holds the lease in, once it took it.
@@ -185,7 +187,7 @@ actor LeaseKeeper {
     }
 
     /// Tries once to take the lease: at once when there is none or it was released (or `force`),
-    /// else once it has stayed unchanged for its duration and the margin. `chainTerm` is the
+    /// else once it has stayed unchanged for its duration. `chainTerm` is the
     /// newest term the generations show: the new term is above it and above the lease's.
     ///
     /// - Returns: whether this shipper now holds the lease; when `false`, the lease another holds.
@@ -209,17 +211,17 @@ actor LeaseKeeper {
         guard let found = stored.document else {
             // A lease no shipper could have written (damaged, or not sealed by the key): no holder
             // is known, so it is treated as one that went silent. Once it has stayed as it is for
-            // a lease's duration and the margin, it is replaced, in a term above every one the
+            // a lease's duration, it is replaced, in a term above every one the
             // generations show.
             let arrived = clock.now()
             observe(etag: stored.etag, renewal: 0, chainHead: chainHead, at: arrived)
             if !warnedOfDamage {
                 warnedOfDamage = true
                 logger.warning(
-                    "the lease of \(replica.location) cannot be used (\(stored.damage?.message ?? "damaged")); it is replaced once it has stayed unchanged for \(duration + margin)"
+                    "the lease of \(replica.location) cannot be used (\(stored.damage?.message ?? "damaged")); it is replaced once it has stayed unchanged for \(duration)"
                 )
             }
-            guard force || arrived - (observed?.at ?? arrived) >= duration + margin else { return (false, nil) }
+            guard force || arrived - (observed?.at ?? arrived) >= duration else { return (false, nil) }
             let term = max(chainTerm, document?.term ?? 0) + 1
             let taken = try await claim(term: term, replacing: stored.etag)
             if taken {
@@ -258,7 +260,7 @@ actor LeaseKeeper {
         // A dormant lease does not expire: its holder had shipped everything and went idle with
         // nobody standing by.
         let expired =
-            found.dormant != true && silentFor >= .milliseconds(Int64(found.durationMilliseconds)) + margin
+            found.dormant != true && silentFor >= .milliseconds(Int64(found.durationMilliseconds))
         guard found.released || force || expired else { return (false, found) }
         let taken = try await claim(term: max(found.term, chainTerm) + 1, replacing: foundETag)
         if taken {

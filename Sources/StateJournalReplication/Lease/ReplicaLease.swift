@@ -9,7 +9,7 @@ import StateJournal
 /// have generations accepted rests on create-only generation numbers and the terms they carry (see
 /// ``ReplicaGeneration/isFencedOut(by:)``). Nothing in it is compared with a local clock: the
 /// times are for people reading the bucket. A shipper judges a holder dead when the document
-/// (its ETag and ``renewal``) has not changed for ``durationMilliseconds`` plus a margin, measured
+/// (its ETag and ``renewal``) has not changed for ``durationMilliseconds``, measured
 /// on its own clock from the moment it first saw it.
 struct LeaseDocument: Codable, Equatable, Sendable {
     var format = "statejournal-replica-lease"

@@ -33,15 +33,14 @@ public struct ReplicationOptions: Sendable {
     /// Where the shipper logs: each generation it writes (info), failures it retries (warning).
     public var logger: Logger
     /// How long the shipper's lease on the replica lasts without a renewal: another shipper of the
-    /// store takes over once neither the lease nor the generation chain has changed for this long
-    /// (and a fifth more), and this shipper stops writing generations a fifth of it before it runs
-    /// out. Every generation the shipper writes renews it; without one, the lease is written again
+    /// store takes over once neither the lease nor the generation chain has changed for this long,
+    /// and this shipper stops writing generations a fifth of it before it runs out. Every generation the shipper writes renews it; without one, the lease is written again
     /// every quarter of it. Defaults to ten seconds.
     public var leaseDuration: Duration = .seconds(10)
     /// How long the lease lasts once the shipper has shipped nothing for ``leaseDuration``, when a
     /// standby watches the replica (`follow --failover`, ``ReplicaFollower/promote(shipping:)``):
     /// the lease is then written again every half of it, and a standby takes over a primary that
-    /// died while idle after this long (and a fifth of ``leaseDuration``). With no standby, an idle
+    /// died while idle after this long. With no standby, an idle
     /// shipper's lease is *dormant*: no shipper takes it over unless it is given up or taken by
     /// force, and the shipper only looks for a standby again (a `HEAD`) after this long, then after
     /// twice as long each time, until it ships again. Between ``leaseDuration`` and an hour;

@@ -163,7 +163,7 @@ struct ReplicateCommand: ParsableCommand {
 
     @Option(
         help:
-            "Seconds the shipper's lease on the replica lasts unrenewed: another shipper of the store takes over once neither the lease nor the generations have changed for this long (and a fifth more)."
+            "Seconds the shipper's lease on the replica lasts unrenewed: another shipper of the store takes over once neither the lease nor the generations have changed for this long."
     )
     var leaseSeconds: Double = 10
 
