@@ -1,15 +1,51 @@
 import Foundation
 
-/// UIKit's `UIApplication`, as far as restoration goes: the archive keys under Swift's names and
-/// `registerObject(forStateRestoration:restorationIdentifier:)`, which forward to the
-/// ``RestorationManager`` the app names in ``restorationManager``.
+/// UIKit's `UIApplication`, as far as restoration goes: the archive keys under Swift's names,
+/// `registerObject(forStateRestoration:restorationIdentifier:)`, and a ``shared`` application whose
+/// restoration calls forward to the ``RestorationManager`` the app names in ``restorationManager``.
 ///
-/// Linux differs: there is no shared application object (no `UIApplication.shared`); the manager
-/// plays its part, so call `extendStateRestoration()`, `completeStateRestoration()` and the passes
-/// on the manager. The application delegate's restoration methods are an
-/// ``ApplicationRestorationDelegate``.
+/// Linux differs: the manager runs the passes, so call them on it; the application delegate's
+/// restoration methods are an ``ApplicationRestorationDelegate`` (``UIApplicationDelegate`` only
+/// names the app's delegate object, for code that reads ``delegate``).
 @MainActor
-public enum UIApplication {
+public final class UIApplication {
+    /// The app's application object; UIKit's property.
+    public static let shared = UIApplication()
+
+    /// The app's delegate object, as the app sets it; UIKit's property. Held weakly, as in UIKit.
+    public weak var delegate: (any UIApplicationDelegate)?
+
+    private init() {}
+
+    /// Asks the system not to use the launch snapshot; UIKit's method.
+    ///
+    /// Linux differs: there is no launch snapshot, so it does nothing.
+    public func ignoreSnapshotOnNextApplicationLaunch() {}
+
+    /// Keeps the restoration open after the restoration pass returns, until
+    /// ``completeStateRestoration()``; UIKit's method, forwarded to ``restorationManager``'s
+    /// ``RestorationManager/extendStateRestoration()``. Does nothing while no manager is set.
+    public func extendStateRestoration() {
+        Self.restorationManager?.extendStateRestoration()
+    }
+
+    /// Completes a restoration that ``extendStateRestoration()`` kept open; UIKit's method,
+    /// forwarded to ``restorationManager``'s ``RestorationManager/completeStateRestoration()``.
+    /// Does nothing while no manager is set.
+    ///
+    /// Linux differs: completing commits a marker epoch, which can fail; as UIKit's method does not
+    /// throw, the failure is logged at `error` with the manager's logger (the restoration counts as
+    /// complete for this process all the same). Call the manager's method to handle it.
+    public func completeStateRestoration() {
+        guard let manager = Self.restorationManager else { return }
+        do {
+            try manager.completeStateRestoration()
+        } catch {
+            manager.configuration.logger.error(
+                "completeStateRestoration(): the restoration's completion could not be recorded: \(error)")
+        }
+    }
+
     /// The bundle version (a string) of the app that saved the state, in the application coder;
     /// UIKit's key, ``ArchiveKey/bundleVersion``.
     public nonisolated static let stateRestorationBundleVersionKey = ArchiveKey.bundleVersion
@@ -75,3 +111,13 @@ public enum UIApplication {
     private static weak var manager: RestorationManager?
     private static var pending: [(any UIStateRestoring, String)] = []
 }
+
+/// UIKit's `UIApplicationDelegate`, as far as this package goes: what ``UIApplication/delegate``
+/// holds, so that `UIApplication.shared.delegate as? AppDelegate` compiles.
+///
+/// Linux differs: its restoration methods are ``ApplicationRestorationDelegate``'s, under the
+/// package's names. The app delegate, main-actor as in UIKit, adopts that protocol with an isolated
+/// conformance (`extension AppDelegate: @MainActor ApplicationRestorationDelegate`), so that its
+/// methods reach main-actor state, and is set as the manager's delegate from the main actor.
+@MainActor
+public protocol UIApplicationDelegate: AnyObject {}

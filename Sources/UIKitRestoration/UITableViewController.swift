@@ -125,14 +125,6 @@ open class UITableViewController: UIViewController {
         super.init(nibName: nibNameOrNil, bundle: nibBundleOrNil)
     }
 
-    /// Creates a table view controller with a plain table and a restoration identifier.
-    ///
-    /// - Parameter restorationIdentifier: Its restoration identifier, or `nil`.
-    public override init(restorationIdentifier: String? = nil) {
-        tableView = UITableView(style: .plain)
-        super.init(restorationIdentifier: restorationIdentifier)
-    }
-
     /// Creates an empty table view controller; see ``UIViewController/init(coder:)``.
     ///
     /// - Parameter coder: An archive; unused.

@@ -87,14 +87,20 @@ open class UIViewController: NSObject {
         super.init()
     }
 
-    /// Creates a controller with a restoration identifier.
+    /// Creates a controller with no nib; UIKit's convenience initializer, which calls
+    /// ``init(nibName:bundle:)``, so that a subclass that overrides the designated initializers
+    /// inherits it, as in UIKit.
+    public override convenience init() {
+        self.init(nibName: nil, bundle: nil)
+    }
+
+    /// Creates a controller with a restoration identifier; a convenience initializer that calls
+    /// ``init(nibName:bundle:)``.
     ///
     /// - Parameter restorationIdentifier: Its restoration identifier, or `nil`.
-    public init(restorationIdentifier: String? = nil) {
-        nibName = nil
-        nibBundle = nil
+    public convenience init(restorationIdentifier: String?) {
+        self.init(nibName: nil, bundle: nil)
         self.restorationIdentifier = restorationIdentifier
-        super.init()
     }
 
     /// Creates a controller from an archive; UIKit's required initializer, which a storyboard calls.

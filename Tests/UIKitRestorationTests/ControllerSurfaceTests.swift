@@ -139,3 +139,66 @@ final class DraftEditorController: UIViewController, UIViewControllerRestoration
         #expect(empty == IndexPath(indexes: [0, 1]))
     }
 }
+
+/// A controller that overrides UIKit's two designated initializers, as storyboard-era code does,
+/// and is still made with `init()`.
+final class SettingsController: UIViewController {
+    var section = "General"
+
+    override init(nibName nibNameOrNil: String?, bundle nibBundleOrNil: Bundle?) {
+        super.init(nibName: nibNameOrNil, bundle: nibBundleOrNil)
+        restorationIdentifier = "Settings"
+    }
+
+    required init?(coder: NSCoder) {
+        super.init(coder: coder)
+        restorationIdentifier = "Settings"
+    }
+}
+
+/// An app delegate, main-actor as in UIKit, whose restoration methods reach the main actor through
+/// an isolated conformance.
+final class KeepsRestorationOpen: UIApplicationDelegate {}
+
+extension KeepsRestorationOpen: @MainActor ApplicationRestorationDelegate {
+    func shouldSaveApplicationState(_ coder: RestorationCoder) -> Bool { true }
+    func shouldRestoreApplicationState(_ coder: RestorationCoder) -> Bool { true }
+    func didDecodeRestorableState(_ coder: RestorationCoder) {
+        UIApplication.shared.extendStateRestoration()
+    }
+}
+
+@MainActor @Suite(.serialized) struct ApplicationObjectTests {
+    @Test func aSubclassThatOverridesBothDesignatedInitializersInheritsInitAsInUIKit() {
+        let settings = SettingsController()
+        #expect(settings.restorationIdentifier == "Settings" && settings.nibName == nil)
+    }
+
+    @Test func theSharedApplicationForwardsExtendingAndCompletingTheRestorationToTheManager() throws {
+        let store = TestStore()
+        let delegate = KeepsRestorationOpen()
+        UIApplication.shared.delegate = delegate
+        #expect(UIApplication.shared.delegate === delegate)
+        UIApplication.shared.ignoreSnapshotOnNextApplicationLaunch()
+        do {
+            let journal = try store.open()
+            let manager = RestorationManager(
+                journal: journal, configuration: RestorationConfiguration(bundleVersion: "1", interfaceIdiom: "desktop")
+            )
+            manager.delegate = delegate
+            try manager.preserveState(roots: [SettingsController()])
+            try journal.close()
+        }
+        let journal = try store.open()
+        let manager = RestorationManager(
+            journal: journal, configuration: RestorationConfiguration(bundleVersion: "1", interfaceIdiom: "desktop"))
+        manager.delegate = delegate
+        UIApplication.restorationManager = manager
+        defer { UIApplication.restorationManager = nil }
+        try manager.restoreState(roots: [SettingsController()])
+        #expect(manager.isRestoring)
+        UIApplication.shared.completeStateRestoration()
+        #expect(!manager.isRestoring)
+        try journal.close()
+    }
+}

@@ -16,8 +16,8 @@ final class MapViewController: UIViewController, UIViewControllerRestoration {
     var region = CGRect.zero
     var searches: RecentSearches?
 
-    override init(restorationIdentifier: String? = nil) {
-        super.init(restorationIdentifier: restorationIdentifier)
+    init() {
+        super.init(nibName: nil, bundle: nil)
         self.restorationIdentifier = "MapViewController"
         self.restorationClass = MapViewController.self
     }

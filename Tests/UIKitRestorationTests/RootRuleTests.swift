@@ -10,8 +10,9 @@ final class ForecastController: UIViewController, UIViewControllerRestoration {
     nonisolated(unsafe) static var made: [ForecastController] = []
     nonisolated(unsafe) static var storyboardsSeen: [String?] = []
 
-    override init(restorationIdentifier: String? = "Forecast") {
-        super.init(restorationIdentifier: restorationIdentifier)
+    init() {
+        super.init(nibName: nil, bundle: nil)
+        restorationIdentifier = "Forecast"
         restorationClass = ForecastController.self
     }
 
