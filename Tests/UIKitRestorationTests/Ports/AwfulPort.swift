@@ -173,8 +173,7 @@ final class PostsPageViewController: ViewController {
     init(thread: AwfulThread, author: User? = nil) {
         self.thread = thread
         self.author = author
-        // PORT EDIT: UIViewController has no init(nibName:bundle:).
-        super.init()
+        super.init(nibName: nil, bundle: nil)
 
         restorationClass = type(of: self)
     }
@@ -380,7 +379,9 @@ final class ReplyWorkspace: NSObject {
 
     fileprivate func createCompositionViewController() {
         if compositionViewController == nil {
-            compositionViewController = CompositionViewController()
+            // PORT EDIT: the package's UIViewController.init() is not inherited by a subclass that overrides
+            // init(nibName:bundle:) and init?(coder:), as UIKit's convenience init() is; the call it makes.
+            compositionViewController = CompositionViewController(nibName: nil, bundle: nil)
             compositionViewController.restorationIdentifier = "\(self.restorationIdentifier) Reply composition"
         }
     }
@@ -470,9 +471,8 @@ final class NewReplyDraft: NSObject, ReplyDraft {
 final class CompositionViewController: ViewController {
     let textView = AwfulTextView()
 
-    // PORT EDIT: UIViewController has no init(nibName:bundle:); its designated initializer instead.
-    override init(restorationIdentifier: String? = nil) {
-        super.init(restorationIdentifier: restorationIdentifier)
+    override init(nibName: String?, bundle: Bundle?) {
+        super.init(nibName: nil, bundle: nil)
         restorationClass = type(of: self)
     }
 
@@ -485,7 +485,9 @@ extension CompositionViewController: UIViewControllerRestoration {
     class func viewController(withRestorationIdentifierPath identifierComponents: [String], coder: NSCoder)
         -> UIViewController?
     {
-        let composition = self.init()
+        // PORT EDIT: the package's UIViewController.init() is not inherited by a subclass that overrides
+        // init(nibName:bundle:) and init?(coder:), as UIKit's convenience init() is; the call it makes.
+        let composition = self.init(nibName: nil, bundle: nil)
         composition.restorationIdentifier = identifierComponents.last
         return composition
     }

@@ -4,8 +4,8 @@
 //   Classes/CarConfigurationController.swift (UIViewControllerRestoration, delegate reference)
 //   Classes/FuelEventController.swift (UIViewControllerRestoration, flags)
 //   Classes/FuelEventEditorController.swift (UIViewControllerRestoration, Date, Decimal, IndexPath)
-// The restoration members are re-created line by line; Core Data, table views, storyboards and
-// formatters are replaced by the small stand-ins at the bottom of the file.
+// The restoration members are re-created line by line; Core Data, storyboards and formatters are
+// replaced by the small stand-ins at the bottom of the file.
 import Foundation
 import StateJournal
 import Testing
@@ -16,21 +16,13 @@ private let carViewEditedObject = "CarViewEditedObject"
 
 // MARK: - Classes/CarViewController.swift
 
-// PORT EDIT: UITableViewController is not in the package; KraftstoffTableViewController stands in for it.
-final class CarViewController: KraftstoffTableViewController, CarConfigurationControllerDelegate {
-    static var reattachesPresentedController = true
+final class CarViewController: UITableViewController, CarConfigurationControllerDelegate {
     var editedObject: Car?
     var configurationResults: [CarConfigurationResult] = []
 
     // MARK: - State Restoration
 
     override func encodeRestorableState(with coder: NSCoder) {
-        // PORT EDIT: UIKit presents a restored presented controller again by itself; here the presenting
-        // controller re-attaches it, through a reference it encodes (see decodeRestorableState). The switch
-        // lets a test run the app's code as written.
-        if Self.reattachesPresentedController {
-            coder.encode(presentedViewController, forKey: "presentedViewController")
-        }
         if let editedObject = editedObject {
             coder.encode(
                 DataManager.modelIdentifierForManagedObject(editedObject) as NSString?, forKey: carViewEditedObject)
@@ -40,11 +32,6 @@ final class CarViewController: KraftstoffTableViewController, CarConfigurationCo
 
     override func decodeRestorableState(with coder: NSCoder) {
         super.decodeRestorableState(with: coder)
-
-        // PORT EDIT: re-attach the presented controller (UIKit does this by itself).
-        if Self.reattachesPresentedController {
-            presentedViewController = coder.decodeObject(forKey: "presentedViewController") as? UIViewController
-        }
 
         if let modelIdentifier = coder.decodeObject(of: NSString.self, forKey: carViewEditedObject) as String? {
             editedObject = DataManager.managedObjectForModelIdentifier(modelIdentifier)
@@ -70,9 +57,10 @@ final class CarViewController: KraftstoffTableViewController, CarConfigurationCo
 
             let navController = UINavigationController(rootViewController: configurator)
             navController.restorationIdentifier = "CarConfigurationNavigationController"
+            // PORT EDIT: the package has no navigation bar; the app's line was:
+            //     navController.navigationBar.tintColor = self.navigationController!.navigationBar.tintColor
 
-            // PORT EDIT: no present(_:animated:completion:); presentedViewController is settable.
-            self.presentedViewController = navController
+            self.present(navController, animated: true, completion: nil)
             return configurator
         }
         return nil
@@ -127,9 +115,8 @@ final class CarConfigurationController: PageViewController, UIViewControllerRest
 
     // MARK: - View Lifecycle
 
-    // PORT EDIT: UIViewController has no init(coder:) (no storyboards); the designated initializer instead.
-    override init(restorationIdentifier: String? = nil) {
-        super.init(restorationIdentifier: restorationIdentifier)
+    required init?(coder aDecoder: NSCoder) {
+        super.init(coder: aDecoder)
 
         restorationClass = type(of: self)
     }
@@ -204,8 +191,7 @@ private let fuelEventExportSheet = "FuelEventExportSheet"
 private let fuelEventShowOpenIn = "FuelEventShowOpenIn"
 private let fuelEventShowComposer = "FuelEventShowMailComposer"
 
-// PORT EDIT: UITableViewController is not in the package; KraftstoffTableViewController stands in for it.
-final class FuelEventController: KraftstoffTableViewController, UIViewControllerRestoration {
+final class FuelEventController: UITableViewController, UIViewControllerRestoration {
     var selectedCar: Car!
 
     private var isShowingExportSheet = false
@@ -218,9 +204,8 @@ final class FuelEventController: KraftstoffTableViewController, UIViewController
 
     // MARK: - View Lifecycle
 
-    // PORT EDIT: UIViewController has no init(coder:) (no storyboards); the designated initializer instead.
-    override init(restorationIdentifier: String? = nil) {
-        super.init(restorationIdentifier: restorationIdentifier)
+    required init?(coder aDecoder: NSCoder) {
+        super.init(coder: aDecoder)
 
         restorationClass = type(of: self)
     }
@@ -255,6 +240,15 @@ final class FuelEventController: KraftstoffTableViewController, UIViewController
         coder.encode(restoreExportSheet || isShowingExportSheet, forKey: fuelEventExportSheet)
         coder.encode(restoreOpenIn || (openInController != nil), forKey: fuelEventShowOpenIn)
         coder.encode(restoreMailComposer || (mailComposeController != nil), forKey: fuelEventShowComposer)
+
+        // PORT EDIT: there is no UIApplication.shared, nor a launch snapshot on Linux; the app's lines were:
+        //     // don't use a snapshot image for next launch when graph is currently visible
+        //     if presentedViewController != nil {
+        //       UIApplication.shared.ignoreSnapshotOnNextApplicationLaunch()
+        //     }
+        // PORT EDIT: UIKit saves the storyboard that made a controller by itself; the package does not
+        // (there is no UIStoryboard), so the controller saves its stand-in's name.
+        coder.encode(storyboard?.name, forKey: UIApplication.stateRestorationViewControllerStoryboardKey)
 
         super.encodeRestorableState(with: coder)
     }
@@ -305,9 +299,8 @@ final class FuelEventEditorController: PageViewController, UIViewControllerResto
 
     // MARK: - View Lifecycle
 
-    // PORT EDIT: UIViewController has no init(coder:) (no storyboards); the designated initializer instead.
-    override init(restorationIdentifier: String? = nil) {
-        super.init(restorationIdentifier: restorationIdentifier)
+    required init?(coder aDecoder: NSCoder) {
+        super.init(coder: aDecoder)
 
         restorationClass = type(of: self)
     }
@@ -394,14 +387,25 @@ final class FuelEventEditorController: PageViewController, UIViewControllerResto
 
 // MARK: - The app's own base class (Classes/PageViewController.swift), reduced
 
-// PORT EDIT: UITableViewController is not in the package; KraftstoffTableViewController stands in for it.
-class PageViewController: KraftstoffTableViewController {
-    func selectRowAtIndexPath(_ path: IndexPath?) {
-        tableView.indexPathForSelectedRow = path
+class PageViewController: UITableViewController {
+    // PORT EDIT: UIKit saves the storyboard that made a controller by itself; the package does not (there
+    // is no UIStoryboard), so the app's base class saves its stand-in's name.
+    override func encodeRestorableState(with coder: NSCoder) {
+        super.encodeRestorableState(with: coder)
+        coder.encode(storyboard?.name, forKey: UIApplication.stateRestorationViewControllerStoryboardKey)
+    }
+
+    func selectRowAtIndexPath(_ indexPath: IndexPath?) {
+        if let path = indexPath {
+            tableView.selectRow(at: path, animated: false, scrollPosition: .none)
+            // PORT EDIT: the package's UITableViewController has no table view delegate methods; the
+            // app's line was:
+            //     tableView(tableView, didSelectRowAt: path)
+        }
     }
 }
 
-// MARK: - Stand-ins for Core Data (Classes/DataManager.swift) and UIKit's table view
+// MARK: - Stand-ins for Core Data (Classes/DataManager.swift) and UIKit's storyboards
 
 class KraftstoffManagedObject: NSObject {
     let objectID: String
@@ -425,47 +429,53 @@ enum DataManager {
     }
 }
 
-/// Stands in for UITableViewController, with the members of UIViewController the app's restoration
-/// code uses that the package's UIViewController lacks (storyboard, isEditing, setEditing(_:animated:)).
-class KraftstoffTableViewController: UIViewController {
-    let tableView = KraftstoffTableView()
-    var storyboard: KraftstoffStoryboard?
-    private(set) var isEditing = false
-
-    func setEditing(_ editing: Bool, animated: Bool) {
-        isEditing = editing
-    }
-
-    override func encodeRestorableState(with coder: NSCoder) {
-        super.encodeRestorableState(with: coder)
-        // UIKit records the storyboard of every controller a storyboard made; here the controller does.
-        coder.encode(storyboard?.name, forKey: UIApplication.stateRestorationViewControllerStoryboardKey)
-    }
-}
-
-/// Stands in for UIStoryboard (main-actor, as UIKit's): Main.storyboard's scenes by storyboard identifier.
+/// Stands in for UIStoryboard (main-actor, as UIKit's): Main.storyboard's scenes by storyboard identifier,
+/// made as a storyboard makes them, through init(coder:).
 @MainActor
 struct KraftstoffStoryboard {
     let name: String
 
     func instantiateViewController(withIdentifier identifier: String) -> UIViewController {
-        let controller: KraftstoffTableViewController
+        let coder = Self.sceneCoder()
+        let controller: UIViewController?
         switch identifier {
-        case "CarConfigurationController": controller = CarConfigurationController()
-        case "FuelEventController": controller = FuelEventController()
-        case "FuelEventEditor": controller = FuelEventEditorController()
-        default: controller = CarViewController()
+        case "CarConfigurationController": controller = CarConfigurationController(coder: coder)
+        case "FuelEventController": controller = FuelEventController(coder: coder)
+        case "FuelEventEditor": controller = FuelEventEditorController(coder: coder)
+        default: controller = CarViewController(coder: coder)
         }
-        controller.restorationIdentifier = identifier
-        controller.storyboard = self
-        return controller
+        controller!.restorationIdentifier = identifier
+        controller!.storyboard = self
+        return controller!
+    }
+
+    /// A scene's archive (empty here: the scenes hold nothing the restoration code reads).
+    private static func sceneCoder() -> NSCoder {
+        let archiver = NSKeyedArchiver(requiringSecureCoding: false)
+        archiver.finishEncoding()
+        return try! NSKeyedUnarchiver(forReadingFrom: archiver.encodedData)
+    }
+
+    fileprivate static var made: [ObjectIdentifier: Made] = [:]
+
+    fileprivate final class Made {
+        weak var controller: UIViewController?
+        let storyboard: KraftstoffStoryboard
+        init(_ controller: UIViewController, _ storyboard: KraftstoffStoryboard) {
+            self.controller = controller
+            self.storyboard = storyboard
+        }
     }
 }
 
-final class KraftstoffTableView {
-    var indexPathForSelectedRow: IndexPath?
-    var reloads = 0
-    func reloadData() { reloads += 1 }
+/// Stands in for UIViewController.storyboard: the storyboard that made the controller.
+extension UIViewController {
+    var storyboard: KraftstoffStoryboard? {
+        get {
+            KraftstoffStoryboard.made[ObjectIdentifier(self)].flatMap { $0.controller === self ? $0.storyboard : nil }
+        }
+        set { KraftstoffStoryboard.made[ObjectIdentifier(self)] = newValue.map { .init(self, $0) } }
+    }
 }
 
 // MARK: - Tests
@@ -518,7 +528,7 @@ final class KraftstoffTableView {
             editor.filledUp = true
             editor.comment = "Autobahn"
             editor.setEditing(true, animated: false)
-            editor.tableView.indexPathForSelectedRow = IndexPath(indexes: [0, 2])
+            editor.tableView.selectRow(at: IndexPath(row: 2, section: 0), animated: false, scrollPosition: .none)
             nav.viewControllers += [events, editor]
             let report = try manager.preserveState(roots: [tabs])
             #expect(report.problems.isEmpty)
@@ -550,13 +560,11 @@ final class KraftstoffTableView {
         #expect(editor.filledUp)
         #expect(editor.comment == "Autobahn")
         #expect(editor.isEditing)
-        #expect(editor.tableView.indexPathForSelectedRow == IndexPath(indexes: [0, 2]))
+        #expect(editor.tableView.indexPathForSelectedRow == IndexPath(row: 2, section: 0))
         try journal.close()
     }
 
-    @Test func asWrittenThePresentedConfiguratorIsRestoredButNotPresentedAgain() throws {
-        CarViewController.reattachesPresentedController = false
-        defer { CarViewController.reattachesPresentedController = true }
+    @Test func thePresentedConfiguratorIsPresentedAgainAndTheNextPassKeepsIt() throws {
         let store = TestStore()
         let delegate = AlwaysRestore()
         do {
@@ -565,27 +573,31 @@ final class KraftstoffTableView {
             cars.restorationIdentifier = "CarViewController"
             cars.storyboard = KraftstoffStoryboard(name: "Main")
             let configurator = try #require(cars.presentNewCarConfigurator())
-            configurator.restorationIdentifier = "CarConfigurationController"
             configurator.name = "Golf"
+            #expect(configurator.navigationController?.presentingViewController === cars)
             try manager.preserveState(roots: [cars])
             try journal.close()
         }
 
-        let (journal, manager) = try launch(store, delegate: delegate)
-        manager.registerController(forRestorationIdentifier: "CarConfigurationNavigationController") {
-            UINavigationController()
-        }
-        let cars = CarViewController()
-        cars.restorationIdentifier = "CarViewController"
-        let report = try manager.restoreState(roots: [cars])
-        // Known issue: UIKit presents a restored presented controller again from its restored presenter;
-        // the package restores it (its state is decoded) but leaves it unattached, reports
-        // restoredControllerOutsideHierarchy, and the next pass drops its state.
-        withKnownIssue("A presented controller is not presented again unless its presenter re-attaches it") {
+        for _ in 0..<2 {
+            let (journal, manager) = try launch(store, delegate: delegate)
+            manager.registerController(forRestorationIdentifier: "CarConfigurationNavigationController") {
+                let navController = UINavigationController()
+                navController.restorationIdentifier = "CarConfigurationNavigationController"
+                return navController
+            }
+            let cars = CarViewController()
+            cars.restorationIdentifier = "CarViewController"
+            let report = try manager.restoreState(roots: [cars])
             #expect(report.diagnostics.isEmpty)
-            #expect(cars.presentedViewController is UINavigationController)
+            let nav = try #require(cars.presentedViewController as? UINavigationController)
+            #expect(nav.presentingViewController === cars)
+            let configurator = try #require(nav.viewControllers.first as? CarConfigurationController)
+            #expect(configurator.name == "Golf")
+            // The next pass finds the presented controller where the restoration put it.
+            #expect(try manager.preserveState(roots: [cars]).problems.isEmpty)
+            try journal.close()
         }
-        try journal.close()
     }
 
     @Test func thePresentedCarConfiguratorComesBackWithItsFieldsAndItsDelegate() throws {
@@ -603,7 +615,7 @@ final class KraftstoffTableView {
             configurator.fuelUnit = NSNumber(value: 3)
             configurator.fuelConsumptionUnit = NSNumber(value: 1)
             configurator.dataChanged = true
-            configurator.tableView.indexPathForSelectedRow = IndexPath(indexes: [0, 1])
+            configurator.tableView.selectRow(at: IndexPath(row: 1, section: 0), animated: false, scrollPosition: .none)
             let report = try manager.preserveState(roots: [cars])
             #expect(report.problems.isEmpty)
             try journal.close()
@@ -611,7 +623,9 @@ final class KraftstoffTableView {
 
         let (journal, manager) = try launch(store, delegate: delegate)
         manager.registerController(forRestorationIdentifier: "CarConfigurationNavigationController") {
-            UINavigationController()
+            let navController = UINavigationController()
+            navController.restorationIdentifier = "CarConfigurationNavigationController"
+            return navController
         }
         let cars = CarViewController()
         cars.restorationIdentifier = "CarViewController"
@@ -625,7 +639,7 @@ final class KraftstoffTableView {
         #expect(configurator.fuelConsumptionUnit == NSNumber(value: 1))
         #expect(configurator.dataChanged)
         #expect(configurator.editingExistingObject == false)
-        #expect(configurator.previousSelectionIndex == IndexPath(indexes: [0, 1]))
+        #expect(configurator.previousSelectionIndex == IndexPath(row: 1, section: 0))
         #expect(configurator.delegate === cars)
         try journal.close()
     }

@@ -6,7 +6,7 @@
 //   Recordings-MVC/Recordings/AppDelegate.swift (shouldSave/shouldRestoreApplicationState)
 //   Recordings-MVC/Recordings/Item.swift (uuidPath)
 //   Recordings-MVC/Recordings/Base.lproj/Main.storyboard (the restoration identifiers)
-// The restoration members are re-created line by line; the store, audio player and table views are
+// The restoration members are re-created line by line; the store and audio player are
 // replaced by the stand-ins at the bottom, and the storyboard by registered factories.
 import Foundation
 import StateJournal
@@ -15,8 +15,7 @@ import UIKitRestoration
 
 // MARK: - Recordings-MVC/Recordings/FolderViewController.swift
 
-// PORT EDIT: UITableViewController is not in the package; RecordingsTableViewController stands in for it.
-class FolderViewController: RecordingsTableViewController {
+class FolderViewController: UITableViewController {
     var folder: Folder = Store.shared.rootFolder {
         didSet {
             tableView.reloadData()
@@ -42,9 +41,7 @@ class FolderViewController: RecordingsTableViewController {
         {
             self.folder = folder
         } else {
-            // PORT EDIT: the package's UIViewController is not an NSObject, hence not Equatable: index(of:)
-            // becomes firstIndex(where:) comparing identity.
-            if let index = navigationController?.viewControllers.firstIndex(where: { $0 === self }), index != 0 {
+            if let index = navigationController?.viewControllers.index(of: self), index != 0 {
                 navigationController?.viewControllers.remove(at: index)
             }
         }
@@ -55,19 +52,6 @@ fileprivate extension String {
     static let uuidPathKey = "uuidPath"
     static let recordings = NSLocalizedString(
         "Recordings", comment: "Heading for the list of recorded audio items and folders.")
-}
-
-/// Stands in for UITableViewController, with the members of UIViewController the restoration code
-/// uses that the package's lacks (title, navigationController).
-class RecordingsTableViewController: UIViewController {
-    let tableView = RecordingsTableView()
-    var title: String?
-    // The package has no navigationController (nor parent): nothing sets this one.
-    weak var navigationController: UINavigationController?
-}
-
-final class RecordingsTableView {
-    func reloadData() {}
 }
 
 // MARK: - Recordings-MVC/Recordings/PlayViewController.swift

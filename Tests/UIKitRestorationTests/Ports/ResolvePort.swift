@@ -57,9 +57,8 @@ open class CustomViewController: CoreViewController {
     open override func decodeRestorableState(with coder: NSCoder) {
         super.decodeRestorableState(with: coder)
         // PORT EDIT: #keyPath needs the Objective-C runtime: the key paths' strings instead; and
-        // UIModalPresentationStyle and UIViewControllerTransitioningDelegate are not in the package:
-        // stand-ins named Resolve… below.
-        modalPresentationStyle = ResolveModalPresentationStyle(
+        // UIViewControllerTransitioningDelegate is not in the package: a stand-in named Resolve… below.
+        modalPresentationStyle = UIModalPresentationStyle(
             rawValue: coder.decodeInteger(forKey: "modalPresentationStyle"))!
         #if os(iOS)
             modalPresentationCapturesStatusBarAppearance = coder.decodeBool(
@@ -110,6 +109,8 @@ final class RootViewController: CoreContainerViewController {
     override func applicationFinishedRestoringState() {
         super.applicationFinishedRestoringState()
         isRestoringState = false
+        // PORT EDIT: the package has no UIAccessibility; the app's line was:
+        //     UIAccessibility.post(notification: .screenChanged, argument: nil)
     }
 
     override func encodeRestorableState(with coder: NSCoder) {
@@ -169,9 +170,8 @@ class NavigationController: ResolveNavigationController {
 
 // MARK: - Stand-ins for ResolveKit and the app's other classes
 
-/// ResolveKit's CoreViewController, with the UIViewController members the package lacks.
+/// ResolveKit's CoreViewController, with the UIViewController member the package lacks.
 open class CoreViewController: UIViewController {
-    open var modalPresentationStyle = ResolveModalPresentationStyle.fullScreen
     open var transitioningDelegate: ResolveViewControllerTransitioningDelegate?
 }
 open class ResolveViewController: CustomViewController {}
@@ -183,19 +183,18 @@ open class ResolveNavigationController: UINavigationController {
     }
 }
 
-/// Stands in for UIModalPresentationStyle.
-public enum ResolveModalPresentationStyle: Int {
-    case fullScreen = 0, pageSheet, formSheet, currentContext, custom
-}
-
 /// Stands in for UIViewControllerTransitioningDelegate.
 public protocol ResolveViewControllerTransitioningDelegate: AnyObject {}
 
 class CoreContainerViewController: CustomViewController {
     var activeChild: UIViewController? {
         didSet {
-            // PORT EDIT (stand-in): no addChild(_:); children is settable.
-            if let activeChild { children = [activeChild] }
+            oldValue?.willMove(toParent: nil)
+            oldValue?.removeFromParent()
+            if let activeChild {
+                addChild(activeChild)
+                activeChild.didMove(toParent: self)
+            }
         }
     }
 }

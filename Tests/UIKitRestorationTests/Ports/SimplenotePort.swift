@@ -163,13 +163,6 @@ extension NSObject {
     }
 }
 
-// PORT EDIT: the package's UIViewController is not an NSObject, so NSObject's helper does not reach it.
-extension UIViewController {
-    class var classNameWithoutNamespaces: String {
-        return String(describing: self)
-    }
-}
-
 /// SPAppDelegate.h: a UIResponder, so main-actor as in UIKit.
 @MainActor
 public class SPAppDelegate: NSObject {
@@ -194,7 +187,11 @@ class SPNoteEditorViewController: UIViewController {
     let note: Note
     init(note: Note) {
         self.note = note
-        super.init()
+        super.init(nibName: nil, bundle: nil)
+    }
+
+    required init?(coder: NSCoder) {
+        fatalError("init(coder:) has not been implemented")
     }
 
     override func encodeRestorableState(with coder: NSCoder) {
@@ -209,9 +206,15 @@ final class SPNavigationController: UINavigationController {}
 
 final class SPSidebarContainerViewController: UIViewController {
     init(mainViewController: UIViewController, sidebarViewController: UIViewController) {
-        super.init()
-        // PORT EDIT (stand-in): no addChild(_:); children is settable.
-        children = [mainViewController, sidebarViewController]
+        super.init(nibName: nil, bundle: nil)
+        for child in [mainViewController, sidebarViewController] {
+            addChild(child)
+            child.didMove(toParent: self)
+        }
+    }
+
+    required init?(coder: NSCoder) {
+        fatalError("init(coder:) has not been implemented")
     }
 }
 

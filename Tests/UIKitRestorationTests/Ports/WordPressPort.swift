@@ -67,8 +67,8 @@ class ReaderStreamViewController: UIViewController, UIViewControllerRestoration 
 
     // MARK: - LifeCycle Methods
 
-    // PORT EDIT: NSObject.awakeAfter(using:) is not on Linux, nor is the package's UIViewController an
-    // NSObject; the stand-in storyboard calls this method after making the controller.
+    // PORT EDIT: NSObject.awakeAfter(using:) is not in Foundation on Linux nor in the package (there are
+    // no nibs): not an override; the stand-in storyboard calls this method after making the controller.
     func awakeAfter(using aDecoder: NSCoder?) -> Any? {
         restorationIdentifier = type(of: self).restorationClassIdentifier
         restorationClass = type(of: self)
@@ -84,7 +84,7 @@ open class ReaderSearchViewController: UIViewController, UIViewControllerRestora
     static let restorationClassIdentifier = "ReaderSearchViewControllerRestorationIdentifier"
     static let restorableSearchTopicPathKey: String = "RestorableSearchTopicPathKey"
 
-    var streamController: ReaderStreamViewController?
+    fileprivate var streamController: ReaderStreamViewController?
     fileprivate var restoredSearchTopic: ReaderSearchTopic?
     var searchBarText: String?
 
@@ -136,8 +136,8 @@ open class ReaderSearchViewController: UIViewController, UIViewControllerRestora
 
     // MARK: Lifecycle methods
 
-    // PORT EDIT: NSObject.awakeAfter(using:) is not on Linux, nor is the package's UIViewController an
-    // NSObject; the stand-in storyboard calls this method after making the controller.
+    // PORT EDIT: NSObject.awakeAfter(using:) is not in Foundation on Linux nor in the package (there are
+    // no nibs): not an override; the stand-in storyboard calls this method after making the controller.
     open func awakeAfter(using aDecoder: NSCoder?) -> Any? {
         restorationIdentifier = type(of: self).restorationClassIdentifier
         restorationClass = type(of: self)
