@@ -379,9 +379,7 @@ final class ReplyWorkspace: NSObject {
 
     fileprivate func createCompositionViewController() {
         if compositionViewController == nil {
-            // PORT EDIT: the package's UIViewController.init() is not inherited by a subclass that overrides
-            // init(nibName:bundle:) and init?(coder:), as UIKit's convenience init() is; the call it makes.
-            compositionViewController = CompositionViewController(nibName: nil, bundle: nil)
+            compositionViewController = CompositionViewController()
             compositionViewController.restorationIdentifier = "\(self.restorationIdentifier) Reply composition"
         }
     }
@@ -485,9 +483,7 @@ extension CompositionViewController: UIViewControllerRestoration {
     class func viewController(withRestorationIdentifierPath identifierComponents: [String], coder: NSCoder)
         -> UIViewController?
     {
-        // PORT EDIT: the package's UIViewController.init() is not inherited by a subclass that overrides
-        // init(nibName:bundle:) and init?(coder:), as UIKit's convenience init() is; the call it makes.
-        let composition = self.init(nibName: nil, bundle: nil)
+        let composition = self.init()
         composition.restorationIdentifier = identifierComponents.last
         return composition
     }

@@ -241,11 +241,10 @@ final class FuelEventController: UITableViewController, UIViewControllerRestorat
         coder.encode(restoreOpenIn || (openInController != nil), forKey: fuelEventShowOpenIn)
         coder.encode(restoreMailComposer || (mailComposeController != nil), forKey: fuelEventShowComposer)
 
-        // PORT EDIT: there is no UIApplication.shared, nor a launch snapshot on Linux; the app's lines were:
-        //     // don't use a snapshot image for next launch when graph is currently visible
-        //     if presentedViewController != nil {
-        //       UIApplication.shared.ignoreSnapshotOnNextApplicationLaunch()
-        //     }
+        // don't use a snapshot image for next launch when graph is currently visible
+        if presentedViewController != nil {
+            UIApplication.shared.ignoreSnapshotOnNextApplicationLaunch()
+        }
         // PORT EDIT: UIKit saves the storyboard that made a controller by itself; the package does not
         // (there is no UIStoryboard), so the controller saves its stand-in's name.
         coder.encode(storyboard?.name, forKey: UIApplication.stateRestorationViewControllerStoryboardKey)

@@ -143,8 +143,7 @@ extension SPAppDelegate: UIViewControllerRestoration {
         -> UIViewController?
     {
         guard
-            // PORT EDIT: there is no UIApplication.shared (nor its delegate); the app's own accessor.
-            let appDelegate = Optional(SPAppDelegate.shared()),
+            let appDelegate = UIApplication.shared.delegate as? SPAppDelegate,
             let restorationIdentifier = identifierComponents.last
         else {
             return nil
@@ -165,7 +164,7 @@ extension NSObject {
 
 /// SPAppDelegate.h: a UIResponder, so main-actor as in UIKit.
 @MainActor
-public class SPAppDelegate: NSObject {
+public class SPAppDelegate: NSObject, UIApplicationDelegate {
     nonisolated(unsafe) static var current: SPAppDelegate?
     static func shared() -> SPAppDelegate { current! }
 
@@ -252,6 +251,7 @@ final class Simperium {
         manager.register(restorationClass: SPAppDelegate.self)
         let appDelegate = SPAppDelegate()
         SPAppDelegate.current = appDelegate
+        UIApplication.shared.delegate = appDelegate
         appDelegate.configureStateRestoration()
         return (journal, manager, appDelegate)
     }
