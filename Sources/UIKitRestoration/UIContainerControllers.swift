@@ -16,6 +16,20 @@ open class UINavigationController: UIViewController {
     /// The controller on top of the stack.
     public var topViewController: UIViewController? { children.last }
 
+    /// Whether the navigation bar is hidden; UIKit's property. Nothing saves it by itself (UIKit
+    /// does not either): encode it in `encodeRestorableState(with:)` to keep it.
+    open var isNavigationBarHidden = false
+
+    /// Hides or shows the navigation bar; UIKit's method. There is no bar on Linux: it sets
+    /// ``isNavigationBarHidden``.
+    ///
+    /// - Parameters:
+    ///   - hidden: Whether to hide it.
+    ///   - animated: Ignored.
+    open func setNavigationBarHidden(_ hidden: Bool, animated: Bool) {
+        isNavigationBarHidden = hidden
+    }
+
     /// Creates a navigation controller with a root controller; UIKit's initializer.
     ///
     /// - Parameter rootViewController: The bottom of the stack.

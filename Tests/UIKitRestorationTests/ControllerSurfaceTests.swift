@@ -202,3 +202,21 @@ extension KeepsRestorationOpen: @MainActor ApplicationRestorationDelegate {
         try journal.close()
     }
 }
+
+@MainActor @Suite(.serialized) struct DeviceTests {
+    @Test func theDevicesIdiomIsTheRestorationManagersAsUIKitNumbersIt() throws {
+        #expect(UIApplication.restorationManager == nil)
+        #expect(UIDevice.current.userInterfaceIdiom == .unspecified)
+        let store = TestStore()
+        for (name, idiom) in [("pad", UIUserInterfaceIdiom.pad), ("phone", .phone), ("desktop", .unspecified)] {
+            let journal = try store.open()
+            let manager = RestorationManager(
+                journal: journal, configuration: RestorationConfiguration(bundleVersion: "1", interfaceIdiom: name))
+            UIApplication.restorationManager = manager
+            #expect(UIDevice.current.userInterfaceIdiom == idiom)
+            UIApplication.restorationManager = nil
+            try journal.close()
+        }
+        #expect(!UIDevice.current.systemVersion.isEmpty)
+    }
+}

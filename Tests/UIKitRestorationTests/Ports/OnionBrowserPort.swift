@@ -43,10 +43,9 @@ class BrowsingViewController: UIViewController, TabDelegate {
     init() {
         var nib = String(describing: type(of: self))
 
-        // PORT EDIT: the package has no UIDevice; the app's lines were:
-        //     if UIDevice.current.userInterfaceIdiom == .pad {
-        //         nib += "-iPad"
-        //     }
+        if UIDevice.current.userInterfaceIdiom == .pad {
+            nib += "-iPad"
+        }
 
         super.init(nibName: nib, bundle: Bundle(for: type(of: self)))
     }

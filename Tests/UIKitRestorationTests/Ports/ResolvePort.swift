@@ -175,13 +175,8 @@ open class CoreViewController: UIViewController {
     open var transitioningDelegate: ResolveViewControllerTransitioningDelegate?
 }
 open class ResolveViewController: CustomViewController {}
-/// UIKit/ResolveNavigationController.swift, with the UINavigationController members the package lacks.
-open class ResolveNavigationController: UINavigationController {
-    private(set) var isNavigationBarHidden = false
-    func setNavigationBarHidden(_ hidden: Bool, animated: Bool) {
-        isNavigationBarHidden = hidden
-    }
-}
+/// UIKit/ResolveNavigationController.swift.
+open class ResolveNavigationController: UINavigationController {}
 
 /// Stands in for UIViewControllerTransitioningDelegate.
 public protocol ResolveViewControllerTransitioningDelegate: AnyObject {}
