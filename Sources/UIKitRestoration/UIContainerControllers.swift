@@ -164,27 +164,22 @@ open class UISplitViewController: UIViewController {
     }
 }
 
-/// How the containers save their children: the keys of StateRestoration's own containers
-/// (`RestorableNavigationController` and its siblings), so that state saved by one reads in the
+/// How the containers save their children: as StateRestoration's own containers
+/// (`RestorableNavigationController` and its siblings) do, so that state saved by one reads in the
 /// other.
 @MainActor
 enum ContainerKeys {
-    static let children = "StateRestoration.containerChildren"
-    static let selection = "StateRestoration.containerSelection"
+    static let selection = ContainerCoding.selectionKey
 
     static func encode(_ controllers: [UIViewController], into coder: NSCoder) {
-        guard let coder = coder as? RestorationCoder else { return }
-        coder.encode(controllers.map { $0 as any StateRestoring }, forKey: children)
+        ContainerCoding.encode(controllers.map { $0 as any StateRestoring }, into: coder)
     }
 
     static func encodeSelection(_ controller: UIViewController?, into coder: NSCoder) {
-        guard let coder = coder as? RestorationCoder else { return }
-        coder.encode(controller.map { $0 as any StateRestoring }, forKey: selection)
+        ContainerCoding.encodeSelection(controller.map { $0 as any StateRestoring }, into: coder)
     }
 
     static func decode(from coder: NSCoder) -> [UIViewController]? {
-        guard coder.containsValue(forKey: children) else { return nil }
-        let items = coder.decodeObject(forKey: children) as? [Any] ?? []
-        return items.compactMap { $0 as? UIViewController }
+        ContainerCoding.decodedChildren(from: coder)?.compactMap { $0 as? UIViewController }
     }
 }

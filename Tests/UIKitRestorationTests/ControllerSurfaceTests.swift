@@ -53,9 +53,7 @@ final class DraftEditorController: UIViewController, UIViewControllerRestoration
     let delegate = AlwaysRestore()
 
     func manager(_ journal: Journal) -> RestorationManager {
-        let manager = RestorationManager(
-            journal: journal, configuration: RestorationConfiguration(bundleVersion: "1", interfaceIdiom: "desktop"))
-        manager.delegate = delegate
+        let manager = makeManager(journal, delegate: delegate)
         manager.register(restorationClass: DraftEditorController.self)
         return manager
     }
@@ -190,9 +188,7 @@ extension KeepsRestorationOpen: @MainActor ApplicationRestorationDelegate {
             try journal.close()
         }
         let journal = try store.open()
-        let manager = RestorationManager(
-            journal: journal, configuration: RestorationConfiguration(bundleVersion: "1", interfaceIdiom: "desktop"))
-        manager.delegate = delegate
+        let manager = makeManager(journal, delegate: delegate)
         UIApplication.restorationManager = manager
         defer { UIApplication.restorationManager = nil }
         try manager.restoreState(roots: [SettingsController()])

@@ -67,9 +67,7 @@ func onWorkerThread<T>(_ body: @escaping () throws -> T) throws -> T {
     let delegate = AlwaysRestore()
 
     func manager(_ journal: Journal) -> RestorationManager {
-        let manager = RestorationManager(
-            journal: journal, configuration: RestorationConfiguration(bundleVersion: "1", interfaceIdiom: "desktop"))
-        manager.delegate = delegate
+        let manager = makeManager(journal, delegate: delegate)
         manager.register(restorationClass: ComposeController.self)
         return manager
     }
@@ -238,12 +236,12 @@ final class ReaderController: UIViewController {
             let journal = try store.open()
             let reader = ReaderController(restorationIdentifier: "Reader")
             reader.page.contentOffset = CGPoint(x: 0, y: 1_240)
-            try manager(journal).preserveState(roots: [reader])
+            try makeManager(journal, delegate: delegate).preserveState(roots: [reader])
             try journal.close()
         }
         let journal = try store.open()
         let reader = ReaderController(restorationIdentifier: "Reader")
-        try manager(journal).restoreState(roots: [reader])
+        try makeManager(journal, delegate: delegate).restoreState(roots: [reader])
         #expect(reader.page.contentOffset == CGPoint(x: 0, y: 1_240))
         try journal.close()
     }

@@ -17,3 +17,12 @@ final class AlwaysRestore: ApplicationRestorationDelegate {
     func shouldSaveApplicationState(_ coder: RestorationCoder) -> Bool { true }
     func shouldRestoreApplicationState(_ coder: RestorationCoder) -> Bool { true }
 }
+
+/// A manager over `journal` for a desktop app of version 1, with `delegate`, as every launch of
+/// these tests makes one.
+func makeManager(_ journal: Journal, delegate: some ApplicationRestorationDelegate) -> RestorationManager {
+    let manager = RestorationManager(
+        journal: journal, configuration: RestorationConfiguration(bundleVersion: "1", interfaceIdiom: "desktop"))
+    manager.delegate = delegate
+    return manager
+}

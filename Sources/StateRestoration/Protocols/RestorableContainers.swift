@@ -61,8 +61,7 @@ open class RestorableTabBarController: RestorableViewController {
     open override func encodeRestorableState(with coder: NSCoder) {
         super.encodeRestorableState(with: coder)
         ContainerCoding.encode(children, into: coder)
-        let selected = selectedViewController
-        coder.encode(selected.map { $0 as any StateRestoring }, forKey: ContainerCoding.selectionKey)
+        ContainerCoding.encodeSelection(selectedViewController.map { $0 as any StateRestoring }, into: coder)
     }
 
     /// Re-attaches the restored tabs in order and selects the saved tab when it was restored; the
@@ -106,20 +105,34 @@ open class RestorableSplitViewController: RestorableViewController {
     }
 }
 
-/// What the containers write: their children as an ordered list of references.
-enum ContainerCoding {
-    static let childrenKey = "StateRestoration.containerChildren"
-    static let selectionKey = "StateRestoration.containerSelection"
+/// What the containers write: their children as an ordered list of references, and the selected
+/// one. UIKitRestoration's containers write the same, so that state saved by either reads in both.
+package enum ContainerCoding {
+    package static let childrenKey = "StateRestoration.containerChildren"
+    package static let selectionKey = "StateRestoration.containerSelection"
+
+    package static func encode(_ children: [any StateRestoring], into coder: NSCoder) {
+        guard let coder = coder as? RestorationCoder else { return }
+        coder.encode(children, forKey: childrenKey)
+    }
+
+    package static func encodeSelection(_ selected: (any StateRestoring)?, into coder: NSCoder) {
+        guard let coder = coder as? RestorationCoder else { return }
+        coder.encode(selected, forKey: selectionKey)
+    }
+
+    /// The restored children in their saved order, or `nil` when nothing was saved.
+    package static func decodedChildren(from coder: NSCoder) -> [Any]? {
+        guard coder.containsValue(forKey: childrenKey) else { return nil }
+        return coder.decodeObject(forKey: childrenKey) as? [Any] ?? []
+    }
 
     static func encode(_ children: [any RestorableController], into coder: NSCoder) {
-        guard let coder = coder as? RestorationCoder else { return }
-        coder.encode(children.map { $0 as any StateRestoring }, forKey: childrenKey)
+        encode(children.map { $0 as any StateRestoring }, into: coder)
     }
 
     /// The restored children in their saved order, or `nil` when nothing was saved.
     static func decode(from coder: NSCoder) -> [any RestorableController]? {
-        guard coder.containsValue(forKey: childrenKey) else { return nil }
-        let items = coder.decodeObject(forKey: childrenKey) as? [Any] ?? []
-        return items.compactMap { $0 as? any RestorableController }
+        decodedChildren(from: coder)?.compactMap { $0 as? any RestorableController }
     }
 }
