@@ -46,8 +46,10 @@ public struct JournalOptions: Sendable {
     public var recovery: RecoveryMode
     /// The size at which the current segment is sealed and a new one started. Defaults to 64 MiB.
     public var segmentSizeLimit: Int
-    /// How many bytes of the latest state the writer keeps to compress new versions against the
-    /// previous ones. Defaults to 64 MiB; `0` disables it.
+    /// How much memory the writer's copy of the latest state may take, kept to compress new
+    /// versions against the previous ones. Each cached state counts its bytes with its allocations
+    /// and its path's (about 180 bytes over the state's own for a short path), so the bound holds
+    /// for the process's memory. Defaults to 64 MiB; `0` disables it.
     public var compressionCacheLimit: Int
     /// What history survives compaction. Defaults to two checkpoints.
     public var retention: RetentionPolicy = RetentionPolicy()
@@ -73,7 +75,8 @@ public struct JournalOptions: Sendable {
     ///   - durability: When commits reach stable storage.
     ///   - recovery: What to do about damage before the end of the journal.
     ///   - segmentSizeLimit: The size at which a segment is sealed.
-    ///   - compressionCacheLimit: The bytes of latest state kept to compress new versions against.
+    ///   - compressionCacheLimit: The memory the latest state kept to compress new versions against
+    ///     may take.
     ///   - retention: What history survives compaction.
     ///   - compaction: When compaction, or a checkpoint alone, runs by itself.
     ///   - logger: Where the journal logs; by default nothing is logged.

@@ -124,7 +124,8 @@ public final class Journal: @unchecked Sendable {
         let position = JournalPosition(segment: segment.header.sequence, offset: segment.size)
         self.written = position
         self.synced = position
-        for (path, value) in recovered where cache.bytes + value.count <= cache.limit {
+        for (path, value) in recovered {
+            guard cache.fits(path, value) else { break }
             cache.set(path, value)
         }
     }
