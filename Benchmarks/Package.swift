@@ -28,6 +28,12 @@ let package = Package(
             ],
             path: "Benchmarks/PassInstructions"
         ),
+        // Not a benchmark suite: the engine at scale (write, open, growth), one figure per run.
+        .executableTarget(
+            name: "ScaleProbe",
+            dependencies: [.product(name: "StateJournal", package: "StateJournal")],
+            path: "Benchmarks/ScaleProbe"
+        ),
         .executableTarget(
             name: "EngineBenchmarks",
             dependencies: [

@@ -1,0 +1,114 @@
+// The engine at scale, one figure per run, for `Benchmarks/Scripts` and by hand (a release build):
+//
+//   ScaleProbe write DIR PATHS      a store of PATHS paths of about 115 bytes, 1,000 paths an epoch
+//   ScaleProbe open DIR [CACHE]     opens it: the time, the entry bytes, and the resident size
+//                                   after open, with a compression cache of CACHE bytes (default:
+//                                   the journal's)
+//   ScaleProbe grow DIR PATHS       unpaced one-entry commits (interval durability) that each add a
+//                                   new path, PATHS of them: the slowest commits and where they fell
+//
+// Each prints one line of `name=value` pairs.
+import Foundation
+import StateJournal
+
+func residentBytes() -> Int {
+    guard let status = try? String(contentsOfFile: "/proc/self/status", encoding: .utf8) else { return 0 }
+    for line in status.split(separator: "\n") where line.hasPrefix("VmRSS:") {
+        let kilobytes = line.split(separator: " ").dropFirst().first.flatMap { Int($0) } ?? 0
+        return kilobytes * 1024
+    }
+    return 0
+}
+
+/// About 115 bytes of app state for path `index`, version `version`.
+func value(_ index: Int, version: Int = 0) -> [UInt8] {
+    Array(
+        "{\"id\":\(index),\"title\":\"Card \(index % 977) of the quarterly plan\",\"rev\":\(version),\"pos\":[\(index % 31),\(index % 17)]}"
+            .utf8)
+}
+
+func path(_ index: Int) -> RestorationPath { RestorationPath(["Board-\(index / 10_000)", "Card-\(index)"]) }
+
+let arguments = CommandLine.arguments
+guard arguments.count >= 3 else {
+    FileHandle.standardError.write(Data("usage: ScaleProbe write|open|grow DIR [N]\n".utf8))
+    exit(64)
+}
+let directory = URL(fileURLWithPath: arguments[2])
+let count = arguments.count > 3 ? Int(arguments[3]) ?? 0 : 0
+let clock = ContinuousClock()
+
+switch arguments[1] {
+case "write":
+    try? FileManager.default.removeItem(at: directory)
+    let journal = try Journal.open(
+        at: directory, options: JournalOptions(durability: .interval(seconds: 1), compaction: .manual))
+    var bytes = 0
+    let started = clock.now
+    for first in stride(from: 0, to: count, by: 1_000) {
+        let epoch = try journal.beginEpoch()
+        for index in first..<min(first + 1_000, count) {
+            let state = value(index)
+            bytes += state.count
+            try epoch.put(path(index), state)
+        }
+        _ = try epoch.commit()
+    }
+    _ = try journal.compact()
+    try journal.close()
+    print("write paths=\(count) entryBytes=\(bytes) seconds=\((clock.now - started).seconds)")
+case "open":
+    var chosen = JournalOptions(compaction: .manual)
+    if arguments.count > 3 { chosen.compressionCacheLimit = count }
+    let before = residentBytes()
+    let started = clock.now
+    let journal = try Journal.open(at: directory, options: chosen)
+    let elapsed = clock.now - started
+    let after = residentBytes()
+    var bytes = 0
+    var paths = 0
+    for (_, state) in journal.recoveredState {
+        bytes += state.count
+        paths += 1
+    }
+    print(
+        "open paths=\(paths) entryBytes=\(bytes) seconds=\(elapsed.seconds) mbPerSecond=\(Double(bytes) / elapsed.seconds / 1e6) "
+            + "residentAfterOpen=\(after) residentGrowth=\(after - before) growthPerEntryByte=\(Double(after - before) / Double(max(bytes, 1))) "
+            + "cacheLimit=\(chosen.compressionCacheLimit)")
+    try journal.close()
+case "grow":
+    let journal = try Journal.open(
+        at: directory, options: JournalOptions(durability: .interval(seconds: 1)))
+    let base = journal.recoveredState.count
+    var slowest: [(Duration, Int)] = []
+    var times: [Duration] = []
+    times.reserveCapacity(count)
+    for offset in 0..<count {
+        let index = base + offset
+        let started = clock.now
+        let epoch = try journal.beginEpoch()
+        try epoch.put(path(index), value(index))
+        _ = try epoch.commit()
+        let elapsed = clock.now - started
+        times.append(elapsed)
+        if slowest.count < 5 || elapsed > slowest[slowest.count - 1].0 {
+            slowest.append((elapsed, offset + 1))
+            slowest.sort { $0.0 > $1.0 }
+            if slowest.count > 5 { slowest.removeLast() }
+        }
+    }
+    try journal.close()
+    times.sort()
+    func quantile(_ q: Double) -> Double { times[min(times.count - 1, Int(Double(times.count) * q))].seconds * 1e6 }
+    let worst = slowest.map { "\(Int($0.0.seconds * 1e6))us@\($0.1)" }.joined(separator: ",")
+    print(
+        "grow commits=\(count) p50us=\(quantile(0.5)) p99us=\(quantile(0.99)) p9999us=\(quantile(0.9999)) "
+            + "maxus=\(times.last!.seconds * 1e6) slowest=\(worst)")
+default:
+    FileHandle.standardError.write(Data("usage: ScaleProbe write|open|grow DIR [N]\n".utf8))
+    exit(64)
+}
+
+extension Duration {
+    var seconds: Double { Double(components.seconds) + Double(components.attoseconds) / 1e18 }
+}
