@@ -592,8 +592,8 @@ final class HistorySimulation {
 
     // MARK: The lease
 
-    /// Takes the lease when it is free, released, unchanged for its duration and the margin on
-    /// the host's clock, an earlier run's of this host, or at once when `forced`.
+    /// Takes the lease when it is free, released, unchanged for its duration on the host's clock
+    /// (the holder stops a margin before), an earlier run's of this host, or at once when `forced`.
     func acquire(_ host: Host, forced: Bool, _ done: @escaping (Bool) -> Void) {
         send(host, .get(Self.leaseKey)) { [unowned self] response in
             guard case .object(let object)? = response else { return done(false) }
@@ -602,7 +602,7 @@ final class HistorySimulation {
             }
             let clock = local(host)
             if host.observed?.etag != object.etag { host.observed = (object.etag, clock) }
-            let expired = found.released || clock - host.observed!.since >= Self.leaseDuration + Self.leaseMargin
+            let expired = found.released || clock - host.observed!.since >= Self.leaseDuration
             let earlierRun = found.holder == host.name && host.term == nil
             guard forced || expired || earlierRun else { return done(false) }
             claim(host, term: found.term + 1, condition: .ifMatch(object.etag), forced: forced && !expired, done)
