@@ -12,12 +12,7 @@ import Testing
     @Test func smallStatesCountTheirAllocationsAndSlotsAgainstTheBound() {
         var cache = StateCache(limit: 1 << 20)
         var index = 0
-        while true {
-            let (path, value) = entry(index)
-            guard cache.fits(path, value) else { break }
-            cache.set(path, value)
-            index += 1
-        }
+        while cache.set(entry(index).0, entry(index).1) { index += 1 }
         // Each 75-byte state costs its array (128 bytes), the path's (80) and a slot (48): a
         // cache that counted only the values held about three times as many.
         #expect(cache.values.count == index)

@@ -125,8 +125,7 @@ public final class Journal: @unchecked Sendable {
         self.written = position
         self.synced = position
         for (path, value) in recovered {
-            guard cache.fits(path, value) else { break }
-            cache.set(path, value)
+            guard cache.set(path, value) else { break }
         }
     }
 

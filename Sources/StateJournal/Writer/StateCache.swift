@@ -16,17 +16,17 @@ struct StateCache {
 
     func value(for path: RestorationPath) -> [UInt8]? { values[path] }
 
-    /// Whether an entry would fit.
-    func fits(_ path: RestorationPath, _ value: [UInt8]) -> Bool {
-        bytes + Self.cost(path, value) <= limit
-    }
-
-    mutating func set(_ path: RestorationPath, _ value: [UInt8]) {
+    /// Caches `value` as the path's state, or only evicts the path's old one when it does not fit.
+    ///
+    /// - Returns: Whether `value` is cached.
+    @discardableResult
+    mutating func set(_ path: RestorationPath, _ value: [UInt8]) -> Bool {
         remove(path)
         let cost = Self.cost(path, value)
-        guard bytes + cost <= limit else { return }
+        guard bytes + cost <= limit else { return false }
         values[path] = value
         bytes += cost
+        return true
     }
 
     mutating func remove(_ path: RestorationPath) {
