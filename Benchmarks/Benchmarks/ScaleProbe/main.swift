@@ -4,8 +4,11 @@
 //   ScaleProbe open DIR [CACHE]     opens it: the time, the entry bytes, and the resident size
 //                                   after open, with a compression cache of CACHE bytes (default:
 //                                   the journal's)
-//   ScaleProbe grow DIR PATHS       unpaced one-entry commits (interval durability) that each add a
-//                                   new path, PATHS of them: the slowest commits and where they fell
+//   ScaleProbe grow DIR PATHS [SEGMENT] [manual]
+//                                   unpaced one-entry commits (interval durability) that each add a
+//                                   new path, PATHS of them: the slowest commits and where they fell,
+//                                   with segments of SEGMENT bytes (default: the journal's), and
+//                                   with compaction only when asked for (`manual`)
 //
 // Each prints one line of `name=value` pairs.
 import Foundation
@@ -79,8 +82,12 @@ case "open":
             + "cacheLimit=\(chosen.compressionCacheLimit)")
     try journal.close()
 case "grow":
-    let journal = try Journal.open(
-        at: directory, options: JournalOptions(durability: .interval(seconds: 1)))
+    var options = JournalOptions(durability: .interval(seconds: 1))
+    if arguments.count > 4, let segment = Int(arguments[4]) { options.segmentSizeLimit = segment }
+    if arguments.count > 5, arguments[5] == "manual" { options.compaction = .manual }
+    let journal = try Journal.open(at: directory, options: options)
+    var rolls: [Int] = []
+    var segments = 0
     let base = journal.recoveredState.count
     var slowest: [(Duration, Int)] = []
     var times: [Duration] = []
@@ -93,10 +100,17 @@ case "grow":
         _ = try epoch.commit()
         let elapsed = clock.now - started
         times.append(elapsed)
-        if slowest.count < 5 || elapsed > slowest[slowest.count - 1].0 {
+        if offset % 64 == 0 {
+            let count =
+                (try? FileManager.default.contentsOfDirectory(atPath: directory.path))?
+                .filter { $0.hasPrefix("segment-") }.count ?? 0
+            if count > segments && offset > 0 { rolls.append(offset) }
+            segments = count
+        }
+        if slowest.count < 10 || elapsed > slowest[slowest.count - 1].0 {
             slowest.append((elapsed, offset + 1))
             slowest.sort { $0.0 > $1.0 }
-            if slowest.count > 5 { slowest.removeLast() }
+            if slowest.count > 10 { slowest.removeLast() }
         }
     }
     try journal.close()
@@ -105,7 +119,8 @@ case "grow":
     let worst = slowest.map { "\(Int($0.0.seconds * 1e6))us@\($0.1)" }.joined(separator: ",")
     print(
         "grow commits=\(count) p50us=\(quantile(0.5)) p99us=\(quantile(0.99)) p9999us=\(quantile(0.9999)) "
-            + "maxus=\(times.last!.seconds * 1e6) slowest=\(worst)")
+            + "maxus=\(times.last!.seconds * 1e6) slowest=\(worst) newSegmentsSeenNear=\(rolls.map(String.init).joined(separator: ","))"
+    )
 default:
     break
 }
