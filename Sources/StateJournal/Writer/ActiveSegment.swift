@@ -7,9 +7,11 @@ struct ActiveSegment {
     /// How far the file is known to hold zeros written ahead of ``size`` (see
     /// ``Journal/preallocate(through:)``): at least ``size``.
     var allocated: Int64
-    /// Path numbers defined in this segment, from 1.
-    var pathIDs: [RestorationPath: UInt64]
-    var pathOrder: [RestorationPath]
+    /// Path numbers defined in this segment, from 1: a table that grows a part at a time, so that
+    /// defining the segment's millionth path costs what defining its first does.
+    var pathIDs: PartitionedTable<RestorationPath, UInt64>
+    /// The paths defined in this segment, in the order of definition.
+    var pathOrder: DefinitionOrder
     /// The metadata of the segment's last commit, which the next commit may refer to.
     var lastMetadata: [String: String]?
     /// The timestamp of the segment's last commit, which the next commit is stored relative to.
@@ -26,8 +28,9 @@ struct ActiveSegment {
         self.header = header
         self.size = size
         self.allocated = size
-        self.pathOrder = paths
-        self.pathIDs = Dictionary(uniqueKeysWithValues: paths.enumerated().map { ($1, UInt64($0 + 1)) })
+        self.pathOrder = DefinitionOrder(paths)
+        self.pathIDs = PartitionedTable(capacity: paths.count)
+        for (index, path) in paths.enumerated() { pathIDs[path] = UInt64(index + 1) }
         self.lastMetadata = lastMetadata
     }
 
@@ -39,16 +42,40 @@ struct ActiveSegment {
         return (0, true)
     }
 
-    /// Makes room for `count` paths, so that defining them never grows the tables on a commit: with
-    /// many paths a table's growth rehashes every path in it, which takes milliseconds.
-    mutating func reserveCapacity(forPaths count: Int) {
-        pathIDs.reserveCapacity(count)
-        pathOrder.reserveCapacity(count)
-    }
-
     /// Forgets paths defined after the first `count`, when an epoch is abandoned.
     mutating func rollBackPaths(to count: Int) {
         while pathOrder.count > count { pathIDs.removeValue(forKey: pathOrder.removeLast()) }
+    }
+}
+
+/// Paths in the order a segment defined them, in chunks of a fixed size: appending the millionth
+/// copies no path, where an array's growth copies every one.
+struct DefinitionOrder {
+    private static let chunkSize = 4096
+    private var chunks: [[RestorationPath]] = []
+    /// The number of paths.
+    private(set) var count = 0
+
+    init(_ paths: [RestorationPath]) {
+        for path in paths { append(path) }
+    }
+
+    mutating func append(_ path: RestorationPath) {
+        if count % Self.chunkSize == 0 {
+            var chunk: [RestorationPath] = []
+            chunk.reserveCapacity(Self.chunkSize)
+            chunks.append(chunk)
+        }
+        chunks[chunks.count - 1].append(path)
+        count += 1
+    }
+
+    /// Removes the last path and returns it; the order must not be empty.
+    mutating func removeLast() -> RestorationPath {
+        let path = chunks[chunks.count - 1].removeLast()
+        if chunks[chunks.count - 1].isEmpty { chunks.removeLast() }
+        count -= 1
+        return path
     }
 }
 

@@ -54,7 +54,6 @@ extension Journal {
         // Only rolls take file sequence numbers, and the claim keeps rolls one at a time.
         condition.lock()
         let sequence = manifest.nextFileSequence
-        let expectedPaths = segment.pathOrder.count
         let storeID = manifest.storeID
         do {
             try checkWritable()
@@ -70,12 +69,10 @@ extension Journal {
         } catch {
             throw Self.ioError(error, "create the segment \(name)")
         }
-        // The new segment's tables, sized for as many paths as the current one defines, are made
-        // before the pause.
-        var next = ActiveSegment(
+        // The new segment's tables grow a part at a time as it defines paths: none needs sizing.
+        let next = ActiveSegment(
             descriptor: descriptor, header: SegmentHeader(storeID: storeID, sequence: sequence, baseEpoch: 0),
             size: Int64(SegmentHeader.size), paths: [], lastMetadata: nil)
-        next.reserveCapacity(forPaths: expectedPaths)
 
         condition.lock()
         let roll: SegmentRoll

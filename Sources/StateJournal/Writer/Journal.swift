@@ -108,9 +108,6 @@ public final class Journal: @unchecked Sendable {
         self.store = StoreDirectory(fileSystem: fileSystem, path: directory)
         self.manifest = manifest
         self.durableGeneration = manifest.generation
-        var segment = segment
-        // Room for a path per live object, so that commits do not rehash the segment's path table.
-        segment.reserveCapacity(forPaths: max(segment.pathOrder.count, recovered.count))
         self.segment = segment
         self.committedSize = segment.size
         self.lock = lock

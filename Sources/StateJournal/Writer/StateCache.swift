@@ -8,7 +8,9 @@
 /// allocation, the path's, and the table's slot. Counting the values alone let a 64 MiB cache of
 /// small states hold about 3.7 times that.
 struct StateCache {
-    private(set) var values: [RestorationPath: [UInt8]] = [:]
+    /// The cached states: a table that grows a part at a time, so that caching the millionth path
+    /// costs a commit what caching the first does.
+    private(set) var values = PartitionedTable<RestorationPath, [UInt8]>()
     private(set) var bytes = 0
     let limit: Int
 
@@ -34,7 +36,7 @@ struct StateCache {
     }
 
     mutating func removeAll() {
-        values.removeAll()
+        values = PartitionedTable()
         bytes = 0
     }
 
