@@ -5,8 +5,9 @@ import Testing
 /// The writer's per-path table grows a part at a time and answers as a `Dictionary` does.
 @Suite struct PartitionedTableTests {
     /// A key whose hash is the same for all: what a table meets when keys' hashes agree on every bit.
-    struct Colliding: Hashable {
+    struct Colliding: PartitionedKey {
         var number: Int
+        var partitionHash: Int { 0 }
         func hash(into hasher: inout Hasher) { hasher.combine(0) }
     }
 
@@ -29,7 +30,12 @@ import Testing
         for step in 0..<60_000 {
             let path = RestorationPath(["Board", "Card-\(Int.random(in: 0..<40_000, using: &random))"])
             switch Int.random(in: 0..<10, using: &random) {
-            case 0..<6:
+            case 0..<3:
+                let (value, inserted) = table.value(forKey: path, inserting: step)
+                #expect(inserted == (model[path] == nil))
+                if inserted { model[path] = step }
+                #expect(value == model[path])
+            case 3..<6:
                 #expect(table.updateValue(step, forKey: path) == model.updateValue(step, forKey: path))
             case 6..<8:
                 #expect(table.removeValue(forKey: path) == model.removeValue(forKey: path))

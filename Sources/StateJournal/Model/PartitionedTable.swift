@@ -11,9 +11,10 @@
 /// slot only, doubles the directory (some 32,000 integers at ten million entries). So the most
 /// an insert ever waits for is one part's split and one part's own doubling, whatever the count.
 ///
-/// Lookups cost one hash and one directory read beside the part's own lookup. The iteration
+/// Lookups cost one directory read beside the part's own lookup: the directory is indexed by the
+/// key's ``PartitionedKey/partitionHash``, which a path keeps computed. The iteration
 /// order is unspecified, as a `Dictionary`'s is.
-struct PartitionedTable<Key: Hashable, Value> {
+struct PartitionedTable<Key: PartitionedKey, Value> {
     /// How many entries a part holds before it splits.
     static var partLimit: Int { 1024 }
 
@@ -58,7 +59,7 @@ struct PartitionedTable<Key: Hashable, Value> {
         (parts.count, directory.count, parts.map(\.limit).max() ?? 0)
     }
 
-    private func partIndex(_ key: Key) -> Int { directory[key.hashValue & (directory.count - 1)] }
+    private func partIndex(_ key: Key) -> Int { directory[key.partitionHash & (directory.count - 1)] }
 
     /// The value of `key`, or `nil`; setting `nil` removes the key.
     subscript(key: Key) -> Value? {
@@ -79,6 +80,22 @@ struct PartitionedTable<Key: Hashable, Value> {
         }
         return old
     }
+
+    /// The value of `key`; when it has none, inserts `value` first.
+    ///
+    /// - Returns: The value, and whether it was inserted: one lookup where a read and then a write
+    ///   take two.
+    mutating func value(forKey key: Key, inserting value: @autoclosure () -> Value) -> (Value, inserted: Bool) {
+        let index = partIndex(key)
+        let before = parts[index].entries.count
+        let found = Self.read(&parts[index].entries[key, default: value()])
+        guard parts[index].entries.count != before else { return (found, false) }
+        count += 1
+        if parts[index].entries.count >= parts[index].limit { split(index) }
+        return (found, true)
+    }
+
+    private static func read(_ value: inout Value) -> Value { value }
 
     /// Removes `key`; returns its value, if it had one.
     @discardableResult
@@ -110,7 +127,7 @@ struct PartitionedTable<Key: Hashable, Value> {
         var moving: [Key: Value] = Dictionary(minimumCapacity: part.entries.count / 2 + 1)
         var staying: [Key: Value] = Dictionary(minimumCapacity: part.entries.count / 2 + 1)
         for (key, value) in part.entries {
-            if key.hashValue & bit != 0 {
+            if key.partitionHash & bit != 0 {
                 moving[key] = value
             } else {
                 staying[key] = value
@@ -134,6 +151,17 @@ struct PartitionedTable<Key: Hashable, Value> {
             slot += bit << 1
         }
     }
+}
+
+/// A key of a ``PartitionedTable``: hashable, with a hash of its own whose low bits pick its part.
+/// It must be equal for equal keys, and ought to be as well spread as `hashValue`.
+protocol PartitionedKey: Hashable {
+    var partitionHash: Int { get }
+}
+
+extension RestorationPath: PartitionedKey {
+    /// The path's hash, computed once when the path was made.
+    var partitionHash: Int { pathHash }
 }
 
 extension PartitionedTable: Sendable where Key: Sendable, Value: Sendable {}

@@ -36,9 +36,9 @@ struct ActiveSegment {
 
     /// The path's number, defining it when new. Returns 0 for "defined in this batch's body".
     mutating func reference(for path: RestorationPath) -> (reference: UInt64, isNew: Bool) {
-        if let id = pathIDs[path] { return (id, false) }
+        let (id, inserted) = pathIDs.value(forKey: path, inserting: UInt64(pathOrder.count + 1))
+        guard inserted else { return (id, false) }
         pathOrder.append(path)
-        pathIDs[path] = UInt64(pathOrder.count)
         return (0, true)
     }
 

@@ -23,10 +23,13 @@ struct StateCache {
     /// - Returns: Whether `value` is cached.
     @discardableResult
     mutating func set(_ path: RestorationPath, _ value: [UInt8]) -> Bool {
-        remove(path)
         let cost = Self.cost(path, value)
-        guard bytes + cost <= limit else { return false }
-        values[path] = value
+        // One lookup in the common case: replace, then take the entry out again if it does not fit.
+        if let old = values.updateValue(value, forKey: path) { bytes -= Self.cost(path, old) }
+        guard bytes + cost <= limit else {
+            values.removeValue(forKey: path)
+            return false
+        }
         bytes += cost
         return true
     }
