@@ -107,6 +107,10 @@ package final class FaultInjectingFileSystem: FileSystem {
 
     private let base = PosixFileSystem()
     private let state: Locked<State>
+    /// Held by each call that changes files, from after its gate to its end, and by
+    /// ``writePowerLossImage(of:to:)``: an image is taken between calls, never in the middle of one
+    /// that a background thread (a roll's, a compaction's) is making.
+    private let changes = NSLock()
     private let gate = CallGate()
     private let keepsLog: Bool
     private let passesSyncsOn: Bool
@@ -228,6 +232,8 @@ package final class FaultInjectingFileSystem: FileSystem {
 
     package func open(_ path: String, _ mode: FileOpenMode) throws -> Int32 {
         if let fault = enter(.open, path) { throw Self.failure(fault, "open", path) }
+        changes.lock()
+        defer { changes.unlock() }
         let existed = FileManager.default.fileExists(atPath: path)
         let descriptor = try base.open(path, mode)
         state.withLock {
@@ -251,6 +257,8 @@ package final class FaultInjectingFileSystem: FileSystem {
 
     package func write(_ descriptor: Int32, _ bytes: UnsafeRawBufferPointer, at offset: Int64) throws -> Int {
         let fault = enter(.write, "\(path(of: descriptor) ?? "?") @\(offset) +\(bytes.count)")
+        changes.lock()
+        defer { changes.unlock() }
         noteChange(descriptor)
         keepDurableContent(descriptor, of: offset..<(offset + Int64(bytes.count)))
         if fault == nil, let path = path(of: descriptor) { record(.write, path) }
@@ -294,6 +302,8 @@ package final class FaultInjectingFileSystem: FileSystem {
         if let fault = enter(.truncate, "\(path(of: descriptor) ?? "?") to \(size)") {
             throw Self.failure(fault, "ftruncate")
         }
+        changes.lock()
+        defer { changes.unlock() }
         noteChange(descriptor)
         try base.truncate(descriptor, to: size)
         if let path = path(of: descriptor) { record(.write, path) }
@@ -308,7 +318,10 @@ package final class FaultInjectingFileSystem: FileSystem {
     }
 
     package func dataSync(_ descriptor: Int32) throws {
-        if let fault = enter(.dataSync, path(of: descriptor) ?? "?") {
+        let fault = enter(.dataSync, path(of: descriptor) ?? "?")
+        changes.lock()
+        defer { changes.unlock() }
+        if let fault {
             dropUnsyncedPages(descriptor)
             throw Self.failure(fault, "fdatasync")
         }
@@ -318,7 +331,10 @@ package final class FaultInjectingFileSystem: FileSystem {
     }
 
     package func fullSync(_ descriptor: Int32) throws {
-        if let fault = enter(.fullSync, path(of: descriptor) ?? "?") {
+        let fault = enter(.fullSync, path(of: descriptor) ?? "?")
+        changes.lock()
+        defer { changes.unlock() }
+        if let fault {
             dropUnsyncedPages(descriptor)
             throw Self.failure(fault, "fsync")
         }
@@ -409,6 +425,8 @@ package final class FaultInjectingFileSystem: FileSystem {
         if let fault = enter(.rename, "\(source) -> \(destination)") {
             throw Self.failure(fault, "rename", destination)
         }
+        changes.lock()
+        defer { changes.unlock() }
         try base.rename(source, to: destination)
         record(.rename, source, to: destination)
         state.withLock {
@@ -421,6 +439,8 @@ package final class FaultInjectingFileSystem: FileSystem {
 
     package func remove(_ path: String) throws {
         if let fault = enter(.remove, path) { throw Self.failure(fault, "unlink", path) }
+        changes.lock()
+        defer { changes.unlock() }
         try base.remove(path)
         record(.remove, path)
         state.withLock {
@@ -467,6 +487,8 @@ package final class FaultInjectingFileSystem: FileSystem {
     package func writePowerLossImage(
         of directory: String, to target: String, pageSize: Int = 4096, unsyncedPage: (String, Int) -> UnsyncedPageFate
     ) throws {
+        changes.lock()
+        defer { changes.unlock() }
         let (durable, lost, shadows, dropped) = state.withLock {
             ($0.durableLengths, $0.lostRanges, $0.shadows, $0.droppedShadows)
         }
