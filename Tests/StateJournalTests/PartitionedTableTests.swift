@@ -1,3 +1,4 @@
+import StateJournalTestSupport
 import Testing
 
 @testable import StateJournal
@@ -11,20 +12,8 @@ import Testing
         func hash(into hasher: inout Hasher) { hasher.combine(0) }
     }
 
-    /// A deterministic generator, so that a failure repeats.
-    struct SplitMix: RandomNumberGenerator {
-        var state: UInt64
-        mutating func next() -> UInt64 {
-            state &+= 0x9E37_79B9_7F4A_7C15
-            var z = state
-            z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-            z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-            return z ^ (z >> 31)
-        }
-    }
-
     @Test func randomInsertsReplacementsAndRemovalsAgreeWithADictionaryAtEveryStep() {
-        var random = SplitMix(state: 42)
+        var random = SplitMix64(seed: 42)
         var table = PartitionedTable<RestorationPath, Int>()
         var model: [RestorationPath: Int] = [:]
         for step in 0..<60_000 {
@@ -44,9 +33,7 @@ import Testing
             }
             #expect(table.count == model.count)
         }
-        var seen: [RestorationPath: Int] = [:]
-        table.forEach { seen[$0] = $1 }
-        #expect(seen == model)
+        for (path, value) in model { #expect(table[path] == value) }
         #expect(table.shape.parts > 4)
     }
 

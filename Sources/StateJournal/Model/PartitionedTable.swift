@@ -12,8 +12,7 @@
 /// an insert ever waits for is one part's split and one part's own doubling, whatever the count.
 ///
 /// Lookups cost one directory read beside the part's own lookup: the directory is indexed by the
-/// key's ``PartitionedKey/partitionHash``, which a path keeps computed. The iteration
-/// order is unspecified, as a `Dictionary`'s is.
+/// key's ``PartitionedKey/partitionHash``, which a path keeps computed.
 struct PartitionedTable<Key: PartitionedKey, Value> {
     /// How many entries a part holds before it splits.
     static var partLimit: Int { 1024 }
@@ -108,13 +107,6 @@ struct PartitionedTable<Key: PartitionedKey, Value> {
     /// Removes every entry, and gives back the table's memory.
     mutating func removeAll() {
         self = Self()
-    }
-
-    /// Calls `body` with every entry, in no particular order.
-    func forEach(_ body: (Key, Value) throws -> Void) rethrows {
-        for part in parts {
-            for (key, value) in part.entries { try body(key, value) }
-        }
     }
 
     /// Splits part `index` in two by the next bit of the hash: the keys with that bit set move to

@@ -39,7 +39,7 @@ struct StateCache {
     }
 
     mutating func removeAll() {
-        values = PartitionedTable()
+        values.removeAll()
         bytes = 0
     }
 
