@@ -11,11 +11,10 @@ import Testing
         case refer(UInt64)
     }
 
-    /// Encodes one batch of puts, each defining its path or naming an earlier number.
-    private static func batch(_ definitions: [Definition]) -> [UInt8] {
+    /// Encodes one batch of puts of `state`, each defining its path or naming an earlier number.
+    private static func batch(_ definitions: [Definition], state: [UInt8] = [1, 2, 3]) -> [UInt8] {
         var builder = BatchBuilder()
         for definition in definitions {
-            let state: [UInt8] = [1, 2, 3]
             state.withUnsafeBytes { bytes in
                 switch definition {
                 case .define(let path): builder.add(.put, path: path, reference: 0, state: bytes, previous: nil)
@@ -23,6 +22,14 @@ import Testing
                 }
             }
         }
+        var dictionary: [UInt8] = []
+        return builder.encode(compressor: LZ4Compressor(), previousBody: [], dictionary: &dictionary).payload
+    }
+
+    /// Encodes one batch that removes the paths of the given numbers.
+    private static func removals(_ numbers: some Sequence<UInt64>) -> [UInt8] {
+        var builder = BatchBuilder()
+        for number in numbers { builder.add(.remove, path: nil, reference: number, state: nil, previous: nil) }
         var dictionary: [UInt8] = []
         return builder.encode(compressor: LZ4Compressor(), previousBody: [], dictionary: &dictionary).payload
     }
@@ -60,6 +67,42 @@ import Testing
         #expect(decoder.paths.restorationPaths == [RestorationPath("Main"), RestorationPath("Main", "List")])
         _ = assembler.commit()
         #expect(assembler.finish().count == 2)
+    }
+
+    @Test func aSegmentThatDefinesAndRemovesManyPathsKeepsNoValueForThoseItRemoved() throws {
+        var decoder = BatchDecoder()
+        var assembler = EpochAssembler(keepsChanges: false)
+        let state = [UInt8](repeating: 7, count: 1_024)
+        try Self.decode(Self.batch([.define(RestorationPath("Kept"))], state: state), with: &decoder, into: &assembler)
+        _ = assembler.commit()
+        // Each epoch defines 100 paths of 1 KiB, and the next removes them: a churning workload.
+        for round in 0..<20 {
+            let first = UInt64(2 + round * 100)
+            let paths = (0..<100).map { Definition.define(RestorationPath("Gone", "\(round)-\($0)")) }
+            try Self.decode(Self.batch(paths, state: state), with: &decoder, into: &assembler)
+            _ = assembler.commit()
+            try Self.decode(Self.removals(first..<first + 100), with: &decoder, into: &assembler)
+            _ = assembler.commit()
+        }
+        // 2,001 paths defined, 2 MiB written; what is held is the one live value (and its slack).
+        #expect(decoder.paths.count == 2_001)
+        #expect(assembler.slotCapacity < 4 * 1_024)
+        let table = assembler.finish()
+        #expect(table.count == 1)
+    }
+
+    @Test func aRemovalTakenBackGivesThePathItsValueAgain() throws {
+        var decoder = BatchDecoder()
+        var assembler = EpochAssembler(keepsChanges: false)
+        try Self.decode(
+            Self.batch([.define(RestorationPath("A")), .define(RestorationPath("B"))], state: [9, 9]), with: &decoder,
+            into: &assembler)
+        _ = assembler.commit()
+        try Self.decode(Self.removals([1]), with: &decoder, into: &assembler)
+        assembler.discard()
+        let state = JournalState(epoch: nil, table: assembler.finish(), damage: nil, uncommittedTailBytes: 0)
+        #expect(state.paths == [RestorationPath("A"), RestorationPath("B")])
+        #expect(state[RestorationPath("A")] == [9, 9])
     }
 
     @Test func aSegmentDefinesThousandsOfPathsAndFindsEachByItsNumber() throws {

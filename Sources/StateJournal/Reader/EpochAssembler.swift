@@ -44,7 +44,8 @@ struct EpochAssembler: BatchEntrySink {
         /// both the previous version replay reads and the merge at the segment's end.
         var base: Int32
         var status: Status
-        /// The value when ``status`` is ``Status/present``; otherwise memory kept for the next put.
+        /// The value when ``status`` is ``Status/present``; otherwise memory kept for the next put,
+        /// none after a removal.
         var bytes: [UInt8]
     }
 
@@ -149,6 +150,9 @@ struct EpochAssembler: BatchEntrySink {
     mutating func remove(path index: Int) {
         saveForUndo(index)
         slots[index].status = .absent
+        // A removed path's memory goes now: a segment that defines and removes many paths keeps no
+        // value for each (the undo list holds a copy while the epoch is open).
+        slots[index].bytes = []
         if keepsChanges { pendingChanges.append(.remove(pathDecoder.decode(slots[index].path))) }
     }
 
@@ -167,6 +171,10 @@ struct EpochAssembler: BatchEntrySink {
         if slots[index].status == .present { undoBytes.append(contentsOf: slots[index].bytes) }
         undo.append(.slot(index, slots[index].status, start: start, count: undoBytes.count - start))
     }
+
+    /// The bytes the current segment's slots hold for values: the live values changed in the
+    /// segment, and the memory kept for a path's next put.
+    var slotCapacity: Int { slots.reduce(0) { $0 + $1.bytes.capacity } }
 
     /// Makes the pending changes part of the state and returns them (when ``keepsChanges``).
     mutating func commit() -> [JournalChange] {
