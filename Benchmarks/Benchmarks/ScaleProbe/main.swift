@@ -9,6 +9,11 @@
 //                                   new path, PATHS of them: the slowest commits and where they fell,
 //                                   with segments of SEGMENT bytes (default: the journal's), and
 //                                   with compaction only when asked for (`manual`)
+//   ScaleProbe history DIR          on the store `write` made: 300 one-entry commits around two
+//                                   compactions (so that history starts at a checkpoint), then the
+//                                   time of the writer's `history()` twice, of a reader's (which
+//                                   checks the oldest checkpoint each time), and of the writer's
+//                                   twice again after reopening
 //
 // Each prints one line of `name=value` pairs.
 import Foundation
@@ -35,8 +40,8 @@ func path(_ index: Int) -> RestorationPath { RestorationPath(["Board-\(index / 1
 let arguments = CommandLine.arguments
 // `swift package benchmark` runs every executable of this package with its own arguments: without
 // a command of this program's, it says how to use it and exits successfully, as its siblings do.
-guard arguments.count >= 3, ["write", "open", "grow"].contains(arguments[1]) else {
-    FileHandle.standardError.write(Data("usage: ScaleProbe write|open|grow DIR [N]\n".utf8))
+guard arguments.count >= 3, ["write", "open", "grow", "history"].contains(arguments[1]) else {
+    FileHandle.standardError.write(Data("usage: ScaleProbe write|open|grow|history DIR [N]\n".utf8))
     exit(0)
 }
 let directory = URL(fileURLWithPath: arguments[2])
@@ -81,6 +86,33 @@ case "open":
             + "residentAfterOpen=\(after) residentGrowth=\(after - before) growthPerEntryByte=\(Double(after - before) / Double(max(bytes, 1))) "
             + "cacheLimit=\(chosen.compressionCacheLimit)")
     try journal.close()
+case "history":
+    let options = JournalOptions(durability: .interval(seconds: 1), compaction: .manual)
+    var journal = try Journal.open(at: directory, options: options)
+    let paths = journal.recoveredState.count
+    for round in 0..<3 {
+        for index in 0..<100 {
+            try journal.commit([.put(path(index * 97 % max(paths, 1)), value(index, version: round))])
+        }
+        if round < 2 { _ = try journal.compact() }
+    }
+    func timed(_ body: () throws -> [EpochInfo]) rethrows -> (Double, Int) {
+        let started = clock.now
+        let epochs = try body()
+        return ((clock.now - started).seconds, epochs.count)
+    }
+    let (first, epochs) = try timed { try journal.history() }
+    let (second, _) = try timed { try journal.history() }
+    let reader = try JournalReader(at: directory)
+    let (checking, _) = try timed { try reader.history() }
+    try journal.close()
+    journal = try Journal.open(at: directory, options: options)
+    let (reopened, _) = try timed { try journal.history() }
+    let (reopenedAgain, _) = try timed { try journal.history() }
+    try journal.close()
+    print(
+        "history paths=\(paths) epochs=\(epochs) writerSeconds=\(first) writerAgainSeconds=\(second) "
+            + "readerSeconds=\(checking) afterReopenSeconds=\(reopened) afterReopenAgainSeconds=\(reopenedAgain)")
 case "grow":
     var options = JournalOptions(durability: .interval(seconds: 1))
     if arguments.count > 4, let segment = Int(arguments[4]) { options.segmentSizeLimit = segment }

@@ -14,17 +14,21 @@ extension Journal {
             manifest, limit, files in
             try JournalReading.state(
                 fileSystem: files, directory: store.path, manifest: manifest, through: epoch, lastSegmentLimit: limit,
-                recovery: options.recovery)
+                recovery: options.recovery, checked: checkedCheckpoints)
         }
     }
 
     /// Every retained epoch, oldest first.
+    ///
+    /// Reads the segments' commit records, not the state. The oldest retained checkpoint is checked
+    /// the first time (unless this journal wrote or loaded it), and not read again while the store
+    /// keeps it.
     public func history() throws -> [EpochInfo] {
         try JournalReading.consistently(fileSystem: fileSystem, directory: store.path, readPosition) {
             manifest, limit, files in
             try JournalReading.history(
                 fileSystem: files, directory: store.path, manifest: manifest, lastSegmentLimit: limit,
-                recovery: options.recovery)
+                recovery: options.recovery, checked: checkedCheckpoints)
         }
     }
 
@@ -81,13 +85,14 @@ enum JournalReading {
     static func state(
         fileSystem: any FileSystem, directory: String, manifest: Manifest, through epoch: UInt64?,
         lastSegmentLimit: Int64?,
-        recovery: RecoveryMode
+        recovery: RecoveryMode, checked: CheckedCheckpoints? = nil
     ) throws -> JournalState {
         let scan = try wrap(directory) {
             try JournalScanner(
                 fileSystem: fileSystem, directory: directory, manifest: manifest,
                 options: ScanOptions(
-                    through: epoch, decode: true, lastSegmentLimit: lastSegmentLimit, recovery: recovery)
+                    through: epoch, decode: true, lastSegmentLimit: lastSegmentLimit, recovery: recovery,
+                    checkedCheckpoints: checked)
             ).run()
         }
         if let epoch, scan.lastEpoch?.epoch != epoch {
@@ -106,17 +111,20 @@ enum JournalReading {
             unsyncedTail: scan.unsyncedTail)
     }
 
+    /// Every retained epoch, from the oldest checkpoint's on. The checkpoint is checked without
+    /// loading its state, unless `checked` says it was checked, loaded or written before.
     static func history(
         fileSystem: any FileSystem, directory: String, manifest: Manifest, lastSegmentLimit: Int64?,
-        recovery: RecoveryMode
+        recovery: RecoveryMode, checked: CheckedCheckpoints? = nil
     ) throws -> [EpochInfo] {
         var epochs: [EpochInfo] = []
+        checked?.keepOnly(manifest.checkpoints)
         _ = try wrap(directory) {
             try JournalScanner(
                 fileSystem: fileSystem, directory: directory, manifest: manifest,
                 options: ScanOptions(
                     decode: false, lastSegmentLimit: lastSegmentLimit, fromOldest: true, recovery: recovery,
-                    streamsCheckpoint: true)
+                    streamsCheckpoint: true, checkedCheckpoints: checked)
             ).run { info, _ in
                 epochs.append(info)
                 return true

@@ -64,6 +64,9 @@ struct ScanOptions {
     /// at a time, instead of loading its state: for scans that do not ``decode``, whose memory then
     /// does not grow with the store.
     var streamsCheckpoint = false
+    /// Checkpoints known to be intact: a scan that does not ``decode`` starts from one of them
+    /// without reading it, and the scan records each checkpoint it checks or loads.
+    var checkedCheckpoints: CheckedCheckpoints?
 }
 
 /// Reads the segments a manifest names, in order, epoch by epoch.
@@ -152,12 +155,19 @@ struct JournalScanner {
         var candidates = manifest.checkpoints.filter { options.through == nil || $0.epoch <= options.through! }
         candidates = options.fromOldest ? candidates : candidates.reversed()
         for candidate in candidates {
+            if !options.decode,
+                let known = options.checkedCheckpoints?.content(of: candidate, storeID: manifest.storeID)
+            {
+                result.startCheckpoint = candidate
+                return known
+            }
             do {
                 let content =
                     options.streamsCheckpoint && !options.decode
                     ? try CheckpointFile.check(candidate, storeID: manifest.storeID, in: store)
                     : try CheckpointFile.load(candidate, storeID: manifest.storeID, in: store)
                 result.startCheckpoint = candidate
+                options.checkedCheckpoints?.record(content)
                 return content
             } catch let error as SystemError where error.errno != ENOENT {
                 // A failed read is an I/O failure, not damage: never fall back past a good checkpoint for it.

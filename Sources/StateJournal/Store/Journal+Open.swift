@@ -79,9 +79,10 @@ extension Journal {
             keeping: manifest, names: present)
 
         let replayStart = JournalMetrics.now()
+        let checked = CheckedCheckpoints()
         let scan = try JournalScanner(
             fileSystem: fileSystem, directory: store.path, manifest: manifest,
-            options: ScanOptions(decode: true, recovery: options.recovery)
+            options: ScanOptions(decode: true, recovery: options.recovery, checkedCheckpoints: checked)
         ).run()
         let replayNanoseconds = JournalMetrics.now() &- replayStart
         var tail = scan.tail
@@ -158,7 +159,7 @@ extension Journal {
             + 1
         let journal = Journal(
             directory: store.path, options: options, fileSystem: fileSystem, manifest: manifest, segment: segment,
-            lock: lock, recovered: recovered, report: report, nextEpoch: next)
+            lock: lock, recovered: recovered, report: report, nextEpoch: next, checkedCheckpoints: checked)
         do {
             journal.heldHistory = try store.readHistoryHold()
             journal.checkpointBytes =

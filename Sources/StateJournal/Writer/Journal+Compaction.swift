@@ -140,6 +140,7 @@ extension Journal {
             adding: (reference, size, roll.bytesSinceCheckpointAtSeal), dropping: dropped,
             naming: "the checkpoint \(FileNames.checkpoint(sequence))")
         installed = true
+        checkedCheckpoints.record(content)
         return recorded(
             CompactionReport(
                 checkpointEpoch: epoch.epoch, checkpointFile: FileNames.checkpoint(sequence), checkpointBytes: size,

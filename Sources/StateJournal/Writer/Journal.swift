@@ -92,12 +92,16 @@ public final class Journal: @unchecked Sendable {
     /// Whether the active segment's descriptor is closed: by ``close()``, or by a ``reopen()`` that
     /// failed after letting go of the poisoned writer's files.
     var filesReleased = false
+    /// The checkpoints this journal checked, loaded at open or wrote: ``history()`` does not read them again.
+    let checkedCheckpoints: CheckedCheckpoints
 
     init(
         directory: String, options: JournalOptions, fileSystem: any FileSystem, manifest: Manifest,
         segment: ActiveSegment,
-        lock: StoreLock, recovered: JournalState, report: RecoveryReport, nextEpoch: UInt64
+        lock: StoreLock, recovered: JournalState, report: RecoveryReport, nextEpoch: UInt64,
+        checkedCheckpoints: CheckedCheckpoints = CheckedCheckpoints()
     ) {
+        self.checkedCheckpoints = checkedCheckpoints
         self.directory = URL(fileURLWithPath: directory)
         self.options = options
         var logger = options.logger

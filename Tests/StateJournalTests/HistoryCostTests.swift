@@ -1,0 +1,112 @@
+import Foundation
+import StateJournalTestSupport
+import Testing
+
+@testable import StateJournal
+
+/// `history()` lists epochs from the segments: a checkpoint the journal already checked, loaded or
+/// wrote is not read again, so listing costs what the segments after it hold, not the state.
+@Suite(.timeLimit(.minutes(10))) struct HistoryCostTests {
+    /// The checkpoint files read since the `start`-th call, by name, each once. (A read opens
+    /// every file its manifest names, to pin them, and reads only those it needs.)
+    private static func checkpointsRead(_ fileSystem: FaultInjectingFileSystem, after start: Int) -> [String] {
+        var names: [String] = []
+        for call in fileSystem.log[start...] where call.hasPrefix("read ") && call.contains("checkpoint-") {
+            let path = call.dropFirst("read ".count).split(separator: " ")[0]
+            let name = (String(path) as NSString).lastPathComponent
+            if names.last != name { names.append(name) }
+        }
+        return names
+    }
+
+    /// Commits `count` epochs of the workload and records them in `model`.
+    private static func commit(
+        _ count: Int, to journal: Journal, _ generator: inout WorkloadGenerator, _ model: inout JournalModel
+    ) throws {
+        for _ in 0..<count {
+            let changes = generator.nextEpoch()
+            model.commit(try journal.commit(changes).epoch, changes)
+        }
+    }
+
+    @Test func historyDoesNotReadTheCheckpointsTheJournalWroteAgain() throws {
+        let directory = TemporaryDirectory()
+        let fileSystem = FaultInjectingFileSystem(keepsLog: true)
+        var options = testOptions(segmentSizeLimit: 16 << 10)
+        options.retention = RetentionPolicy(checkpoints: 2)
+        let journal = try Journal.open(path: directory.path, options: options, fileSystem: fileSystem)
+        var generator = WorkloadGenerator(seed: 11, pathCount: 200)
+        var model = JournalModel()
+        for _ in 0..<3 {
+            try Self.commit(60, to: journal, &generator, &model)
+            try journal.compact()
+        }
+        try Self.commit(25, to: journal, &generator, &model)
+        let start = fileSystem.log.count
+        let history = try journal.history()
+        #expect(Self.checkpointsRead(fileSystem, after: start) == [])
+        // The same epochs as a reader that checks the oldest checkpoint lists.
+        let checked = try JournalReader(path: directory.path, recovery: .stopAtDamage, fileSystem: PosixFileSystem())
+            .history()
+        #expect(history == checked)
+        #expect(history.first!.epoch > model.epochs.first!)
+        #expect(history.last?.epoch == model.epochs.last)
+        try journal.close()
+    }
+
+    @Test func aReopenedJournalChecksItsOldestCheckpointOnceForHistory() throws {
+        let directory = TemporaryDirectory()
+        var options = testOptions(segmentSizeLimit: 16 << 10)
+        options.retention = RetentionPolicy(checkpoints: 3)
+        var generator = WorkloadGenerator(seed: 12, pathCount: 200)
+        var model = JournalModel()
+        do {
+            let journal = try Journal.open(path: directory.path, options: options, fileSystem: PosixFileSystem())
+            for _ in 0..<3 {
+                try Self.commit(50, to: journal, &generator, &model)
+                try journal.compact()
+            }
+            try journal.close()
+        }
+        let fileSystem = FaultInjectingFileSystem(keepsLog: true)
+        let journal = try Journal.open(path: directory.path, options: options, fileSystem: fileSystem)
+        let manifest = try StoreDirectory(fileSystem: PosixFileSystem(), path: directory.path).readManifest()
+        #expect(manifest.checkpoints.count == 3)
+        let oldest = FileNames.checkpoint(manifest.checkpoints[0].sequence)
+        // Opening loaded the newest checkpoint; the first history checks the oldest, the next none.
+        let first = fileSystem.log.count
+        let history = try journal.history()
+        #expect(Self.checkpointsRead(fileSystem, after: first) == [oldest])
+        let second = fileSystem.log.count
+        #expect(try journal.history() == history)
+        #expect(Self.checkpointsRead(fileSystem, after: second) == [])
+        // State reads of any retained epoch stay as before.
+        #expect(try journal.state(through: history.first!.epoch).entries == model.states[history.first!.epoch])
+        #expect(try journal.state().entries == model.latest)
+        try journal.close()
+    }
+
+    @Test func aCheckpointDamagedBeforeTheJournalCheckedItIsStillPassedOverByHistory() throws {
+        let directory = TemporaryDirectory()
+        var options = testOptions(segmentSizeLimit: 16 << 10)
+        options.retention = RetentionPolicy(checkpoints: 3)
+        var generator = WorkloadGenerator(seed: 13, pathCount: 200)
+        var model = JournalModel()
+        do {
+            let journal = try Journal.open(path: directory.path, options: options, fileSystem: PosixFileSystem())
+            for _ in 0..<3 {
+                try Self.commit(50, to: journal, &generator, &model)
+                try journal.compact()
+            }
+            try journal.close()
+        }
+        let manifest = try StoreDirectory(fileSystem: PosixFileSystem(), path: directory.path).readManifest()
+        let oldest = manifest.checkpoints[0]
+        try Corruption.flipByte(directory.appending(FileNames.checkpoint(oldest.sequence)), at: 40)
+        let journal = try Journal.open(path: directory.path, options: options, fileSystem: PosixFileSystem())
+        let history = try journal.history()
+        #expect(history.first?.epoch == manifest.checkpoints[1].epoch)
+        #expect(try journal.history() == history)
+        try journal.close()
+    }
+}
