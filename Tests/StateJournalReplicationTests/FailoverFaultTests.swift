@@ -122,6 +122,32 @@ extension GatewayTests {
             }
         }
 
+        /// A standby that applied a generation the holder had just written does not read the lease
+        /// again at once; the holder's silence then counts from that generation, as when a read of
+        /// the lease finds the chain moved, and not from the lease's last change.
+        @Test func aChainMoveSeenWithoutReadingTheLeaseStartsTheHoldersSilenceAgain() async throws {
+            let gateway = try Gateway.required()
+            let duration = Duration.seconds(3)
+            for notesTheMove in [false, true] {
+                let clock = StarvedClock()
+                try await withFaultProxy(upstream: gateway.endpoint) { proxy in
+                    let (_, standby) = try await Self.keepers(
+                        gateway: gateway, proxy: proxy, clock: clock, duration: duration)
+                    // The holder ships and writes its lease no more: its generations renew it.
+                    #expect(try await !standby.tryAcquire(chainTerm: 1, chainHead: 1, force: false).held)
+                    clock.advance(by: .seconds(2))
+                    if notesTheMove { await standby.observeChain(movedTo: 2) }
+                    clock.advance(by: .seconds(2))
+                    #expect(try await !standby.tryAcquire(chainTerm: 1, chainHead: 2, force: false).held)
+                    // 3.1 s after the move: expired when the move was noted as it was seen; without
+                    // the note, the move counts from the read that found it, 1.1 s ago.
+                    clock.advance(by: .milliseconds(1_100))
+                    let held = try await standby.tryAcquire(chainTerm: 1, chainHead: 2, force: false).held
+                    #expect(held == notesTheMove)
+                }
+            }
+        }
+
         @Test func aPrimaryCutOffStopsWritingBeforeAStandbyJudgesItsLeaseExpired() async throws {
             let gateway = try Gateway.required()
             let duration = Duration.seconds(3)

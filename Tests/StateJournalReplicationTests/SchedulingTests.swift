@@ -125,6 +125,23 @@ extension GatewayTests {
         #expect(schedule.pause(at: base + .seconds(60)) == .seconds(1))
     }
 
+    @Test func aStandbyPollsOnceWhenTheNextGenerationIsDueAndAMarginAfterThenOnlyAtItsCap() {
+        let base = ContinuousClock.now
+        let schedule = Self.locked(base: base)
+        let cap = Duration.seconds(1)
+        // Due at 2,820 ms: asked for 100 ms after, once.
+        #expect(schedule.standbyPause(at: base + .milliseconds(1_950), cap: cap, applied: true) == .milliseconds(970))
+        #expect(schedule.standbyPause(at: base + .milliseconds(2_500), cap: cap, applied: false) == .milliseconds(420))
+        // Not there then: asked again after the cap, not every 50 ms.
+        #expect(schedule.standbyPause(at: base + .milliseconds(2_930), cap: cap, applied: false) == cap)
+        // Found late, with the next one due already: asked for at once, to catch up.
+        #expect(schedule.standbyPause(at: base + .milliseconds(3_900), cap: cap, applied: true) == .zero)
+        // Never more than the cap, and the cap without a cadence.
+        #expect(schedule.standbyPause(at: base, cap: .milliseconds(500), applied: true) == .milliseconds(500))
+        let fresh = FollowerPollSchedule(pollInterval: .seconds(1), activePollInterval: .milliseconds(250))
+        #expect(fresh.standbyPause(at: base, cap: cap, applied: true) == cap)
+    }
+
     @Test func theDelayOfTheFastestRecentFindSetsThePhaseWhateverTheShippersClockSays() {
         let base = ContinuousClock.now
         var schedule = FollowerPollSchedule(pollInterval: .seconds(1), activePollInterval: .milliseconds(250))

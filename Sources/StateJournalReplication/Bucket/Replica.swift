@@ -75,6 +75,22 @@ struct Replica: Sendable {
         return try open(bytes, name: name, acceptsPlaintext: acceptsPlaintext)
     }
 
+    /// An object's payload as ``get(_:maximumPayload:acceptsPlaintext:)`` reads it, with its age by
+    /// the server's clock (``S3Client/getWithAge(bucket:key:maximumBytes:)``).
+    func getWithAge(_ name: String, maximumPayload: Int) async throws -> (payload: [UInt8], age: Int64?)? {
+        let most = ObjectEnvelope.maximumBytes(payload: maximumPayload)
+        guard
+            let found = try await client.getWithAge(bucket: location.bucket, key: fullKey(name), maximumBytes: most + 1)
+        else { return nil }
+        guard found.body.count <= most else {
+            throw ReplicationError(
+                .damagedObject,
+                "\(location.bucket)/\(printable(fullKey(name))) is larger than the \(most) bytes it may have; it was not read past them.",
+                key: fullKey(name))
+        }
+        return (try open(found.body, name: name), found.age)
+    }
+
     /// An object's payload as ``get(_:maximumPayload:acceptsPlaintext:)`` reads it, with its ETag
     /// (for a conditional write over it); `nil` when it is not there.
     func getWithETag(_ name: String, maximumPayload: Int, acceptsPlaintext: Bool = false) async throws
@@ -238,6 +254,24 @@ struct Replica: Sendable {
     /// The generation numbers present, oldest first.
     func generationNumbers() async throws -> [UInt64] {
         try await list(ReplicaLayout.generationsFolder).compactMap { ReplicaLayout.generationNumber($0.key) }.sorted()
+    }
+
+    /// Generation `number` as ``linkedGeneration(_:of:)`` reads it, for a follower that applies it
+    /// next: with its age by the server's clock (how long before the response it was written,
+    /// whole seconds), and with the bytes it carries inline kept (``carriers``), so that applying
+    /// it does not download it again.
+    func followedGeneration(_ number: UInt64, of storeID: String) async throws -> (
+        generation: ReplicaGeneration, sha256: String, age: Int64?
+    )? {
+        let name = ReplicaLayout.generation(number)
+        guard
+            let found = try await bound(to: storeID).getWithAge(
+                name, maximumPayload: ReplicaLimits.maximumGenerationBytes)
+        else { return nil }
+        let (document, inline) = try GenerationContainer.open(found.payload, key: fullKey(name))
+        let generation = try document.validated(number: number, storeID: storeID, key: fullKey(name))
+        if !inline.isEmpty { await carriers.keep(inline, of: name) }
+        return (generation, ReplicaLayout.sha256Hex(found.payload), found.age)
     }
 
     /// Generation `number` of the replica of `storeID`, checked with

@@ -173,6 +173,24 @@ public final class S3Client: Sendable {
         return response.body
     }
 
+    /// Reads an object as ``get(bucket:key:range:maximumBytes:)`` does, with its age by the server's
+    /// own clock: the response's `Date` less the object's `Last-Modified`, in whole seconds as HTTP
+    /// gives them (`nil` when either is missing or unreadable). No clock of this host is involved.
+    func getWithAge(bucket: String, key: String, maximumBytes: Int) async throws -> (body: [UInt8], age: Int64?)? {
+        let response = try await send(
+            "GET", bucket: bucket, key: key, headers: ["range": "bytes=0-\(maximumBytes - 1)"],
+            accept: [200, 206, 404, 416], limit: maximumBytes)
+        if response.status == 416 { return ([], nil) }
+        if response.status == 404 {
+            if response.errorCode == "NoSuchBucket" { throw noSuchBucket(bucket) }
+            return nil
+        }
+        let age = response.headers["date"].flatMap(HTTPDate.seconds).flatMap { now in
+            response.headers["last-modified"].flatMap(HTTPDate.seconds).map { now - $0 }
+        }
+        return (response.body, age)
+    }
+
     /// Every object whose key starts with `prefix`, in key order, following continuation tokens.
     public func list(bucket: String, prefix: String, startAfter: String? = nil, pageSize: Int? = nil) async throws
         -> [S3Object]

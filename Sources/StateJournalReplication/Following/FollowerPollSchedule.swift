@@ -96,6 +96,21 @@ struct FollowerPollSchedule: Sendable {
         return pollInterval
     }
 
+    /// How long after a generation is due a standby asks for it.
+    static let standbyMargin: Duration = .milliseconds(100)
+
+    /// The pause before a standby's next poll, at `now`, at most `cap`: until the next generation
+    /// is due, and ``standbyMargin`` after, when the cadence is known; at once when it is due
+    /// already and the last poll `applied` a generation (the standby is catching up); otherwise
+    /// `cap`. A due generation the poll did not find is asked for again after `cap`, not every
+    /// ``retryStep``: a standby costs about one request a generation while generations keep coming.
+    func standbyPause(at now: ContinuousClock.Instant, cap: Duration, applied: Bool) -> Duration {
+        guard phaseLocked, let due = nextDue else { return cap }
+        let target = due + Self.standbyMargin
+        if now < target { return min(target - now, cap) }
+        return applied ? .zero : cap
+    }
+
     private static func append(_ value: Duration, to values: inout [Duration]) {
         values.append(value)
         if values.count > remembered { values.removeFirst(values.count - remembered) }

@@ -72,62 +72,83 @@ extension ReplicaFollower {
         }
         var chainSeen = await boundReplica.newestGeneration(after: appliedGeneration ?? 0)
         var wasDormant = false
+        // Whether this poll applied a generation the holder had just written, which renewed its lease
+        // (it cannot expire for a lease's duration from then): the lease is then not read, nor the
+        // chain probed, so that while generations keep coming a standby costs one request each, as
+        // a follower does. A poll that finds nothing reads the lease at once.
+        var renewedJustNow = false
+        var leaseRead = false
+        let pauseCap = min(options.leaseDuration / 4, .seconds(1))
         while true {
             if Task.isCancelled { throw await cancelled() }
-            let (held, other) = try await keeper.tryAcquire(
-                chainTerm: appliedTerm, chainHead: chainSeen, force: options.takesOverImmediately)
-            if held { break }
-            if let other {
-                previousTerm = other.term
-                if markAttempts < 3 || (other.dormant == true && !wasDormant) {
-                    // So that the primary, once idle, keeps a lease that expires rather than a
-                    // dormant one. Tried up to three times, and again whenever the lease turns
-                    // dormant (another standby took its mark away); the wait goes on without it.
-                    markAttempts += 1
-                    if await boundReplica.markStandby(logger: self.options.logger) {
-                        markAttempts = 3
-                        marked = true
-                    }
-                }
-                if !waitingSaid {
-                    waitingSaid = true
-                    self.options.logger.notice(
-                        "another shipper (term \(other.term)) holds the lease of \(location); following until it gives it up or it expires"
-                    )
-                }
-                if wasDormant, other.dormant != true {
-                    self.options.logger.notice(
-                        "the primary of \(location) heard of this standby: its idle lease now expires after \(other.durationMilliseconds / 1000) s unrenewed"
-                    )
-                }
-                wasDormant = other.dormant == true
-                if other.dormant == true, !dormantSaid {
-                    dormantSaid = true
-                    self.options.logger.warning(
-                        """
-                        the primary of \(location) is idle and its lease is dormant (no standby watched the replica when \
-                        it went idle): it does not expire. The primary hears of this standby when it ships again or \
-                        next looks for one (after its idle lease duration, then twice as long each time: this standby \
-                        may wait as long as the primary has been idle), and its lease expires from then on. It had \
-                        shipped everything when it went idle: if its host is gone, stop this command and run \
-                        `statejournal promote --take-over` (takesOverImmediately)
-                        """)
-                }
-            }
             // Following while waiting keeps the takeover short.
             let applied = appliedGeneration
+            renewedJustNow = false
             do {
                 try await followOnce()
-                if appliedGeneration != applied {
-                    chainSeen = await boundReplica.newestGeneration(after: max(chainSeen, appliedGeneration ?? 0))
+                if let newest = appliedGeneration, newest != applied {
+                    if newest > chainSeen, let age = lastAppliedAge, age <= Self.freshGenerationAge {
+                        // Beyond every generation seen, and written a moment ago by the server's
+                        // clock: the chain moved just now (a lagging standby's generations are older).
+                        chainSeen = newest
+                        await keeper.observeChain(movedTo: newest)
+                        renewedJustNow = true
+                    } else {
+                        chainSeen = await boundReplica.newestGeneration(after: max(chainSeen, newest))
+                    }
                 }
             } catch let error as ReplicationError where Self.isRetried(error) {
                 self.options.logger.warning("following failed, retrying: \(error.message)")
                 // A generation that cannot be applied must not hide a primary that goes on shipping.
                 chainSeen = await boundReplica.newestGeneration(after: max(chainSeen, appliedGeneration ?? 0))
             }
+            // The lease is read at the first poll whatever it found: the silence is counted, and the
+            // replica marked as watched, from then on.
+            if !renewedJustNow || !leaseRead || options.takesOverImmediately {
+                leaseRead = true
+                let (held, other) = try await keeper.tryAcquire(
+                    chainTerm: appliedTerm, chainHead: chainSeen, force: options.takesOverImmediately)
+                if held { break }
+                if let other {
+                    previousTerm = other.term
+                    if markAttempts < 3 || (other.dormant == true && !wasDormant) {
+                        // So that the primary, once idle, keeps a lease that expires rather than a
+                        // dormant one. Tried up to three times, and again whenever the lease turns
+                        // dormant (another standby took its mark away); the wait goes on without it.
+                        markAttempts += 1
+                        if await boundReplica.markStandby(logger: self.options.logger) {
+                            markAttempts = 3
+                            marked = true
+                        }
+                    }
+                    if !waitingSaid {
+                        waitingSaid = true
+                        self.options.logger.notice(
+                            "another shipper (term \(other.term)) holds the lease of \(location); following until it gives it up or it expires"
+                        )
+                    }
+                    if wasDormant, other.dormant != true {
+                        self.options.logger.notice(
+                            "the primary of \(location) heard of this standby: its idle lease now expires after \(other.durationMilliseconds / 1000) s unrenewed"
+                        )
+                    }
+                    wasDormant = other.dormant == true
+                    if other.dormant == true, !dormantSaid {
+                        dormantSaid = true
+                        self.options.logger.warning(
+                            """
+                            the primary of \(location) is idle and its lease is dormant (no standby watched the replica when \
+                            it went idle): it does not expire. The primary hears of this standby when it ships again or \
+                            next looks for one (after its idle lease duration, then twice as long each time: this standby \
+                            may wait as long as the primary has been idle), and its lease expires from then on. It had \
+                            shipped everything when it went idle: if its host is gone, stop this command and run \
+                            `statejournal promote --take-over` (takesOverImmediately)
+                            """)
+                    }
+                }
+            }
             do {
-                try await Task.sleep(for: min(options.leaseDuration / 4, .seconds(1)))
+                try await Task.sleep(for: standbyPause(cap: pauseCap, applied: appliedGeneration != applied))
             } catch {
                 throw await cancelled()
             }
@@ -171,6 +192,10 @@ extension ReplicaFollower {
                 markerEpoch: marker)
         )
     }
+
+    /// The oldest a generation may be, by the server's clock in whole seconds (so up to a second
+    /// more), for a standby that applied it to take it as the holder's renewal of its lease.
+    static let freshGenerationAge: Int64 = 2
 
     /// Commits the epoch that marks the term's start in the promoted store (see
     /// ``EventMarkerKind/replicaTermBegan``), so that its history shows where the previous primary's

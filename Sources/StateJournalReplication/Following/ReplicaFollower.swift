@@ -153,6 +153,9 @@ public actor ReplicaFollower: Sendable {
     /// the first one is checked against its history.
     private var adopted: StoreFileSet?
     private var mustList = true
+    /// The age by the server's clock (whole seconds) of the generation the last ``followOnce()``
+    /// applied, read with it; `nil` when that poll applied none, listed, or the server gave no dates.
+    private(set) var lastAppliedAge: Int64?
     private var lastSuccessfulPoll: ContinuousClock.Instant?
     private var nextMissingSince: ContinuousClock.Instant?
     /// When the next poll comes: phase-locked to the shipper's cadence.
@@ -276,6 +279,11 @@ public actor ReplicaFollower: Sendable {
     /// The pause before the next poll (see ``FollowerPollSchedule``).
     var pollInterval: Duration { schedule.pause(at: ContinuousClock.now) }
 
+    /// The pause before a standby's next poll (``FollowerPollSchedule/standbyPause(at:cap:applied:)``).
+    func standbyPause(cap: Duration, applied: Bool) -> Duration {
+        schedule.standbyPause(at: ContinuousClock.now, cap: cap, applied: applied)
+    }
+
     static func isRetried(_ error: ReplicationError) -> Bool {
         [.unavailable, .unexpectedResponse, .tooSlow, .damagedObject, .unauthenticated, .wrongKey, .nothingShipped]
             .contains(error.code) || (error.code == .store && !(error.cause is JournalError))
@@ -295,6 +303,7 @@ public actor ReplicaFollower: Sendable {
     ///   client's errors.
     @discardableResult
     public func followOnce() async throws -> FollowReport {
+        lastAppliedAge = nil
         if identity == nil { return try await start() }
         guard let identity else { throw ReplicationError(.cancelled, "The follower was closed.") }
         let now = ContinuousClock.now
@@ -339,15 +348,15 @@ public actor ReplicaFollower: Sendable {
         // The shipper numbers its generations above those it found unusable: skip them.
         var next = (appliedGeneration ?? 0) + 1
         while unusable.contains(next) { next += 1 }
-        let found: (generation: ReplicaGeneration, sha256: String)?
+        let found: (generation: ReplicaGeneration, sha256: String, age: Int64?)?
         do {
-            found = try await bound.linkedGeneration(next, of: identity.storeID)
+            found = try await bound.followedGeneration(next, of: identity.storeID)
         } catch let error as ReplicationError where ReplicaRestorer.isDamage(error) || error.code == .missingKey {
             unusable.insert(next)
             mustList = true
             throw error
         }
-        guard let (generation, sha256) = found else {
+        guard let (generation, sha256, age) = found else {
             if nextMissingSince == nil { nextMissingSince = now }
             lastSuccessfulPoll = ContinuousClock.now
             return report
@@ -370,6 +379,7 @@ public actor ReplicaFollower: Sendable {
             mustList = true
             throw error
         }
+        lastAppliedAge = age
         lastSuccessfulPoll = ContinuousClock.now
         return report
     }

@@ -20,6 +20,13 @@ actor InlineCarriers {
     /// The keys of the carriers kept (or being fetched), oldest first.
     var keys: [String] { entries.map(\.key) }
 
+    /// Keeps the inline bytes of the generation object `key`, read by the caller with its document.
+    func keep(_ inline: ArraySlice<UInt8>, of key: String) {
+        entries.removeAll { $0.key == key }
+        entries.append((key, Task { inline }))
+        if entries.count > Self.kept { entries.removeFirst() }
+    }
+
     /// The inline bytes of the generation object `key`, fetched by `fetch` unless they are kept
     /// already (or being fetched for another object).
     func inline(

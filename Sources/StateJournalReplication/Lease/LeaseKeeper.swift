@@ -271,6 +271,17 @@ actor LeaseKeeper {
         return (taken, taken ? nil : found)
     }
 
+    /// Notes that the chain of generations was seen to move to `head` just now, by a read that was
+    /// not the lease's (a standby applying a generation the holder had just written): the holder's
+    /// silence starts again, as when ``tryAcquire(chainTerm:chainHead:force:)`` finds the chain
+    /// moved. Nothing is noted before the lease was read once.
+    func observeChain(movedTo head: UInt64) {
+        guard var seen = observed, seen.chainHead != head else { return }
+        seen.chainHead = head
+        seen.at = clock.now()
+        observed = seen
+    }
+
     /// Notes what another holder's lease and the chain look like at `arrived`: the silence starts
     /// again when either changed. A caller that starts watching the chain only later has not seen
     /// it move.
