@@ -84,13 +84,16 @@ extension GatewayTests {
                         counts.requests.count, seconds, perHour, generations, generationGets, leaseGets, heads, listings
                     ))
                 // One request per generation: the primary writes one about every 0.92 s (3,900 an
-                // hour), so that is what the standby costs; a poll that finds nothing now and then, and
-                // the lease read once generations pause, are all it may add.
+                // hour), so that is what the standby costs on a quiet machine. A poll that finds
+                // nothing (the pass came late) adds a lease read, and a generation found more than two
+                // seconds late the chain's probe: on a loaded machine a few of each, never one of each
+                // per generation as before (266 requests for 65 generations: 100 GETs of generations,
+                // 50 of the lease, 116 HEADs).
                 let requests = counts.requests.map { "\($0.method) \($0.path)" }
                 #expect(generations >= 40)
-                #expect(counts.requests.count <= generations + generations / 10 + 4, "\(requests)")
-                #expect(generationGets >= generations - 2 && leaseGets <= 2 && heads == 0, "\(requests)")
-                #expect(perHour <= 4_400)
+                #expect(generationGets >= generations - 2, "\(requests)")
+                #expect(counts.requests.count <= generations * 3 / 2 + 4, "\(requests)")
+                #expect(leaseGets <= generations / 4 + 2 && heads <= generations / 10 + 2, "\(requests)")
 
                 // The primary stops: the standby takes over within the lease's duration and a few
                 // seconds, holding every epoch the primary shipped.
