@@ -29,6 +29,24 @@ import Testing
         }
     }
 
+    /// A closed store of 150 epochs and three retained checkpoints, with the options that made it.
+    private static func storeWithThreeCheckpoints(seed: UInt64) throws -> (
+        TemporaryDirectory, JournalOptions, JournalModel
+    ) {
+        let directory = TemporaryDirectory()
+        var options = testOptions(segmentSizeLimit: 16 << 10)
+        options.retention = RetentionPolicy(checkpoints: 3)
+        var generator = WorkloadGenerator(seed: seed, pathCount: 200)
+        var model = JournalModel()
+        let journal = try Journal.open(path: directory.path, options: options, fileSystem: PosixFileSystem())
+        for _ in 0..<3 {
+            try commit(50, to: journal, &generator, &model)
+            try journal.compact()
+        }
+        try journal.close()
+        return (directory, options, model)
+    }
+
     @Test func historyDoesNotReadTheCheckpointsTheJournalWroteAgain() throws {
         let directory = TemporaryDirectory()
         let fileSystem = FaultInjectingFileSystem(keepsLog: true)
@@ -55,19 +73,7 @@ import Testing
     }
 
     @Test func aReopenedJournalChecksItsOldestCheckpointOnceForHistory() throws {
-        let directory = TemporaryDirectory()
-        var options = testOptions(segmentSizeLimit: 16 << 10)
-        options.retention = RetentionPolicy(checkpoints: 3)
-        var generator = WorkloadGenerator(seed: 12, pathCount: 200)
-        var model = JournalModel()
-        do {
-            let journal = try Journal.open(path: directory.path, options: options, fileSystem: PosixFileSystem())
-            for _ in 0..<3 {
-                try Self.commit(50, to: journal, &generator, &model)
-                try journal.compact()
-            }
-            try journal.close()
-        }
+        let (directory, options, model) = try Self.storeWithThreeCheckpoints(seed: 12)
         let fileSystem = FaultInjectingFileSystem(keepsLog: true)
         let journal = try Journal.open(path: directory.path, options: options, fileSystem: fileSystem)
         let manifest = try StoreDirectory(fileSystem: PosixFileSystem(), path: directory.path).readManifest()
@@ -87,19 +93,7 @@ import Testing
     }
 
     @Test func aCheckpointDamagedBeforeTheJournalCheckedItIsStillPassedOverByHistory() throws {
-        let directory = TemporaryDirectory()
-        var options = testOptions(segmentSizeLimit: 16 << 10)
-        options.retention = RetentionPolicy(checkpoints: 3)
-        var generator = WorkloadGenerator(seed: 13, pathCount: 200)
-        var model = JournalModel()
-        do {
-            let journal = try Journal.open(path: directory.path, options: options, fileSystem: PosixFileSystem())
-            for _ in 0..<3 {
-                try Self.commit(50, to: journal, &generator, &model)
-                try journal.compact()
-            }
-            try journal.close()
-        }
+        let (directory, options, model) = try Self.storeWithThreeCheckpoints(seed: 13)
         let manifest = try StoreDirectory(fileSystem: PosixFileSystem(), path: directory.path).readManifest()
         let oldest = manifest.checkpoints[0]
         try Corruption.flipByte(directory.appending(FileNames.checkpoint(oldest.sequence)), at: 40)

@@ -61,23 +61,14 @@ struct Replica: Sendable {
     /// - Throws: ``ReplicationError/Code/damagedObject`` when the object is larger or damaged, the
     ///   envelope's key errors, or the client's.
     func get(_ name: String, maximumPayload: Int, acceptsPlaintext: Bool = false) async throws -> [UInt8]? {
-        let most = ObjectEnvelope.maximumBytes(payload: maximumPayload)
-        guard
-            let bytes = try await client.get(
-                bucket: location.bucket, key: fullKey(name), range: 0..<Int64(most + 1), maximumBytes: most + 1)
-        else { return nil }
-        guard bytes.count <= most else {
-            throw ReplicationError(
-                .damagedObject,
-                "\(location.bucket)/\(printable(fullKey(name))) is larger than the \(most) bytes it may have; it was not read past them.",
-                key: fullKey(name))
-        }
-        return try open(bytes, name: name, acceptsPlaintext: acceptsPlaintext)
+        try await getWithAge(name, maximumPayload: maximumPayload, acceptsPlaintext: acceptsPlaintext)?.payload
     }
 
     /// An object's payload as ``get(_:maximumPayload:acceptsPlaintext:)`` reads it, with its age by
     /// the server's clock (``S3Client/getWithAge(bucket:key:maximumBytes:)``).
-    func getWithAge(_ name: String, maximumPayload: Int) async throws -> (payload: [UInt8], age: Int64?)? {
+    func getWithAge(_ name: String, maximumPayload: Int, acceptsPlaintext: Bool = false) async throws -> (
+        payload: [UInt8], age: Int64?
+    )? {
         let most = ObjectEnvelope.maximumBytes(payload: maximumPayload)
         guard
             let found = try await client.getWithAge(bucket: location.bucket, key: fullKey(name), maximumBytes: most + 1)
@@ -88,7 +79,7 @@ struct Replica: Sendable {
                 "\(location.bucket)/\(printable(fullKey(name))) is larger than the \(most) bytes it may have; it was not read past them.",
                 key: fullKey(name))
         }
-        return (try open(found.body, name: name), found.age)
+        return (try open(found.body, name: name, acceptsPlaintext: acceptsPlaintext), found.age)
     }
 
     /// An object's payload as ``get(_:maximumPayload:acceptsPlaintext:)`` reads it, with its ETag

@@ -72,18 +72,17 @@ extension ReplicaFollower {
         }
         var chainSeen = await boundReplica.newestGeneration(after: appliedGeneration ?? 0)
         var wasDormant = false
-        // Whether this poll applied a generation the holder had just written, which renewed its lease
-        // (it cannot expire for a lease's duration from then): the lease is then not read, nor the
-        // chain probed, so that while generations keep coming a standby costs one request each, as
-        // a follower does. A poll that finds nothing reads the lease at once.
-        var renewedJustNow = false
         var leaseRead = false
         let pauseCap = min(options.leaseDuration / 4, .seconds(1))
         while true {
             if Task.isCancelled { throw await cancelled() }
             // Following while waiting keeps the takeover short.
             let applied = appliedGeneration
-            renewedJustNow = false
+            // Whether this poll applied a generation the holder had just written, which renewed its lease
+            // (it cannot expire for a lease's duration from then): the lease is then not read, nor the
+            // chain probed, so that while generations keep coming a standby costs one request each, as
+            // a follower does. A poll that finds nothing reads the lease at once.
+            var renewedJustNow = false
             do {
                 try await followOnce()
                 if let newest = appliedGeneration, newest != applied {
