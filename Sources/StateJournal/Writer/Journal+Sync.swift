@@ -210,13 +210,21 @@ extension Journal {
     ///
     /// The wait is on ``syncTimer``, not on `condition`: commits broadcast `condition` at every epoch
     /// boundary, and waking this thread each time would cost every commit a context switch.
+    ///
+    /// A roll asked for meanwhile (``handRollToSyncThread()``) runs at once, and the wait goes on.
     private func intervalTick(_ seconds: Double) -> Bool {
         let deadline = Date(timeIntervalSinceNow: seconds)
-        syncTimer.lock()
-        while !syncTimerStopped && Date() < deadline { _ = syncTimer.wait(until: deadline) }
-        let stopped = syncTimerStopped
-        syncTimer.unlock()
-        guard !stopped else { return false }
+        while true {
+            syncTimer.lock()
+            while !syncTimerStopped && !rollWake && Date() < deadline { _ = syncTimer.wait(until: deadline) }
+            let stopped = syncTimerStopped
+            let roll = rollWake
+            rollWake = false
+            syncTimer.unlock()
+            guard !stopped else { return false }
+            guard roll else { break }
+            performRequestedRoll()
+        }
         condition.lock()
         defer { condition.unlock() }
         guard !isClosed else { return false }

@@ -35,6 +35,10 @@ public final class Journal: @unchecked Sendable {
     /// What the interval sync thread waits on between syncs; guards ``syncTimerStopped``.
     let syncTimer = NSCondition()
     var syncTimerStopped = false
+    /// Set, with ``syncTimer`` locked, to wake the sync thread for a roll (``handRollToSyncThread()``).
+    var rollWake = false
+    /// Whether the sync thread was asked to roll, or its last roll failed.
+    var backgroundRoll = BackgroundRollRequest.idle
     let compressor = LZ4Compressor()
     /// Lent to the open epoch; see ``EpochBuffers``.
     let epochBuffers = EpochBuffers()
@@ -162,7 +166,9 @@ public final class Journal: @unchecked Sendable {
     /// Starts writing the next epoch, waiting while another thread's epoch is open.
     ///
     /// Seals the current segment and starts a new one first when it has reached
-    /// ``JournalOptions/segmentSizeLimit``.
+    /// ``JournalOptions/segmentSizeLimit``. Under ``Durability/interval(seconds:)`` the background
+    /// sync thread does that while commits go on in the full segment, as they do while a compaction
+    /// rolls; once the segment is a quarter past its limit, they wait for the roll.
     ///
     /// - Throws: ``JournalError`` with code ``JournalError/Code/closed`` after ``close()``,
     ///   ``JournalError/Code/storePoisoned`` after a failed sync, or ``JournalError/Code/ioFailure``
@@ -184,16 +190,22 @@ public final class Journal: @unchecked Sendable {
                 condition.lock()
             }
             try checkWritable()
-            // A roll already under way (a compaction's) starts a new segment anyway.
-            guard
-                segment.size >= Int64(options.segmentSizeLimit) && segment.size > Int64(SegmentHeader.size)
-                    && state.roll == .none
+            guard segment.size >= Int64(options.segmentSizeLimit) && segment.size > Int64(SegmentHeader.size)
             else { break }
+            if state.roll != .none {
+                // A roll under way (a compaction's, or the sync thread's) starts a new segment: commits
+                // go on in this one meanwhile, until it is a quarter past its limit.
+                guard segment.size >= Int64(options.segmentSizeLimit) + rollSlack else { break }
+                condition.wait()
+                continue
+            }
+            if handRollToSyncThread() { break }
             claimRoll()
             condition.unlock()
             let rolled = Result { try performClaimedRoll(reservingCheckpoint: false) }
             condition.lock()
             _ = try rolled.get()
+            if backgroundRoll == .failed { backgroundRoll = .idle }
         }
         state.beginEpoch(inBackground: inBackground)
         return EpochWriter(
