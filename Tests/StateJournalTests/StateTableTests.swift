@@ -99,6 +99,57 @@ import Testing
         #expect(empty == [StateTable.Change.absent, StateTable.Change.absent, StateTable.Change.absent])
     }
 
+    @Test func aPathEncodedOnTheStackHasTheBytesOfOneEncodedIntoAnArena() {
+        var random = SplitMix64(seed: 17)
+        let long = RestorationPath([String(repeating: "y", count: 20_000), "\u{E9}", ""])
+        for path in (0..<500).map({ _ in Self.randomPath(&random) }) + [long, RestorationPath([])] {
+            let builder = StateArenaBuilder()
+            EncodedPath.append(path, to: builder)
+            let arena = builder.finish()
+            EncodedPath.withEncoded(path) { encoded in
+                #expect(Array(encoded.bytes) == Array(arena.bytes), "\(path)")
+            }
+        }
+    }
+
+    @Test func aBinarySearchFindsWhatTheHashIndexFindsInEverySpelling() throws {
+        var random = SplitMix64(seed: 13)
+        var entries: [RestorationPath: [UInt8]] = [:]
+        for index in 0..<3_000 {
+            entries[Self.randomPath(&random)] = [UInt8(truncatingIfNeeded: index)]
+            entries[RestorationPath(["Board-\(index % 37)", "Card-\(index)"])] = [1]
+        }
+        let probes = (0..<400).map { index in
+            index % 2 == 0 ? Self.randomPath(&random) : RestorationPath(["Board-\(index % 41)", "Card-\(index * 7)"])
+        }
+        // A table searched a few times builds no index; one looked up in bulk builds it.
+        let searched = StateTable(entries)
+        let answers = probes.prefix(50).map { searched.slotNumber(of: $0) }
+        #expect(searched.builtIndex == nil, "50 lookups in 3,000-odd paths are made by binary search")
+        let indexed = StateTable(entries)
+        let builder = StateArenaBuilder()
+        var ranges: [(Int, Int)] = []
+        for path in probes {
+            let start = builder.count
+            EncodedPath.append(path, to: builder)
+            ranges.append((start, builder.count - start))
+        }
+        let arena = builder.finish()
+        let encoded = ranges.map { EncodedPath(start: arena.base + $0.0, count: $0.1) }
+        var numbers: [Int32] = []
+        _ = indexed.slotNumbers(
+            encoded.count, path: { encoded[$0] }, hash: { encoded[$0].pathHashValue }, into: &numbers)
+        #expect(indexed.builtIndex != nil, "400 lookups at once build the index")
+        for (offset, path) in probes.enumerated() {
+            let found = indexed.slotNumber(of: path)
+            #expect(numbers[offset] == found.map { Int32($0) } ?? StateTable.Change.absent, "\(path)")
+            #expect((found != nil) == (entries[path] != nil), "\(path)")
+            if offset < 50 { #expect(answers[offset] == found, "\(path)") }
+            #expect(searched.slotNumber(of: encoded[offset]) == found, "\(path)")
+        }
+        withExtendedLifetime(arena) {}
+    }
+
     @Test func equivalentSpellingsOfAPathInTwoSegmentsAreOneEntry() throws {
         let directory = TemporaryDirectory()
         let store = directory.appending("store")

@@ -124,12 +124,8 @@ struct CheckpointContent: Sendable {
                     valueCount: Int32(length)))
         }
         guard reader.isAtEnd else { throw FormatViolation("checkpoint content has trailing bytes") }
-        let entries: StateTable
-        do {
-            entries = try StateTable(arenas: [arena], slots: slots)
-        } catch {
-            throw FormatViolation("checkpoint content: \(error.reason)")
-        }
+        // Each path was checked to come after the one before it.
+        let entries = StateTable(arenas: [arena], slotsInPathOrder: slots)
         return CheckpointContent(
             storeID: id, sequence: sequence,
             info: EpochInfoFields(

@@ -67,6 +67,36 @@ struct EncodedPath {
         }
     }
 
+    /// Calls `body` with `path` encoded as ``append(_:to:)`` encodes it, in memory of the stack (or
+    /// the heap, for a path too large for it) that lives as long as the call.
+    static func withEncoded<R>(_ path: RestorationPath, _ body: (EncodedPath) throws -> R) rethrows -> R {
+        func varintSize(_ value: Int) -> Int { value < 0x80 ? 1 : (Int.bitWidth - value.leadingZeroBitCount + 6) / 7 }
+        var size = varintSize(path.components.count)
+        for component in path.components { size += varintSize(component.utf8.count) + component.utf8.count }
+        return try withUnsafeTemporaryAllocation(byteCount: size, alignment: 1) { buffer in
+            var offset = 0
+            func write(_ value: Int) {
+                var rest = value
+                while rest >= 0x80 {
+                    buffer[offset] = UInt8(truncatingIfNeeded: rest) | 0x80
+                    offset += 1
+                    rest >>= 7
+                }
+                buffer[offset] = UInt8(rest)
+                offset += 1
+            }
+            write(path.components.count)
+            for component in path.components {
+                write(component.utf8.count)
+                for byte in component.utf8 {
+                    buffer[offset] = byte
+                    offset += 1
+                }
+            }
+            return try body(EncodedPath(start: UnsafeRawPointer(buffer.baseAddress!), count: size))
+        }
+    }
+
     /// Whether `path` precedes `other` in path order, `RestorationPath`'s `<`: the order of
     /// checkpoints and of ``StateTable``.
     static func precedes(_ path: EncodedPath, _ other: EncodedPath) -> Bool {

@@ -64,6 +64,8 @@ struct StateTable: Sendable {
         let liveBytes: Int
         private let lock = NSLock()
         private var index: PathHashIndex?
+        /// Lookups made by binary search, and those asked for by ``index(for:)`` meanwhile.
+        private var searches = 0
 
         init(arenas: [StateArena], slots: [Slot], liveBytes: Int, index: PathHashIndex? = nil) {
             self.arenas = arenas
@@ -81,11 +83,20 @@ struct StateTable: Sendable {
             return index
         }
 
-        /// The hash index of the slots' paths, built on the first lookup.
-        func hashIndex() -> PathHashIndex {
+        /// The hash index of the slots' paths for `lookups` more lookups, or `nil` when they are to
+        /// be made by binary search.
+        ///
+        /// Building the index hashes every path (about 600 instructions a path, 0.15 s for a
+        /// million), and a binary search costs about twenty path comparisons: the index is built
+        /// once the lookups made and asked for outnumber a sixteenth of the slots (and 64), so that
+        /// opening a large store, whose journal after the checkpoint names a few of its paths, does
+        /// not hash all of them, and a table that is searched a lot pays for its index once.
+        func index(for lookups: Int) -> PathHashIndex? {
             lock.lock()
             defer { lock.unlock() }
             if let index { return index }
+            searches += lookups
+            guard searches > max(64, slots.count / 16) else { return nil }
             let slots = self.slots
             let built = PathHashIndex(count: slots.count) { slots[$0].encodedPath.pathHashValue }
             index = built
@@ -128,6 +139,13 @@ struct StateTable: Sendable {
         storage = Storage(arenas: arenas, slots: slots, liveBytes: liveBytes)
     }
 
+    /// Builds a table from paths and states in `arenas`, whose `slots` the caller has checked to be
+    /// in path order with no path repeated (a checkpoint's, as its decoder reads them).
+    init(arenas: [StateArena], slotsInPathOrder slots: [Slot]) {
+        let liveBytes = slots.reduce(0) { $0 + Int($1.pathCount) + Int($1.valueCount) }
+        storage = Storage(arenas: arenas, slots: slots, liveBytes: liveBytes)
+    }
+
     /// The number of live paths.
     var count: Int { storage.slots.count }
 
@@ -154,18 +172,37 @@ struct StateTable: Sendable {
 
     /// The slot number of `path`, or `nil` when the state has no such path.
     func slotNumber(of path: RestorationPath) -> Int? {
-        slotNumber(hash: path.pathHash) { $0.matches(path) }
+        guard !storage.slots.isEmpty else { return nil }
+        return withExtendedLifetime(storage) {
+            if let index = storage.index(for: 1) {
+                return index.find(hash: path.pathHash) { storage.slots[$0].encodedPath.matches(path) }
+            }
+            return EncodedPath.withEncoded(path) { search($0) }
+        }
     }
 
     /// The slot number of `path`, or `nil` when the state has no such path.
     func slotNumber(of path: EncodedPath) -> Int? {
-        slotNumber(hash: path.pathHashValue) { EncodedPath.same($0, path) }
-    }
-
-    private func slotNumber(hash: Int, where isMatch: (EncodedPath) -> Bool) -> Int? {
         guard !storage.slots.isEmpty else { return nil }
         return withExtendedLifetime(storage) {
-            storage.hashIndex().find(hash: hash) { isMatch(storage.slots[$0].encodedPath) }
+            guard let index = storage.index(for: 1) else { return search(path) }
+            return index.find(hash: path.pathHashValue) { EncodedPath.same(storage.slots[$0].encodedPath, path) }
+        }
+    }
+
+    /// The slot number of `path` found by binary search in the slots, which are in path order.
+    /// Called with the storage kept alive.
+    private func search(_ path: EncodedPath) -> Int? {
+        storage.slots.withUnsafeBufferPointer { slots in
+            var low = 0
+            var high = slots.count
+            while low < high {
+                let middle = (low + high) / 2
+                let order = EncodedPath.compare(slots[middle].encodedPath, path)
+                if order == 0 { return middle }
+                if order < 0 { low = middle + 1 } else { high = middle }
+            }
+            return nil
         }
     }
 
@@ -187,7 +224,10 @@ struct StateTable: Sendable {
             return 0
         }
         return withExtendedLifetime(storage) {
-            let index = storage.hashIndex()
+            guard let index = storage.index(for: count) else {
+                for offset in 0..<count { numbers.append(search(path(offset)).map { Int32($0) } ?? Change.absent) }
+                return 0
+            }
             for offset in 0..<count { numbers.append(Int32(index.likelyNumber(hash: hash(offset)))) }
             var touched = 0
             storage.slots.withUnsafeBufferPointer { slots in

@@ -70,6 +70,9 @@ struct DefinitionOrder {
         count += 1
     }
 
+    /// The paths, first defined first.
+    var paths: FlattenSequence<[[RestorationPath]]> { chunks.joined() }
+
     /// Removes the last path and returns it; the order must not be empty.
     mutating func removeLast() -> RestorationPath {
         let path = chunks[chunks.count - 1].removeLast()

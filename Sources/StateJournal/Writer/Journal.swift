@@ -129,7 +129,12 @@ public final class Journal: @unchecked Sendable {
         let position = JournalPosition(segment: segment.header.sequence, offset: segment.size)
         self.written = position
         self.synced = position
-        for (path, value) in recovered {
+        // The cache serves patches against the states of paths the active segment defines: a path
+        // the segment has not defined is written whole when it is first put. So it starts with
+        // those paths' states alone; filling it from the whole state cost opening a store of a
+        // million paths 0.2 s and 67 MB for states no commit could use.
+        for path in segment.pathOrder.paths {
+            guard let value = recovered[path] else { continue }
             guard cache.set(path, value) else { break }
         }
     }
