@@ -53,7 +53,9 @@ public struct JournalState: Sendable, Sequence {
 
     /// The state bytes of `path`, or `nil` when the path is not live.
     ///
-    /// - Complexity: O(1) on average; the first lookup in a state builds its index, O(*n*).
+    /// - Complexity: O(log *n*) for the first lookups in a state (a binary search); once they
+    ///   outnumber a sixteenth of its paths, one of them builds a hash index, O(*n*), and the rest are
+    ///   O(1) on average.
     public subscript(path: RestorationPath) -> [UInt8]? {
         table.withState(of: path) { Array($0) }
     }
