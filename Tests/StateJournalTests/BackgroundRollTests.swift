@@ -50,10 +50,15 @@ import Testing
         return true
     }
 
-    private func expectReopensWith(_ directory: TemporaryDirectory, _ model: [RestorationPath: [UInt8]]) throws {
+    /// Opens the store again: it holds `model`, with nothing damaged or cut (and nothing else left
+    /// over, unless `leftovers`).
+    private func expectReopensWith(
+        _ directory: TemporaryDirectory, _ model: [RestorationPath: [UInt8]], leftovers: [String] = []
+    ) throws {
         let reopened = try openJournal(directory.path)
         defer { try? reopened.close() }
-        #expect(reopened.recoveryReport.isClean)
+        #expect(reopened.recoveryReport.damage == nil && reopened.recoveryReport.truncatedTailBytes == 0)
+        #expect(reopened.recoveryReport.removedLeftovers == leftovers)
         #expect(reopened.recoveredState.entries == model)
     }
 
@@ -123,8 +128,17 @@ import Testing
         writer.start()
         defer { fileSystem.release() }
         #expect(waitUntil { activeSegment(journal).size >= Int64(Self.limit + Self.slack) })
-        // The commit that finds the segment that large rolls itself, and waits for the roll under way.
-        let stalledAt = progress.withLock { $0 }
+        // The commit that finds the segment that large waits for the roll under way: the count of
+        // commits settles (or the writer finishes, which fails below).
+        var stalledAt = -1
+        #expect(
+            waitUntil {
+                let before = progress.withLock { $0 }
+                usleep(100_000)
+                guard progress.withLock({ $0 }) == before else { return false }
+                stalledAt = before
+                return true
+            })
         usleep(200_000)
         #expect(progress.withLock { $0 } == stalledAt, "no commit goes on past the slack while the roll waits")
         #expect(finished.withLock { $0 } == nil)
@@ -171,5 +185,87 @@ import Testing
         #expect(activeSegment(journal).sequence != first)
         try journal.close()
         try expectReopensWith(directory, model.withLock { $0 })
+    }
+
+    @Test func anEpochHeldOpenDoesNotHoldUpTheSyncsOfTheSyncThreadWaitingToRoll() throws {
+        let directory = TemporaryDirectory()
+        let fileSystem = FaultInjectingFileSystem()
+        let journal = try Journal.open(
+            path: directory.path,
+            options: testOptions(durability: .interval(seconds: 0.2), segmentSizeLimit: Self.limit),
+            fileSystem: fileSystem)
+        let model = Locked<[RestorationPath: [UInt8]]>([:])
+        var index = 0
+        while activeSegment(journal).size < Int64(Self.limit) {
+            try commitOne(journal, index, model)
+            index += 1
+        }
+        let full = try #require(journal.lastCommitted)
+        // This epoch finds the segment full and asks the sync thread to roll, which waits for it to end.
+        let held = try journal.beginEpoch()
+        try held.put(RestorationPath(["Board", "Held"]), Self.value(index))
+        #expect(
+            waitUntil(Date(timeIntervalSinceNow: 60)) { (journal.lastDurable?.epoch ?? 0) >= full.epoch },
+            "the epochs committed before it are synced within about an interval meanwhile")
+        try held.commit()
+        model.withLock { $0[RestorationPath(["Board", "Held"])] = Self.value(index) }
+        #expect(waitUntil { activeSegment(journal).size < Int64(Self.limit) }, "the roll follows the epoch")
+        try journal.close()
+        try expectReopensWith(directory, model.withLock { $0 })
+    }
+
+    @Test func aManifestThatFailsAfterTheSyncThreadSwitchedLeavesTheNextRollToThatThreadAgain() throws {
+        let directory = TemporaryDirectory()
+        let fileSystem = FaultInjectingFileSystem()
+        let journal = try open(directory, fileSystem)
+        let model = Locked<[RestorationPath: [UInt8]]>([:])
+        let first = activeSegment(journal).sequence
+        // The manifest is replaced by a rename: the first one after the switch fails.
+        fileSystem.arm(FaultPlan(at: 1, of: [.rename], fault: .error(EIO)))
+        var index = 0
+        while activeSegment(journal).sequence == first && index < 4 * Self.limit / 230 {
+            try commitOne(journal, index, model)
+            index += 1
+        }
+        #expect(waitUntil { fileSystem.faultsFired == 1 && journal.condition.withLock { journal.state.roll == .none } })
+        #expect(activeSegment(journal).sequence != first, "the switch stands")
+        #expect(journal.condition.withLock { journal.backgroundRoll } == .idle, "the sync thread rolls the next one")
+        for next in index..<(index + 20) { try commitOne(journal, next, model) }
+        try journal.close()
+        // The rename that failed left its temporary file, which opening removes.
+        try expectReopensWith(directory, model.withLock { $0 }, leftovers: ["MANIFEST.tmp"])
+    }
+
+    @Test func everyThreadWaitingToBeginAnEpochHearsOfARollThatFailed() throws {
+        let directory = TemporaryDirectory()
+        let fileSystem = FaultInjectingFileSystem()
+        let journal = try Journal.open(
+            path: directory.path, options: testOptions(durability: .none, segmentSizeLimit: Self.limit),
+            fileSystem: fileSystem)
+        // One epoch fills the segment while two other threads wait to begin theirs.
+        let filling = try journal.beginEpoch()
+        for index in 0..<(Self.limit / 150) {
+            try filling.put(RestorationPath(["Board", "Card-\(index)"]), Self.value(index))
+        }
+        // Whether each waiter's commit succeeded.
+        let outcomes = Locked<[Bool]>([])
+        for index in 0..<2 {
+            Thread {
+                let committed = (try? journal.commit([.put(RestorationPath(["Waiting", "\(index)"]), [1])])) != nil
+                outcomes.withLock { $0.append(committed) }
+            }.start()
+        }
+        #expect(waitUntil { journal.condition.withLock { journal.epochWaiters.count } == 2 })
+        // The next segment cannot be created: the first waiter rolls, fails and throws.
+        fileSystem.arm(FaultPlan(at: 1, of: [.open], fault: .error(ENOSPC), persistent: true))
+        try filling.commit()
+        #expect(
+            waitUntil(Date(timeIntervalSinceNow: 60)) { outcomes.withLock { $0.count } == 2 },
+            "neither waiter sleeps on with no epoch open")
+        #expect(outcomes.withLock { $0 } == [false, false], "each waiter finds the segment full and fails to roll")
+        guard outcomes.withLock({ $0.count }) == 2 else { return }
+        fileSystem.arm(nil)
+        try journal.commit([.put(RestorationPath(["After"]), [2])])
+        try journal.close()
     }
 }

@@ -68,15 +68,31 @@ extension Journal {
             return
         }
         claimRoll()
+        let sealing = segment.header.sequence
         condition.unlock()
-        let outcome = Result { try performClaimedRoll(reservingCheckpoint: false) }
+        let outcome = Result { try performClaimedRoll(reservingCheckpoint: false, syncingEvery: interval) }
         condition.lock()
-        if case .failure = outcome, !isClosed { backgroundRoll = .failed } else { backgroundRoll = .idle }
+        let switched = segment.header.sequence != sealing
+        // A switch sets the request back to idle; a failure before it leaves the next roll to a commit.
+        if !switched && !isClosed && backgroundRoll == .requested { backgroundRoll = .failed }
         condition.unlock()
-        if case .failure(let error) = outcome {
+        guard case .failure(let error) = outcome else { return }
+        if switched {
+            // The seal leads readers and the next open to the new segment; the next change writes
+            // the manifest again.
+            logger.warning(
+                "Writing the manifest after starting a new segment failed; the next change writes it again",
+                metadata: ["error": "\(error)"])
+        } else {
             logger.warning(
                 "Starting a new segment on the sync thread failed; the next commit past the segment size limit tries again",
                 metadata: ["error": "\(error)"])
         }
+    }
+
+    /// The interval of the sync thread's syncs, under ``Durability/interval(seconds:)``.
+    private var interval: Double? {
+        if case .interval(let seconds) = options.durability { return max(seconds, 0.001) }
+        return nil
     }
 }

@@ -171,6 +171,7 @@ extension Journal {
         committedSize = fresh.committedSize
         lock = fresh.lock
         cache = fresh.cache
+        backgroundRoll = .idle
         lastCommittedInfo = fresh.lastCommittedInfo
         lastDurableInfo = fresh.lastDurableInfo
         nextEpoch = fresh.nextEpoch

@@ -40,14 +40,20 @@ extension Journal {
     /// (``syncWrittenBytes()``). A crash after step 1 leaves an empty file no seal names, which the
     /// next open removes.
     ///
-    /// - Parameter reservingCheckpoint: also reserve a file sequence number for a checkpoint.
+    /// - Parameters:
+    ///   - reservingCheckpoint: also reserve a file sequence number for a checkpoint.
+    ///   - syncingEvery: for the sync thread's roll, the interval of its syncs: while step 2 waits
+    ///     for an open epoch, it syncs what is written every interval, as it would have otherwise.
     /// - Throws: ``JournalError/Code/ioFailure`` when the new segment cannot be created (nothing
     ///   changed), or when the sealed segment or the manifest could not be written; a failed write
     ///   or sync of the segments poisons the journal.
-    func performClaimedRoll(reservingCheckpoint: Bool) throws -> SegmentRoll {
+    func performClaimedRoll(reservingCheckpoint: Bool, syncingEvery interval: Double? = nil) throws -> SegmentRoll {
         defer {
             condition.lock()
             state.releaseRoll()
+            // A thread woken to begin an epoch may have rolled, failed and thrown before the switch,
+            // which wakes the others: they look again, rather than sleep with no epoch open.
+            wakeEpochWaiters(all: true)
             condition.broadcast()
             condition.unlock()
         }
@@ -78,7 +84,8 @@ extension Journal {
         let roll: SegmentRoll
         let sealedSegment: ActiveSegment
         do {
-            (roll, sealedSegment) = try switchSegment(to: next, reservingCheckpoint: reservingCheckpoint)
+            (roll, sealedSegment) = try switchSegment(
+                to: next, reservingCheckpoint: reservingCheckpoint, syncingEvery: interval)
         } catch {
             condition.unlock()
             throw error
@@ -98,7 +105,7 @@ extension Journal {
     /// - Returns: what the roll did, and the sealed segment's tables, for the caller to free after
     ///   unlocking.
     private func switchSegment(
-        to fresh: ActiveSegment, reservingCheckpoint: Bool
+        to fresh: ActiveSegment, reservingCheckpoint: Bool, syncingEvery interval: Double?
     ) throws -> (SegmentRoll, ActiveSegment) {
         let descriptor = fresh.descriptor
         let sequence = fresh.header.sequence
@@ -114,7 +121,18 @@ extension Journal {
             try? fileSystem.remove(store.file(name))
         }
         do {
-            while state.epoch != .none && !isClosed { condition.wait() }
+            var nextSync = interval.map { Date(timeIntervalSinceNow: $0) }
+            while state.epoch != .none && !isClosed {
+                guard let interval, let deadline = nextSync else {
+                    condition.wait()
+                    continue
+                }
+                // The sync thread waits here: an epoch held open for long must not hold up its syncs.
+                if !condition.wait(until: deadline) {
+                    if poison == nil && !state.syncIsUnderWay && synced < written { try? syncWrittenBytes() }
+                    nextSync = Date(timeIntervalSinceNow: interval)
+                }
+            }
             try checkWritable()
             // The previous roll's sealed segment is synced by the time that roll ends; only a failure
             // (which poisons the journal) leaves it pending, so this does nothing in practice.
@@ -164,6 +182,8 @@ extension Journal {
         let sealed = next
         next.segments.append(sequence)
         manifest = next
+        // A segment was started: the sync thread rolls the next one again.
+        backgroundRoll = .idle
         sealedPredecessor = segment.descriptor
         let sealedSegment = segment
         segment = fresh

@@ -210,7 +210,6 @@ public final class Journal: @unchecked Sendable {
             let rolled = Result { try performClaimedRoll(reservingCheckpoint: false) }
             condition.lock()
             _ = try rolled.get()
-            if backgroundRoll == .failed { backgroundRoll = .idle }
         }
         state.beginEpoch(inBackground: inBackground)
         return EpochWriter(
