@@ -99,6 +99,29 @@ import Testing
         #expect(empty == [StateTable.Change.absent, StateTable.Change.absent, StateTable.Change.absent])
     }
 
+    @Test func storedPathsCompareAsRestorationPathsDoWhereverTheirBytesFirstDiffer() {
+        var random = SplitMix64(seed: 19)
+        // Neighbours as a checkpoint holds them (numbers of one length and of several), the
+        // components with equivalent spellings, and paths one component longer than others.
+        func path() -> RestorationPath {
+            switch random.next() % 3 {
+            case 0: return RestorationPath(["Board-\(random.next() % 12)", "Card-\(random.next() % 2_000)"])
+            case 1: return Self.randomPath(&random)
+            default:
+                let base = ["Board-\(random.next() % 3)", Self.pieces[Int(random.next() % UInt64(Self.pieces.count))]]
+                return RestorationPath(random.next() % 2 == 0 ? base : base + ["x"])
+            }
+        }
+        for _ in 0..<20_000 {
+            let (left, right) = (path(), path())
+            let expected = left < right ? -1 : (right < left ? 1 : 0)
+            let order = EncodedPath.withEncoded(left) { encoded in
+                EncodedPath.withEncoded(right) { EncodedPath.compare(encoded, $0) }
+            }
+            #expect(order == expected, "\(left) against \(right)")
+        }
+    }
+
     @Test func aPathEncodedOnTheStackHasTheBytesOfOneEncodedIntoAnArena() {
         var random = SplitMix64(seed: 17)
         let long = RestorationPath([String(repeating: "y", count: 20_000), "\u{E9}", ""])

@@ -110,6 +110,7 @@ struct EncodedPath {
     /// equivalent spellings are the same component and descendants follow their parent whatever the
     /// spelling.
     static func compare(_ path: EncodedPath, _ other: EncodedPath) -> Int {
+        if let order = orderAtFirstDifference(path, other) { return order }
         var left = 0
         var right = 0
         let leftDepth = varint(path.start, &left)
@@ -136,6 +137,37 @@ struct EncodedPath {
             return leftLength < rightLength ? -1 : 1
         }
         return leftDepth == rightDepth ? 0 : (leftDepth < rightDepth ? -1 : 1)
+    }
+
+    /// The order of two paths decided at the first byte in which their encodings differ, when it
+    /// falls inside a component that both spell in ASCII with the same length; `nil` otherwise.
+    ///
+    /// Everything before that byte is the same in both: the depth, the components before it, and
+    /// this component's length and first bytes. So the component decides, and ASCII components
+    /// compare by their bytes. Neighbours in a checkpoint mostly differ that way (`Card-120418`
+    /// and `Card-120419`), and one scan of the two encodings decides their order.
+    @inline(__always)
+    private static func orderAtFirstDifference(_ path: EncodedPath, _ other: EncodedPath) -> Int? {
+        guard let difference = firstDifference(path.start, other.start, min(path.count, other.count)) else {
+            return nil
+        }
+        var offset = 0
+        let depth = varint(path.start, &offset)
+        guard difference >= offset else { return nil }
+        for _ in 0..<depth {
+            let length = varint(path.start, &offset)
+            // In the length: the components' lengths differ.
+            guard difference >= offset else { return nil }
+            guard difference < offset + length else {
+                offset += length
+                continue
+            }
+            let left = UnsafeRawBufferPointer(start: path.start + offset, count: length)
+            let right = UnsafeRawBufferPointer(start: other.start + offset, count: length)
+            guard isASCII(left) && isASCII(right) else { return nil }
+            return left[difference - offset] < right[difference - offset] ? -1 : 1
+        }
+        return nil
     }
 
     /// Whether the two are the same path (`compare` would return 0), deciding from the bytes alone
