@@ -103,4 +103,24 @@ import Testing
         #expect(try journal.history() == history)
         try journal.close()
     }
+
+    @Test func verifyingAStoreDownToItsFramingReadsEachCheckpointOnce() throws {
+        let (directory, _, _) = try Self.storeWithThreeCheckpoints(seed: 8)
+        let manifest = try StoreDirectory(fileSystem: PosixFileSystem(), path: directory.path).readManifest()
+        let names = manifest.checkpoints.map { FileNames.checkpoint($0.sequence) }
+        #expect(names.count == 3)
+        let fileSystem = FaultInjectingFileSystem(keepsLog: true)
+        let verification = StoreInspector.verifyOnce(path: directory.path, fileSystem: fileSystem, decoding: false)
+        #expect(verification.status == .clean)
+        // Each is checked once; the scans from the oldest and from the newest start after them.
+        #expect(Self.checkpointsRead(fileSystem, after: 0) == names)
+        let decoded = StoreInspector.verify(URL(fileURLWithPath: directory.path))
+        #expect(verification.consistentEpoch == decoded.consistentEpoch)
+
+        // A damaged one is read again by each scan that would start from it, and reported as before.
+        try Corruption.flipByte(directory.appending(names[2]), at: 40)
+        let damaged = StoreInspector.verifyOnce(path: directory.path, fileSystem: PosixFileSystem(), decoding: false)
+        #expect(damaged.damagedCheckpoints.map(\.file) == [names[2]])
+        #expect(damaged.consistentEpoch == StoreInspector.verify(URL(fileURLWithPath: directory.path)).consistentEpoch)
+    }
 }

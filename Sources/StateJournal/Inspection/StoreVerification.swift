@@ -95,12 +95,16 @@ extension StoreInspector {
             ) { manifest, _, files in
                 checked = manifest
                 let store = StoreDirectory(fileSystem: files, path: directory.path)
+                // Checked down to the framing, a checkpoint is read once: the scans below start from
+                // it without reading it again. Decoding, they load the state they replay.
+                let checked = decoding ? nil : CheckedCheckpoints()
                 for checkpoint in manifest.checkpoints {
                     do {
-                        _ =
-                            decoding
-                            ? try CheckpointFile.load(checkpoint, storeID: manifest.storeID, in: store)
-                            : try CheckpointFile.check(checkpoint, storeID: manifest.storeID, in: store)
+                        if decoding {
+                            _ = try CheckpointFile.load(checkpoint, storeID: manifest.storeID, in: store)
+                        } else {
+                            checked?.record(try CheckpointFile.check(checkpoint, storeID: manifest.storeID, in: store))
+                        }
                     } catch let violation as FormatViolation where violation.unsupportedVersion != nil {
                         throw JournalScanner.unsupported(
                             violation, file: store.file(FileNames.checkpoint(checkpoint.sequence)))
@@ -118,7 +122,8 @@ extension StoreInspector {
                 let scan = try JournalScanner(
                     fileSystem: files, directory: store.path, manifest: manifest,
                     options: ScanOptions(
-                        decode: decoding, fromOldest: true, recovery: .stopAtDamage, streamsCheckpoint: !decoding),
+                        decode: decoding, fromOldest: true, recovery: .stopAtDamage, streamsCheckpoint: !decoding,
+                        checkedCheckpoints: checked),
                     damageCounts: damageCounts
                 ).run { _, _ in
                     epochs += 1
@@ -130,7 +135,9 @@ extension StoreInspector {
                 result.unsyncedTail = scan.unsyncedTail
                 result.consistentEpoch = try JournalScanner(
                     fileSystem: files, directory: store.path, manifest: manifest,
-                    options: ScanOptions(decode: decoding, recovery: .stopAtDamage, streamsCheckpoint: !decoding),
+                    options: ScanOptions(
+                        decode: decoding, recovery: .stopAtDamage, streamsCheckpoint: !decoding,
+                        checkedCheckpoints: checked),
                     damageCounts: damageCounts
                 ).run().lastEpoch?.epoch
                 let named = Set(
