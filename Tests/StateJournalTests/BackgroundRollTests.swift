@@ -21,11 +21,14 @@ import Testing
         }
     }
 
-    /// A journal under interval durability whose interval never comes: only a roll wakes its sync thread.
-    private func open(_ directory: TemporaryDirectory, _ fileSystem: FaultInjectingFileSystem) throws -> Journal {
+    /// A journal with small segments, by default under interval durability whose interval never
+    /// comes: only a roll wakes its sync thread.
+    private func open(
+        _ directory: TemporaryDirectory, _ fileSystem: FaultInjectingFileSystem,
+        durability: Durability = .interval(seconds: 3600)
+    ) throws -> Journal {
         try Journal.open(
-            path: directory.path,
-            options: testOptions(durability: .interval(seconds: 3600), segmentSizeLimit: Self.limit),
+            path: directory.path, options: testOptions(durability: durability, segmentSizeLimit: Self.limit),
             fileSystem: fileSystem)
     }
 
@@ -190,10 +193,7 @@ import Testing
     @Test func anEpochHeldOpenDoesNotHoldUpTheSyncsOfTheSyncThreadWaitingToRoll() throws {
         let directory = TemporaryDirectory()
         let fileSystem = FaultInjectingFileSystem()
-        let journal = try Journal.open(
-            path: directory.path,
-            options: testOptions(durability: .interval(seconds: 0.2), segmentSizeLimit: Self.limit),
-            fileSystem: fileSystem)
+        let journal = try open(directory, fileSystem, durability: .interval(seconds: 0.2))
         let model = Locked<[RestorationPath: [UInt8]]>([:])
         var index = 0
         while activeSegment(journal).size < Int64(Self.limit) {
@@ -239,9 +239,7 @@ import Testing
     @Test func everyThreadWaitingToBeginAnEpochHearsOfARollThatFailed() throws {
         let directory = TemporaryDirectory()
         let fileSystem = FaultInjectingFileSystem()
-        let journal = try Journal.open(
-            path: directory.path, options: testOptions(durability: .none, segmentSizeLimit: Self.limit),
-            fileSystem: fileSystem)
+        let journal = try open(directory, fileSystem, durability: .none)
         // One epoch fills the segment while two other threads wait to begin theirs.
         let filling = try journal.beginEpoch()
         for index in 0..<(Self.limit / 150) {

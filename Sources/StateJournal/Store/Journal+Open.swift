@@ -27,7 +27,7 @@ extension Journal {
     /// Opens a store through a given file system: the seam tests use to inject faults.
     package static func open(path: String, options: JournalOptions, fileSystem: any FileSystem) throws -> Journal {
         let journal = try openStore(path: path, options: options, fileSystem: fileSystem, creating: true)
-        if case .interval(let seconds) = options.durability { journal.startIntervalSync(every: max(seconds, 0.001)) }
+        if let interval = journal.syncInterval { journal.startIntervalSync(every: interval) }
         return journal
     }
 

@@ -33,7 +33,7 @@ extension Journal {
     ///   the segment has grown ``rollSlack`` past the limit, or when the sync thread's last
     ///   roll failed.
     func handRollToSyncThread() -> Bool {
-        guard case .interval = options.durability, backgroundRoll != .failed,
+        guard syncInterval != nil, backgroundRoll != .failed,
             segment.size < Int64(options.segmentSizeLimit) + rollSlack
         else { return false }
         if backgroundRoll == .idle {
@@ -70,7 +70,7 @@ extension Journal {
         claimRoll()
         let sealing = segment.header.sequence
         condition.unlock()
-        let outcome = Result { try performClaimedRoll(reservingCheckpoint: false, syncingEvery: interval) }
+        let outcome = Result { try performClaimedRoll(reservingCheckpoint: false, syncingEvery: syncInterval) }
         condition.lock()
         let switched = segment.header.sequence != sealing
         // A switch sets the request back to idle; a failure before it leaves the next roll to a commit.
@@ -90,9 +90,4 @@ extension Journal {
         }
     }
 
-    /// The interval of the sync thread's syncs, under ``Durability/interval(seconds:)``.
-    private var interval: Double? {
-        if case .interval(let seconds) = options.durability { return max(seconds, 0.001) }
-        return nil
-    }
 }

@@ -198,6 +198,13 @@ extension Journal {
         lastDurableInfo.map { String($0.epoch) } ?? "none"
     }
 
+    /// The interval of the background sync thread's syncs: that of ``Durability/interval(seconds:)``,
+    /// at least a millisecond; `nil` under the other policies, which have no such thread.
+    var syncInterval: Double? {
+        if case .interval(let seconds) = options.durability { return max(seconds, 0.001) }
+        return nil
+    }
+
     func startIntervalSync(every seconds: Double) {
         let thread = Thread { [weak self] in
             while let journal = self, journal.intervalTick(seconds) {}

@@ -161,34 +161,38 @@ public final class S3Client: Sendable {
         bucket: String, key: String, range: Range<Int64>? = nil,
         maximumBytes: Int = Int(ReplicaLimits.maximumObjectBytes) + 1024
     ) async throws -> [UInt8]? {
-        var headers: [String: String] = [:]
-        if let range { headers["range"] = "bytes=\(range.lowerBound)-\(range.upperBound - 1)" }
-        let response = try await send(
-            "GET", bucket: bucket, key: key, headers: headers, accept: [200, 206, 404, 416], limit: maximumBytes)
-        if response.status == 416 { return [] }
-        if response.status == 404 {
-            if response.errorCode == "NoSuchBucket" { throw noSuchBucket(bucket) }
-            return nil
-        }
-        return response.body
+        try await getResponse(bucket: bucket, key: key, range: range, maximumBytes: maximumBytes)?.body
     }
 
     /// Reads an object as ``get(bucket:key:range:maximumBytes:)`` does, with its age by the server's
     /// own clock: the response's `Date` less the object's `Last-Modified`, in whole seconds as HTTP
     /// gives them (`nil` when either is missing or unreadable). No clock of this host is involved.
     func getWithAge(bucket: String, key: String, maximumBytes: Int) async throws -> (body: [UInt8], age: Int64?)? {
-        let response = try await send(
-            "GET", bucket: bucket, key: key, headers: ["range": "bytes=0-\(maximumBytes - 1)"],
-            accept: [200, 206, 404, 416], limit: maximumBytes)
-        if response.status == 416 { return ([], nil) }
-        if response.status == 404 {
-            if response.errorCode == "NoSuchBucket" { throw noSuchBucket(bucket) }
-            return nil
-        }
+        guard
+            let response = try await getResponse(
+                bucket: bucket, key: key, range: 0..<Int64(maximumBytes), maximumBytes: maximumBytes)
+        else { return nil }
         let age = response.headers["date"].flatMap(HTTPDate.seconds).flatMap { now in
             response.headers["last-modified"].flatMap(HTTPDate.seconds).map { now - $0 }
         }
         return (response.body, age)
+    }
+
+    /// The response to a GET of an object (or of `range` of it): `nil` when there is no such object,
+    /// and no body or headers when `range` starts beyond its end.
+    private func getResponse(bucket: String, key: String, range: Range<Int64>?, maximumBytes: Int) async throws
+        -> Response?
+    {
+        var headers: [String: String] = [:]
+        if let range { headers["range"] = "bytes=\(range.lowerBound)-\(range.upperBound - 1)" }
+        let response = try await send(
+            "GET", bucket: bucket, key: key, headers: headers, accept: [200, 206, 404, 416], limit: maximumBytes)
+        if response.status == 416 { return Response(status: 416, headers: [:], body: []) }
+        if response.status == 404 {
+            if response.errorCode == "NoSuchBucket" { throw noSuchBucket(bucket) }
+            return nil
+        }
+        return response
     }
 
     /// Every object whose key starts with `prefix`, in key order, following continuation tokens.
