@@ -62,16 +62,7 @@ import Testing
         )
         var random = SplitMix64(seed: seed &* 7919)
         for round in 0..<60 {
-            var bytes = original
-            let offset = Int(random.next() % UInt64(bytes.count))
-            switch round % 4 {
-            case 0: bytes[offset] ^= UInt8(truncatingIfNeeded: random.next() | 1)
-            case 1: bytes.removeSubrange(offset...)
-            case 2: bytes += (0..<(1 + offset % 40)).map { _ in UInt8(truncatingIfNeeded: random.next()) }
-            default:
-                bytes.replaceSubrange(
-                    offset..<min(bytes.count, offset + 64), with: Corruption.garbage(64, seed: random.next()))
-            }
+            let (bytes, offset) = damagedCopy(of: original, round: round, random: &random)
             try Corruption.writeFile(file, bytes)
             compare("round \(round) at \(offset) of \(original.count)")
         }

@@ -88,3 +88,19 @@ func difference(_ actual: [RestorationPath: [UInt8]], _ expected: [RestorationPa
 func noteSweep(_ text: @autoclosure () -> String) {
     if ProcessInfo.processInfo.environment["STATEJOURNAL_TEST_VERBOSE"] != nil { print("sweep: " + text()) }
 }
+
+/// `bytes` damaged one of four ways, chosen by `round`: a flipped byte, a cut, bytes appended, or 64
+/// bytes overwritten with garbage, at an offset `random` picks; and that offset.
+func damagedCopy(of bytes: [UInt8], round: Int, random: inout SplitMix64) -> (bytes: [UInt8], offset: Int) {
+    var damaged = bytes
+    let offset = Int(random.next() % UInt64(bytes.count))
+    switch round % 4 {
+    case 0: damaged[offset] ^= UInt8(truncatingIfNeeded: random.next() | 1)
+    case 1: damaged.removeSubrange(offset...)
+    case 2: damaged += (0..<(1 + offset % 40)).map { _ in UInt8(truncatingIfNeeded: random.next()) }
+    default:
+        damaged.replaceSubrange(
+            offset..<min(damaged.count, offset + 64), with: Corruption.garbage(64, seed: random.next()))
+    }
+    return (damaged, offset)
+}

@@ -1,9 +1,9 @@
 // The engine at scale, one figure per run, for `Benchmarks/Scripts` and by hand (a release build):
 //
 //   ScaleProbe write DIR PATHS      a store of PATHS paths of about 115 bytes, 1,000 paths an epoch
-//   ScaleProbe open DIR [CACHE]     opens it: the time, the entry bytes, and the resident size
-//                                   after open, with a compression cache of CACHE bytes (default:
-//                                   the journal's)
+//   ScaleProbe open DIR [CACHE]     opens it: the time, the entry bytes (paths' and states'), and
+//                                   the resident size after open, with a compression cache of CACHE
+//                                   bytes (default: the journal's)
 //   ScaleProbe grow DIR PATHS [SEGMENT] [manual]
 //                                   unpaced one-entry commits (interval durability) that each add a
 //                                   new path, PATHS of them: the slowest commits and where they fell,
@@ -59,8 +59,9 @@ case "write":
         let epoch = try journal.beginEpoch()
         for index in first..<min(first + 1_000, count) {
             let state = value(index)
-            bytes += state.count
-            try epoch.put(path(index), state)
+            let key = path(index)
+            bytes += state.count + key.components.reduce(0) { $0 + $1.utf8.count }
+            try epoch.put(key, state)
         }
         _ = try epoch.commit()
     }
@@ -75,16 +76,22 @@ case "open":
     let journal = try Journal.open(at: directory, options: chosen)
     let elapsed = clock.now - started
     let after = residentBytes()
-    var bytes = 0
+    // An entry's bytes are its path's (the UTF-8 of its components) and its state's.
+    var stateBytes = 0
+    var pathBytes = 0
     var paths = 0
-    for (_, state) in journal.recoveredState {
-        bytes += state.count
+    for (path, state) in journal.recoveredState {
+        stateBytes += state.count
+        pathBytes += path.components.reduce(0) { $0 + $1.utf8.count }
         paths += 1
     }
+    let bytes = stateBytes + pathBytes
     print(
-        "open paths=\(paths) entryBytes=\(bytes) seconds=\(elapsed.seconds) mbPerSecond=\(Double(bytes) / elapsed.seconds / 1e6) "
+        "open paths=\(paths) entryBytes=\(bytes) stateBytes=\(stateBytes) seconds=\(elapsed.seconds) "
+            + "mbPerSecond=\(Double(bytes) / elapsed.seconds / 1e6) stateMBPerSecond=\(Double(stateBytes) / elapsed.seconds / 1e6) "
             + "residentAfterOpen=\(after) residentGrowth=\(after - before) growthPerEntryByte=\(Double(after - before) / Double(max(bytes, 1))) "
-            + "cacheLimit=\(chosen.compressionCacheLimit)")
+            + "growthPerStateByte=\(Double(after - before) / Double(max(stateBytes, 1))) cacheLimit=\(chosen.compressionCacheLimit)"
+    )
     try journal.close()
 case "history":
     let options = JournalOptions(durability: .interval(seconds: 1), compaction: .manual)

@@ -87,50 +87,8 @@ struct CheckpointContent: Sendable {
         guard CRC32C.checksum(body) == ByteReader.littleEndianU32(bytes, at: bytes.count - 4) else {
             throw FormatViolation("checkpoint content checksum mismatch")
         }
-        var reader = ByteReader(body)
-        guard Array(try reader.bytes(4)) == magic else { throw FormatViolation("not a checkpoint: bad magic") }
-        let version = try reader.u16()
-        guard FormatVersion.isReadable(version) else {
-            throw .unsupported("checkpoint", version: version)
-        }
-        _ = try reader.u16()
-        let id = StoreID(bytes: Array(try reader.bytes(16)))
-        let sequence = try reader.u64()
-        let epoch = try reader.u64()
-        let timestamp = try reader.u64()
-        let entryCount = try reader.count(atMost: Int(Int32.max), "epoch entry count")
-        let epochBytes = try reader.count(atMost: Int(Int64.max), "epoch bytes")
-        let metadataCount = try reader.count(atMost: JournalLimits.maximumMetadataCount, "metadata count")
-        var metadata: [String: String] = [:]
-        for _ in 0..<metadataCount {
-            let key = try reader.string(atMost: JournalLimits.maximumMetadataItemLength, "metadata key")
-            metadata[key] = try reader.string(atMost: JournalLimits.maximumMetadataItemLength, "metadata value")
-        }
-        let count = try reader.count(atMost: reader.remaining / 3, "live path count")
-        var slots: [StateTable.Slot] = []
-        slots.reserveCapacity(count)
-        var paths = PathReader()
-        var previous: UnsafeRawBufferPointer?
-        for _ in 0..<count {
-            let path = try paths.check(from: &reader)
-            if let previous, let violation = Self.orderViolation(of: path, after: previous) { throw violation }
-            previous = path
-            let length = try reader.count(atMost: JournalLimits.maximumStateSize, "state length")
-            let state = try reader.bytes(length)
-            slots.append(
-                StateTable.Slot(
-                    path: path.baseAddress!, value: state.baseAddress ?? path.baseAddress!,
-                    pathCount: Int32(path.count),
-                    valueCount: Int32(length)))
-        }
-        guard reader.isAtEnd else { throw FormatViolation("checkpoint content has trailing bytes") }
-        // Each path was checked to come after the one before it.
-        let entries = StateTable(arenas: [arena], slotsInPathOrder: slots)
-        return CheckpointContent(
-            storeID: id, sequence: sequence,
-            info: EpochInfoFields(
-                epoch: epoch, timestampMilliseconds: timestamp, entryCount: entryCount, bytes: epochBytes,
-                metadata: metadata),
-            entries: entries)
+        var decoder = CheckpointContentDecoder()
+        try decoder.read(body, complete: true)
+        return decoder.content(in: arena)
     }
 }

@@ -13,11 +13,22 @@ final class StateArena: @unchecked Sendable {
     // Unchecked: the bytes are written only while the arena is being built, before it is shared.
     let base: UnsafeMutableRawPointer
     let count: Int
+    /// The length of the mapping `base` starts, when `mmap` made it rather than `malloc`.
+    private let mappedLength: Int?
 
     /// Takes ownership of `base`, which `malloc` or `realloc` allocated, holding `count` bytes.
     init(adopting base: UnsafeMutableRawPointer, count: Int) {
         self.base = base
         self.count = count
+        self.mappedLength = nil
+    }
+
+    /// Takes ownership of the anonymous mapping of `mappedLength` bytes (a whole number of pages)
+    /// at `base`, holding `count` bytes.
+    init(mapping base: UnsafeMutableRawPointer, mappedLength: Int, count: Int) {
+        self.base = base
+        self.count = count
+        self.mappedLength = mappedLength
     }
 
     /// Takes ownership of `base`, which `malloc` or `realloc` allocated with room for at least
@@ -27,7 +38,9 @@ final class StateArena: @unchecked Sendable {
         self.init(adopting: block, count: count)
     }
 
-    deinit { free(base) }
+    deinit {
+        if let mappedLength { munmap(base, mappedLength) } else { free(base) }
+    }
 
     var bytes: UnsafeRawBufferPointer { UnsafeRawBufferPointer(start: base, count: count) }
 }

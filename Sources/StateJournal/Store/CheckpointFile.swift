@@ -33,15 +33,33 @@ enum CheckpointFile {
     /// Reads and checks the checkpoint a manifest names.
     ///
     /// Decompression stops at 255 times the file size (LZ4's largest ratio) plus a margin, so a
-    /// damaged frame cannot make it allocate beyond what the file could hold.
-    static func load(_ reference: Manifest.CheckpointReference, storeID: StoreID, in store: StoreDirectory) throws
-        -> CheckpointContent
-    {
+    /// damaged frame cannot make it allocate beyond what the file could hold. A large checkpoint is
+    /// decoded on a second thread while it is decompressed (``loadPipelined(_:size:limit:fileSystem:)``)
+    /// unless `pipelined` says otherwise; the result, or the error, is the same either way.
+    static func load(
+        _ reference: Manifest.CheckpointReference, storeID: StoreID, in store: StoreDirectory, pipelined: Bool? = nil
+    ) throws -> CheckpointContent {
         let fileSystem = store.fileSystem
         let descriptor = try fileSystem.open(store.file(FileNames.checkpoint(reference.sequence)), .read)
         defer { fileSystem.close(descriptor) }
         let size = try fileSystem.size(descriptor)
         let limit = Int(min(Int64(Int32.max), size * 255 + (1 << 20)))
+        var loaded: CheckpointContent?
+        if pipelined ?? loadsPipelined(size: size) {
+            loaded = try loadPipelined(descriptor, size: size, limit: limit, fileSystem: fileSystem)
+        }
+        let content = try loaded ?? loadSerially(descriptor, size: size, limit: limit, fileSystem: fileSystem)
+        guard content.storeID == storeID, content.sequence == reference.sequence, content.info.epoch == reference.epoch
+        else {
+            throw FormatViolation("the checkpoint does not belong to this store or position")
+        }
+        return content
+    }
+
+    /// Decompresses the whole file, then checks and decodes its content, on the calling thread.
+    private static func loadSerially(_ descriptor: Int32, size: Int64, limit: Int, fileSystem: any FileSystem)
+        throws -> CheckpointContent
+    {
         let decompressor = try LZ4FrameDecompressor(limit: limit)
         var offset: Int64 = 0
         while offset < size {
@@ -56,12 +74,7 @@ enum CheckpointFile {
             }
         }
         guard decompressor.finished else { throw FormatViolation("the checkpoint's LZ4 frame is cut short") }
-        let content = try CheckpointContent.decode(decompressor.takeOutput())
-        guard content.storeID == storeID, content.sequence == reference.sequence, content.info.epoch == reference.epoch
-        else {
-            throw FormatViolation("the checkpoint does not belong to this store or position")
-        }
-        return content
+        return try CheckpointContent.decode(decompressor.takeOutput())
     }
 }
 
