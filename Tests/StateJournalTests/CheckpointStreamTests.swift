@@ -177,4 +177,27 @@ import Testing
             try Corruption.writeFile(path, original)
         }
     }
+
+    @Test func anIntactCheckpointIsReadOnceToCheckItAndADamagedOneAgainForTheErrorALoadGives() throws {
+        let directory = TemporaryDirectory()
+        let storePath = try storeWithCheckpoint(directory, paths: 400, size: 9_000, seed: 4)
+        let fileSystem = FaultInjectingFileSystem()
+        let store = StoreDirectory(fileSystem: fileSystem, path: storePath)
+        let manifest = try store.readManifest()
+        let reference = try #require(manifest.checkpoints.last)
+        let file = store.file(FileNames.checkpoint(reference.sequence))
+        let size = try Corruption.readFile(file).count
+
+        let before = fileSystem.bytesRead
+        _ = try CheckpointFile.check(reference, storeID: manifest.storeID, in: store)
+        #expect(fileSystem.bytesRead - before == size)
+
+        // Damage in the middle: the one pass finds it, the two passes after it give load's error.
+        try Corruption.flipByte(file, at: size / 2)
+        let again = fileSystem.bytesRead
+        let checked = outcome { try CheckpointFile.check(reference, storeID: manifest.storeID, in: store) }
+        #expect(checked == outcome { try CheckpointFile.load(reference, storeID: manifest.storeID, in: store) })
+        #expect(checked.hasPrefix("violation"))
+        #expect(fileSystem.bytesRead - again > size)
+    }
 }

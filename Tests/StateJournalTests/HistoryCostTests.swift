@@ -10,8 +10,16 @@ import Testing
     /// The checkpoint files read since the `start`-th call, by name, each once. (A read opens
     /// every file its manifest names, to pin them, and reads only those it needs.)
     private static func checkpointsRead(_ fileSystem: FaultInjectingFileSystem, after start: Int) -> [String] {
+        filesRead(fileSystem, after: start, named: "checkpoint-")
+    }
+
+    /// The files whose names contain `part` in the order they were read, each read of several in a
+    /// row counted once.
+    private static func filesRead(_ fileSystem: FaultInjectingFileSystem, after start: Int, named part: String)
+        -> [String]
+    {
         var names: [String] = []
-        for call in fileSystem.log[start...] where call.hasPrefix("read ") && call.contains("checkpoint-") {
+        for call in fileSystem.log[start...] where call.hasPrefix("read ") && call.contains(part) {
             let path = call.dropFirst("read ".count).split(separator: " ")[0]
             let name = (String(path) as NSString).lastPathComponent
             if names.last != name { names.append(name) }
@@ -121,6 +129,36 @@ import Testing
         try Corruption.flipByte(directory.appending(names[2]), at: 40)
         let damaged = StoreInspector.verifyOnce(path: directory.path, fileSystem: PosixFileSystem(), decoding: false)
         #expect(damaged.damagedCheckpoints.map(\.file) == [names[2]])
+        #expect(damaged.consistentEpoch == StoreInspector.verify(URL(fileURLWithPath: directory.path)).consistentEpoch)
+    }
+
+    @Test func verifyingAnUndamagedStoreDownToItsFramingReadsEachSegmentOnce() throws {
+        let (directory, options, _) = try Self.storeWithThreeCheckpoints(seed: 9)
+        // Segments after the newest checkpoint, which a scan from the newest would read again.
+        var generator = WorkloadGenerator(seed: 10, pathCount: 200)
+        var model = JournalModel()
+        let journal = try Journal.open(path: directory.path, options: options, fileSystem: PosixFileSystem())
+        try Self.commit(200, to: journal, &generator, &model)
+        try journal.close()
+        let manifest = try StoreDirectory(fileSystem: PosixFileSystem(), path: directory.path).readManifest()
+        let newest = try #require(manifest.checkpoints.last)
+        #expect(manifest.segments.filter { $0 > newest.sequence }.count > 2)
+
+        let fileSystem = FaultInjectingFileSystem(keepsLog: true)
+        let verification = StoreInspector.verifyOnce(path: directory.path, fileSystem: fileSystem, decoding: false)
+        #expect(verification.status == .clean)
+        // A look at the last segment's end first (how far it was written), then each segment once.
+        let read = Self.filesRead(fileSystem, after: 0, named: "segment-")
+        #expect(read.first == manifest.segments.last.map(FileNames.segment))
+        #expect(Array(read.dropFirst()) == manifest.segments.map(FileNames.segment))
+        #expect(
+            verification.consistentEpoch == StoreInspector.verify(URL(fileURLWithPath: directory.path)).consistentEpoch)
+
+        // Damaged, the store is scanned from the newest checkpoint too, and the two agree as before.
+        let last = directory.appending(FileNames.segment(manifest.segments[manifest.segments.count - 2]))
+        try Corruption.flipByte(last, at: 200)
+        let damaged = StoreInspector.verifyOnce(path: directory.path, fileSystem: PosixFileSystem(), decoding: false)
+        #expect(damaged.status != .clean)
         #expect(damaged.consistentEpoch == StoreInspector.verify(URL(fileURLWithPath: directory.path)).consistentEpoch)
     }
 }

@@ -190,10 +190,13 @@ extension StoreFileSet {
 
     /// ``assembleStore(in:through:)``, which throws `CancellationError` within a read of
     /// `isCancelled` returning `true`: the scan that finds the latest epoch reads every file, and a
-    /// forged one can make it long.
+    /// forged one can make it long. With `findingLatest` false and no `epoch`, it writes the
+    /// manifest alone, reads nothing and returns `nil`: for a caller that verifies the store next,
+    /// which finds the latest epoch as it reads the files.
     @discardableResult
     package func assembleStore(
-        in directory: URL, through epoch: UInt64? = nil, isCancelled: (@Sendable () -> Bool)?
+        in directory: URL, through epoch: UInt64? = nil, isCancelled: (@Sendable () -> Bool)?,
+        findingLatest: Bool = true
     ) throws -> EpochInfo? {
         guard storeID.count == 32, let idBytes = Self.bytes(fromHex: storeID) else {
             throw JournalError(.invalidPath, "\(storeID) is not a store id (32 hex digits).")
@@ -214,6 +217,7 @@ extension StoreFileSet {
             // The framing and commits decide the latest epoch; the state is neither decoded nor held,
             // so that assembling a store takes the same memory whatever its size.
             guard let epoch else {
+                guard findingLatest else { return nil }
                 return try JournalReading.wrap(directory.path) {
                     try JournalScanner(
                         fileSystem: fileSystem, directory: directory.path, manifest: manifest,

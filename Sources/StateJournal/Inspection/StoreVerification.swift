@@ -33,6 +33,9 @@ public struct StoreVerification: Sendable, Hashable {
     public var unnamedFiles: [String]
     /// Why the store is unusable, when it is.
     public var failure: String?
+    /// The epoch ``consistentEpoch`` names, as the check found it: for a restore, which reports it
+    /// without reading the store again.
+    package var consistentEpochInfo: EpochInfo? = nil
 }
 
 extension StoreInspector {
@@ -133,13 +136,24 @@ extension StoreInspector {
                 result.damage = scan.damage
                 result.uncommittedTailBytes = scan.uncommittedTailBytes
                 result.unsyncedTail = scan.unsyncedTail
-                result.consistentEpoch = try JournalScanner(
-                    fileSystem: files, directory: store.path, manifest: manifest,
-                    options: ScanOptions(
-                        decode: decoding, recovery: .stopAtDamage, streamsCheckpoint: !decoding,
-                        checkedCheckpoints: checked),
-                    damageCounts: damageCounts
-                ).run().lastEpoch?.epoch
+                // Undamaged, and past the newest checkpoint, the scan from the oldest read every
+                // segment a scan from the newest would read, with the same framing: the latest
+                // consistent epoch is where it ended, and the segments are not read again.
+                if !decoding, scan.damage == nil, result.damagedCheckpoints.isEmpty,
+                    let last = scan.lastEpoch?.epoch, last >= manifest.checkpoints.last?.epoch ?? 0
+                {
+                    result.consistentEpoch = last
+                    result.consistentEpochInfo = scan.lastEpoch
+                } else {
+                    result.consistentEpochInfo = try JournalScanner(
+                        fileSystem: files, directory: store.path, manifest: manifest,
+                        options: ScanOptions(
+                            decode: decoding, recovery: .stopAtDamage, streamsCheckpoint: !decoding,
+                            checkedCheckpoints: checked),
+                        damageCounts: damageCounts
+                    ).run().lastEpoch
+                    result.consistentEpoch = result.consistentEpochInfo?.epoch
+                }
                 let named = Set(
                     manifest.segments.map(FileNames.segment)
                         + manifest.checkpoints.map { FileNames.checkpoint($0.sequence) })

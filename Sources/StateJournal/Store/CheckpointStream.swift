@@ -5,16 +5,28 @@ extension CheckpointFile {
     /// and returns its epoch without its state (``CheckpointContent/entries`` is empty): for scans
     /// that check framing and commits only, in memory that does not grow with the checkpoint.
     ///
-    /// The file is decompressed twice, a window at a time: once to check the content's checksum,
-    /// then, when it matches, to check its structure (each path valid and in order, each state's
-    /// length within the limit and the content).
+    /// The file is decompressed once, a window at a time, checking the content's structure (each
+    /// path valid and in order, each state's length within the limit and the content) and its
+    /// checksum together. When that finds something wrong, the file is checked again as it always
+    /// was, checksum first, then structure, so that the error is the one ``load(_:storeID:in:pipelined:)``
+    /// gives: a damaged checkpoint is read three times, an intact one once.
     static func check(_ reference: Manifest.CheckpointReference, storeID: StoreID, in store: StoreDirectory)
         throws -> CheckpointContent
     {
         let path = store.file(FileNames.checkpoint(reference.sequence))
-        let total = try CheckpointContentStream.open(path, in: store) { stream in try stream.checksumAll() }
-        let content = try CheckpointContentStream.open(path, in: store) { stream -> CheckpointContent? in
-            try stream.checkStructure(total: total)
+        var content: CheckpointContent?
+        do {
+            content = try CheckpointContentStream.open(path, in: store) { stream in
+                try stream.checkStructure(total: nil)
+            }
+        } catch is FormatViolation {
+            content = nil
+        }
+        if content == nil {
+            let total = try CheckpointContentStream.open(path, in: store) { stream in try stream.checksumAll() }
+            content = try CheckpointContentStream.open(path, in: store) { stream -> CheckpointContent? in
+                try stream.checkStructure(total: total)
+            }
         }
         // A version this library does not read is read whole, which says so once its checksum holds.
         guard let content else { return try load(reference, storeID: storeID, in: store) }
@@ -188,9 +200,11 @@ private final class CheckpointContentStream {
 
     /// Checks the structure of the content of `total` bytes, whose checksum holds, keeping only the
     /// path before each one (paths are stored in order, each once); `nil` when it is of a format
-    /// version this library does not read.
-    func checkStructure(total: Int) throws -> CheckpointContent? {
-        let body = total - 4
+    /// version this library does not read. With `total` unknown (`nil`), the checksum is checked
+    /// too, at the end, and the errors may differ from a load's: a caller checks again with
+    /// ``checksumAll()`` first for those.
+    func checkStructure(total: Int?) throws -> CheckpointContent? {
+        let body = total.map { $0 - 4 }
         let header = try read(52) { reader throws(FormatViolation) -> (StoreID, UInt64, UInt64, UInt64)? in
             guard Array(try reader.bytes(4)) == CheckpointContent.magic else {
                 throw FormatViolation("not a checkpoint: bad magic")
@@ -218,13 +232,16 @@ private final class CheckpointContentStream {
                 try reader.string(atMost: JournalLimits.maximumMetadataItemLength, "metadata value")
             }
         }
+        // What the content can still hold before its checksum, as far as is known.
+        let countLimit = max(0, body.map { $0 - consumed } ?? Int(Int32.max)) / 3
         let count = try read(10) { reader throws(FormatViolation) in
-            try reader.count(atMost: max(0, body - consumed) / 3, "live path count")
+            try reader.count(atMost: countLimit, "live path count")
         }
         let entryBytes = 10 + JournalLimits.maximumPathDepth * (2 + JournalLimits.maximumComponentLength) + 10
         var previous: [UInt8] = []
         for _ in 0..<count {
-            let length = try read(min(entryBytes, body - consumed)) { reader throws(FormatViolation) in
+            let left = body.map { $0 - consumed } ?? Int(Int32.max)
+            let length = try read(min(entryBytes, left)) { reader throws(FormatViolation) in
                 var paths = PathReader()
                 let path = try paths.check(from: &reader)
                 let length = try reader.count(atMost: JournalLimits.maximumStateSize, "state length")
@@ -239,10 +256,12 @@ private final class CheckpointContentStream {
                 previous.append(contentsOf: path)
                 return length
             }
-            guard length <= body - consumed else { throw FormatViolation("length \(length) runs past the record") }
+            guard length <= (body.map { $0 - consumed } ?? Int(Int32.max)) else {
+                throw FormatViolation("length \(length) runs past the record")
+            }
             try skip(length)
         }
-        guard consumed == body else { throw FormatViolation("checkpoint content has trailing bytes") }
+        guard body == nil || consumed == body else { throw FormatViolation("checkpoint content has trailing bytes") }
         let computed = checksum
         let stored = try read(4) { reader throws(FormatViolation) in try reader.u32() }
         try finish()

@@ -578,9 +578,10 @@ public struct ReplicaRestorer: Sendable {
         // Assembling reads every restored file, and a forged segment can make that scan long: it
         // stops at the first read after a cancellation (SIGTERM), as the transfers do.
         @Sendable func cancelled() -> Bool { Task.isCancelled }
-        func assemble(through epoch: UInt64? = nil) throws -> EpochInfo? {
+        func assemble(through epoch: UInt64? = nil, findingLatest: Bool = true) throws -> EpochInfo? {
             do {
-                return try set.assembleStore(in: directory, through: epoch, isCancelled: cancelled)
+                return try set.assembleStore(
+                    in: directory, through: epoch, isCancelled: cancelled, findingLatest: findingLatest)
             } catch is CancellationError {
                 throw ReplicationError(
                     .cancelled, "The restore was cancelled while assembling the store in \(directory.path).")
@@ -601,9 +602,12 @@ public struct ReplicaRestorer: Sendable {
             }
         }
         try checkCancellation()
-        let reached: EpochInfo?
+        // The latest epoch is found by the verification below, which reads every file once: the
+        // store is not read to find it first.
+        let findsLatestByVerifying = epoch == nil
+        var reached: EpochInfo?
         do {
-            reached = try assemble(through: epoch)
+            reached = try assemble(through: epoch, findingLatest: !findsLatestByVerifying)
         } catch let error as JournalError where error.code == .noSuchEpoch && epoch != nil {
             guard damage != nil else { throw ReplicationError(.noSuchEpoch, error.message, cause: error) }
             // The epoch asked for lies beyond the damage: the latest consistent point before it.
@@ -615,18 +619,22 @@ public struct ReplicaRestorer: Sendable {
         } catch let error as JournalError {
             throw notAStore(error)
         }
-        guard let reached else {
-            throw ReplicationError(
-                .damagedObject, "The restored store holds no epoch\(damage.map { ": \($0)" } ?? ".")")
+        func checkReached(_ reached: EpochInfo?) throws -> EpochInfo {
+            guard let reached else {
+                throw ReplicationError(
+                    .damagedObject, "The restored store holds no epoch\(damage.map { ": \($0)" } ?? ".")")
+            }
+            if case .latest = target, damage == nil {
+                try generation.checkReached(
+                    reached.epoch, key: replica.fullKey(ReplicaLayout.generation(generation.generation)))
+            }
+            return reached
         }
-        if case .latest = target, damage == nil {
-            try generation.checkReached(
-                reached.epoch, key: replica.fullKey(ReplicaLayout.generation(generation.generation)))
-        }
+        if !findsLatestByVerifying { reached = try checkReached(reached) }
         try checkCancellation()
-        // The verification reads every checkpoint and replays every retained epoch: seconds to
-        // minutes for a large store, during which a cancellation (SIGTERM) used to wait. It only
-        // reads, so it is left to finish unobserved when the restore is cancelled.
+        // The verification reads every checkpoint and segment once: seconds to minutes for a large
+        // store, during which a cancellation (SIGTERM) used to wait. It only reads, so it is left
+        // to finish unobserved when the restore is cancelled.
         let verify = verifier
         let verification = try await Self.cancellably("verifying \(directory.path)") { verify(directory) }
         guard verification.status == .clean else {
@@ -637,8 +645,14 @@ public struct ReplicaRestorer: Sendable {
                     ? "damaged"
                     : found.map { "\(printable($0.file)) at \($0.offset): \(printable($0.reason))" }.joined(
                         separator: "; "))
-            throw ReplicationError(.damagedObject, "The restored store does not verify clean: \(what).")
+            // With an object left out, that is why: the error names it, as an assembly that fails does.
+            throw ReplicationError(
+                .damagedObject,
+                "The restored store does not verify clean\(damage.map { " once \(printable($0.key)) is left out" } ?? ""): \(what).",
+                key: damage?.key)
         }
+        if findsLatestByVerifying { reached = try checkReached(verification.consistentEpochInfo) }
+        guard let reached else { throw ReplicationError(.damagedObject, "The restored store holds no epoch.") }
         if var found = damage {
             if let last = generation.lastEpoch, last > reached.epoch { found.epochsLost = (reached.epoch + 1)...last }
             damage = found
