@@ -35,6 +35,9 @@ func value(_ index: Int, version: Int = 0) -> [UInt8] {
             .utf8)
 }
 
+/// The bytes of `path`'s components in UTF-8: what an entry's path adds to its bytes.
+func utf8Count(of path: RestorationPath) -> Int { path.components.reduce(0) { $0 + $1.utf8.count } }
+
 func path(_ index: Int) -> RestorationPath { RestorationPath(["Board-\(index / 10_000)", "Card-\(index)"]) }
 
 let arguments = CommandLine.arguments
@@ -60,7 +63,7 @@ case "write":
         for index in first..<min(first + 1_000, count) {
             let state = value(index)
             let key = path(index)
-            bytes += state.count + key.components.reduce(0) { $0 + $1.utf8.count }
+            bytes += state.count + utf8Count(of: key)
             try epoch.put(key, state)
         }
         _ = try epoch.commit()
@@ -82,7 +85,7 @@ case "open":
     var paths = 0
     for (path, state) in journal.recoveredState {
         stateBytes += state.count
-        pathBytes += path.components.reduce(0) { $0 + $1.utf8.count }
+        pathBytes += utf8Count(of: path)
         paths += 1
     }
     let bytes = stateBytes + pathBytes

@@ -76,30 +76,19 @@ extension CheckpointFile {
     ) throws -> Int {
         let decompressor = try LZ4FrameDecompressor(limit: limit)
         var produced = 0
-        var offset: Int64 = 0
-        while offset < size {
-            let chunk = try fileSystem.read(descriptor, count: Int(min(Int64(1 << 20), size - offset)), at: offset)
-            guard !chunk.isEmpty else { break }
+        try readFrame(descriptor, size: size, fileSystem: fileSystem, decompressor: decompressor) { input in
             var consumed = 0
-            try chunk.withUnsafeBytes { input in
-                while consumed < input.count && !decompressor.finished {
-                    let step = try decompressor.decompress(
-                        from: UnsafeRawBufferPointer(rebasing: input[consumed...]),
-                        into: UnsafeMutableRawBufferPointer(start: output + produced, count: limit + 1 - produced))
-                    consumed += step.consumed
-                    produced += step.produced
-                    if step.consumed == 0 && step.produced == 0 { break }
-                }
+            while consumed < input.count && !decompressor.finished {
+                let step = try decompressor.decompress(
+                    from: UnsafeRawBufferPointer(rebasing: input[consumed...]),
+                    into: UnsafeMutableRawBufferPointer(start: output + produced, count: limit + 1 - produced))
+                consumed += step.consumed
+                produced += step.produced
+                if step.consumed == 0 && step.produced == 0 { break }
             }
-            offset += Int64(chunk.count)
             progress(produced)
-            if decompressor.finished {
-                guard consumed == chunk.count && offset == size else {
-                    throw FormatViolation("bytes follow the checkpoint's LZ4 frame")
-                }
-            }
+            return consumed
         }
-        guard decompressor.finished else { throw FormatViolation("the checkpoint's LZ4 frame is cut short") }
         return produced
     }
 }

@@ -61,11 +61,24 @@ enum CheckpointFile {
         throws -> CheckpointContent
     {
         let decompressor = try LZ4FrameDecompressor(limit: limit)
+        try readFrame(descriptor, size: size, fileSystem: fileSystem, decompressor: decompressor) {
+            try decompressor.feed($0)
+        }
+        return try CheckpointContent.decode(decompressor.takeOutput())
+    }
+
+    /// Reads the file `descriptor`, `size` bytes, a MiB at a time, handing each read to `consume`,
+    /// which decompresses it with `decompressor` and returns how many of its bytes the frame took;
+    /// checks that the frame ends with the file, no sooner and no later.
+    static func readFrame(
+        _ descriptor: Int32, size: Int64, fileSystem: any FileSystem, decompressor: LZ4FrameDecompressor,
+        consume: (UnsafeRawBufferPointer) throws -> Int
+    ) throws {
         var offset: Int64 = 0
         while offset < size {
             let chunk = try fileSystem.read(descriptor, count: Int(min(Int64(1 << 20), size - offset)), at: offset)
             guard !chunk.isEmpty else { break }
-            let consumed = try chunk.withUnsafeBytes { try decompressor.feed($0) }
+            let consumed = try chunk.withUnsafeBytes { try consume($0) }
             offset += Int64(chunk.count)
             if decompressor.finished {
                 guard consumed == chunk.count && offset == size else {
@@ -74,7 +87,6 @@ enum CheckpointFile {
             }
         }
         guard decompressor.finished else { throw FormatViolation("the checkpoint's LZ4 frame is cut short") }
-        return try CheckpointContent.decode(decompressor.takeOutput())
     }
 }
 

@@ -605,14 +605,14 @@ public struct ReplicaRestorer: Sendable {
         // The latest epoch is found by the verification below, which reads every file once: the
         // store is not read to find it first.
         let findsLatestByVerifying = epoch == nil
-        var reached: EpochInfo?
+        var assembled: EpochInfo?
         do {
-            reached = try assemble(through: epoch, findingLatest: !findsLatestByVerifying)
+            assembled = try assemble(through: epoch, findingLatest: !findsLatestByVerifying)
         } catch let error as JournalError where error.code == .noSuchEpoch && epoch != nil {
             guard damage != nil else { throw ReplicationError(.noSuchEpoch, error.message, cause: error) }
             // The epoch asked for lies beyond the damage: the latest consistent point before it.
             do {
-                reached = try assemble()
+                assembled = try assemble()
             } catch let error as JournalError {
                 throw notAStore(error)
             }
@@ -630,7 +630,7 @@ public struct ReplicaRestorer: Sendable {
             }
             return reached
         }
-        if !findsLatestByVerifying { reached = try checkReached(reached) }
+        let reachedByAssembling = try findsLatestByVerifying ? nil : checkReached(assembled)
         try checkCancellation()
         // The verification reads every checkpoint and segment once: seconds to minutes for a large
         // store, during which a cancellation (SIGTERM) used to wait. It only reads, so it is left
@@ -651,8 +651,7 @@ public struct ReplicaRestorer: Sendable {
                 "The restored store does not verify clean\(damage.map { " once \(printable($0.key)) is left out" } ?? ""): \(what).",
                 key: damage?.key)
         }
-        if findsLatestByVerifying { reached = try checkReached(verification.consistentEpochInfo) }
-        guard let reached else { throw ReplicationError(.damagedObject, "The restored store holds no epoch.") }
+        let reached = try reachedByAssembling ?? checkReached(verification.consistentEpochInfo)
         if var found = damage {
             if let last = generation.lastEpoch, last > reached.epoch { found.epochsLost = (reached.epoch + 1)...last }
             damage = found
